@@ -1,0 +1,67 @@
+// Element types shared by the compiler and the runtime.
+//
+// The enum values are stable: they are written into program files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace edgec {
+
+enum class DType : uint8_t {
+  Float32 = 0,
+  Float16 = 1,
+  Int64 = 2,
+  Int32 = 3,
+  Int8 = 4,
+  UInt8 = 5,
+  Bool = 6,
+};
+
+inline constexpr int kNumDTypes = 7;
+
+/// Bytes one element of `dtype` takes in memory.
+constexpr size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return 4;
+    case DType::Float16: return 2;
+    case DType::Int64: return 8;
+    case DType::Int32: return 4;
+    case DType::Int8: return 1;
+    case DType::UInt8: return 1;
+    case DType::Bool: return 1;
+  }
+  return 0;
+}
+
+/// Short name used by the textual IR and in messages: f32, f16, i64, i32, i8, u8, bool.
+constexpr std::string_view dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "f32";
+    case DType::Float16: return "f16";
+    case DType::Int64: return "i64";
+    case DType::Int32: return "i32";
+    case DType::Int8: return "i8";
+    case DType::UInt8: return "u8";
+    case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+inline std::optional<DType> parse_dtype(std::string_view name) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    auto d = static_cast<DType>(i);
+    if (dtype_name(d) == name) return d;
+  }
+  return std::nullopt;
+}
+
+constexpr bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float16; }
+constexpr bool is_integral(DType d) {
+  return d == DType::Int64 || d == DType::Int32 || d == DType::Int8 || d == DType::UInt8;
+}
+constexpr bool is_valid_dtype(uint8_t raw) { return raw < kNumDTypes; }
+
+}  // namespace edgec

@@ -1,0 +1,1 @@
+// npz reading and writing (in progress).

@@ -1,0 +1,21 @@
+// The kernel lists of each operator family; registry.cpp gathers them.
+#pragma once
+
+#include <span>
+
+#include "kernels/registry.h"
+
+namespace edgec {
+
+std::span<const KernelEntry> elementwise_kernels();    // elementwise.cpp and friends
+std::span<const KernelEntry> reduction_kernels();      // reduction.cpp
+std::span<const KernelEntry> linalg_kernels();         // linalg.cpp
+std::span<const KernelEntry> normalization_kernels();  // normalization.cpp
+std::span<const KernelEntry> convolution_kernels();    // convolution.cpp
+std::span<const KernelEntry> pooling_kernels();        // pooling.cpp
+std::span<const KernelEntry> resize_kernels();         // resize.cpp
+std::span<const KernelEntry> shape_kernels();          // shape.cpp
+std::span<const KernelEntry> indexing_kernels();       // indexing.cpp
+std::span<const KernelEntry> creation_kernels();       // creation.cpp
+
+}  // namespace edgec
