@@ -1,1 +1,218 @@
-// IR (in progress).
+#include "ir/program.h"
+
+#include <algorithm>
+
+#include "ir/diagnostic.h"
+
+namespace edgec {
+
+void Value::remove_use(Use u) {
+  auto it = std::find(uses_.begin(), uses_.end(), u);
+  if (it != uses_.end()) uses_.erase(it);
+}
+
+void Value::replace_all_uses_with(Value* other) {
+  if (other == this) return;
+  // set_input edits uses_, so walk a copy.
+  const std::vector<Use> uses = uses_;
+  for (const Use& u : uses) u.user->set_input(static_cast<size_t>(u.input_index), other);
+}
+
+void Node::set_input(size_t i, Value* v) {
+  Value* old = inputs_.at(i);
+  if (old == v) return;
+  const Use use{this, static_cast<int>(i)};
+  if (old) old->remove_use(use);
+  inputs_[i] = v;
+  if (v) v->add_use(use);
+}
+
+std::string Node::label() const {
+  if (!results_.empty()) return "%" + results_[0]->name();
+  return kind_ == NodeKind::Output ? "output" : "<unnamed>";
+}
+
+std::vector<Node*> Graph::nodes() const {
+  std::vector<Node*> out;
+  out.reserve(nodes_.size());
+  for (const auto& n : nodes_) out.push_back(n.get());
+  return out;
+}
+
+std::vector<Node*> Graph::placeholders() const {
+  std::vector<Node*> out;
+  for (const auto& n : nodes_)
+    if (n->is_placeholder()) out.push_back(n.get());
+  return out;
+}
+
+std::vector<Node*> Graph::calls() const {
+  std::vector<Node*> out;
+  for (const auto& n : nodes_)
+    if (n->is_call()) out.push_back(n.get());
+  return out;
+}
+
+Node* Graph::output_node() const {
+  if (!nodes_.empty() && nodes_.back()->is_output()) return nodes_.back().get();
+  return nullptr;
+}
+
+std::string Graph::unique_name(const std::string& hint) {
+  const std::string base = hint.empty() ? "v" : hint;
+  if (!values_by_name_.count(base)) return base;
+  int& counter = name_counters_[base];
+  std::string candidate;
+  do {
+    candidate = base + "_" + std::to_string(++counter);
+  } while (values_by_name_.count(candidate));
+  return candidate;
+}
+
+Value* Graph::find_value(const std::string& name) const {
+  auto it = values_by_name_.find(name);
+  return it == values_by_name_.end() ? nullptr : it->second;
+}
+
+void Graph::rename(Value* v, const std::string& new_name) {
+  if (v->name_ == new_name) return;
+  if (values_by_name_.count(new_name))
+    throw CompileError("cannot rename %" + v->name_ + " to %" + new_name + ": name in use");
+  values_by_name_.erase(v->name_);
+  v->name_ = new_name;
+  values_by_name_[new_name] = v;
+}
+
+Value* Graph::add_result(Node* node, const std::string& hint, TensorType type) {
+  const std::string name = unique_name(hint);
+  auto v = std::unique_ptr<Value>(
+      new Value(node, static_cast<int>(node->results_.size()), name, std::move(type)));
+  Value* raw = v.get();
+  node->results_.push_back(std::move(v));
+  values_by_name_[name] = raw;
+  return raw;
+}
+
+Node* Graph::insert_node(std::unique_ptr<Node> node,
+                         std::list<std::unique_ptr<Node>>::iterator pos) {
+  Node* raw = node.get();
+  raw->self_ = nodes_.insert(pos, std::move(node));
+  return raw;
+}
+
+Node* Graph::add_placeholder(const std::string& name_hint, TensorType type, Node* before) {
+  auto pos = nodes_.begin();
+  if (before) {
+    pos = before->self_;
+  } else {
+    while (pos != nodes_.end() && (*pos)->is_placeholder()) ++pos;
+  }
+  Node* n = insert_node(std::unique_ptr<Node>(new Node(this, NodeKind::Placeholder)), pos);
+  add_result(n, name_hint, std::move(type));
+  return n;
+}
+
+namespace {
+
+void fill_call(Node* n, CallSpec& spec, std::vector<OperandGroup>& groups) {
+  if (spec.groups.empty()) spec.groups.assign(spec.inputs.size(), OperandGroup{});
+  size_t total = 0;
+  for (const auto& g : spec.groups) total += static_cast<size_t>(g.is_list ? g.count : 1);
+  if (total != spec.inputs.size())
+    throw CompileError("call to " + spec.op + ": operand groups cover " + std::to_string(total) +
+                       " inputs, got " + std::to_string(spec.inputs.size()));
+  groups = spec.groups;
+  (void)n;
+}
+
+}  // namespace
+
+Node* Graph::create_call(CallSpec spec, Node* before) {
+  auto pos = nodes_.end();
+  if (before) {
+    pos = before->self_;
+  } else if (Node* out = output_node()) {
+    pos = out->self_;
+  }
+  auto node = std::unique_ptr<Node>(new Node(this, NodeKind::Call));
+  Node* n = node.get();
+  fill_call(n, spec, n->groups_);
+  n->op_ = spec.op;
+  n->attrs_ = std::move(spec.attrs);
+  n->inputs_.assign(spec.inputs.size(), nullptr);
+  for (size_t i = 0; i < spec.inputs.size(); ++i) n->set_input(i, spec.inputs[i]);
+  for (size_t i = 0; i < spec.result_types.size(); ++i) {
+    std::string hint = i < spec.result_names.size() ? spec.result_names[i] : std::string();
+    if (hint.empty()) hint = std::to_string(values_by_name_.size());
+    add_result(n, hint, std::move(spec.result_types[i]));
+  }
+  return insert_node(std::move(node), pos);
+}
+
+Node* Graph::create_call_after(CallSpec spec, Node* after) {
+  auto next = std::next(after->self_);
+  return create_call(std::move(spec), next == nodes_.end() ? nullptr : next->get());
+}
+
+Node* Graph::set_outputs(const std::vector<Value*>& values) {
+  Node* out = output_node();
+  if (!out) {
+    auto node = std::unique_ptr<Node>(new Node(this, NodeKind::Output));
+    out = insert_node(std::move(node), nodes_.end());
+  }
+  for (size_t i = 0; i < out->inputs_.size(); ++i) out->set_input(i, nullptr);
+  out->inputs_.assign(values.size(), nullptr);
+  out->groups_.assign(values.size(), OperandGroup{});
+  for (size_t i = 0; i < values.size(); ++i) out->set_input(i, values[i]);
+  return out;
+}
+
+void Graph::erase(Node* node) {
+  for (const auto& r : node->results_) {
+    if (r->has_uses())
+      throw CompileError("cannot erase node " + node->label() + ": its result %" + r->name() +
+                         " still has " + std::to_string(r->uses().size()) + " use(s)");
+  }
+  for (size_t i = 0; i < node->inputs_.size(); ++i) node->set_input(i, nullptr);
+  for (const auto& r : node->results_) values_by_name_.erase(r->name());
+  nodes_.erase(node->self_);
+}
+
+void Graph::move_before(Node* node, Node* before) {
+  nodes_.splice(before->self_, nodes_, node->self_);
+}
+
+void Graph::move_to_end(Node* node) { nodes_.splice(nodes_.end(), nodes_, node->self_); }
+
+std::map<const Node*, size_t> Graph::positions() const {
+  std::map<const Node*, size_t> pos;
+  size_t i = 0;
+  for (const auto& n : nodes_) pos[n.get()] = i++;
+  return pos;
+}
+
+const char* input_kind_name(InputKind kind) {
+  switch (kind) {
+    case InputKind::UserInput: return "user_input";
+    case InputKind::Parameter: return "parameter";
+    case InputKind::Buffer: return "buffer";
+    case InputKind::Constant: return "constant";
+  }
+  return "?";
+}
+
+const char* output_kind_name(OutputKind kind) {
+  switch (kind) {
+    case OutputKind::UserOutput: return "user_output";
+    case OutputKind::BufferMutation: return "buffer_mutation";
+  }
+  return "?";
+}
+
+const InputSpec* Program::input_spec_of(const Value* v) const {
+  for (const auto& spec : inputs)
+    if (spec.arg == v->name()) return &spec;
+  return nullptr;
+}
+
+}  // namespace edgec

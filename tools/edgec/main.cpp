@@ -1,2 +1,21 @@
-// Placeholder until the CLI lands in this same series of commits.
-int main() { return 0; }
+// edgec: compile, run, inspect, bench and opt. Every failure prints
+// "error: ..." on stderr and exits non-zero.
+#include <iostream>
+
+#include "commands.h"
+#include "ir/diagnostic.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"edgec: an ahead-of-time compiler and runtime for neural networks on devices"};
+  app.require_subcommand(1);
+  edgec::cli::add_opt_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

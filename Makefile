@@ -1,0 +1,49 @@
+# edgec: `make` installs what the build needs (Debian packages, as root),
+# configures and builds; `make test` runs every test through ctest;
+# `make demo` builds and runs the bundled example.
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= 2
+CMAKE_FLAGS ?=
+
+# Debian packages the build and the tests need.
+DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
+  llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev python3 python3-numpy
+
+.PHONY: all deps build test demo clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing || exit 1; \
+	  else \
+	    echo "error: missing Debian packages; run as root:"; \
+	    echo "  apt-get update && apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@echo "== edgec demo: parse, verify and print models/demo.ir =="
+	$(BUILD_DIR)/bin/edgec opt models/demo.ir --verify-each --pass=verify
+	@echo "== verified: models/demo.ir is a valid aten program =="
+
+clean:
+	rm -rf $(BUILD_DIR)

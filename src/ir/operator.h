@@ -1,0 +1,107 @@
+// The row type of the operator table (SEMANTICS §2; MLX-style single source
+// of truth). The rows themselves live in src/ops, one file per family; the IR
+// only looks them up, so the verifier and the parser need no op-specific code.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/attrs.h"
+#include "ir/program.h"
+#include "ir/types.h"
+
+namespace edgec {
+
+enum class OperandKind : uint8_t {
+  Tensor,    ///< Exactly one tensor.
+  Optional,  ///< Zero or one tensor; only trailing operands may be optional.
+  List,      ///< Any number of tensors (concat's inputs, index's indices).
+};
+
+struct OperandSpec {
+  std::string name;
+  OperandKind kind = OperandKind::Tensor;
+};
+
+struct AttrSpec {
+  std::string name;
+  AttrKind kind = AttrKind::Int;
+  bool required = false;
+};
+
+/// What a shape function sees: the flat input types (list operands
+/// expanded, absent optionals left out), their grouping, and the attributes.
+struct ShapeQuery {
+  std::string_view op;  ///< Base name, for messages.
+  std::span<const TensorType> inputs;
+  const std::vector<OperandGroup>& groups;
+  const Attrs& attrs;
+};
+
+/// Infers result types, or throws CompileError "[op] expected ..., got ...".
+using ShapeFn = std::vector<TensorType> (*)(const ShapeQuery& q);
+
+/// Rewrites one call of a composite operator into core operators of
+/// `dialect`, replacing the uses of its results; the caller erases it.
+using DecomposeFn = void (*)(Graph& graph, Node* call, const std::string& dialect);
+
+enum OpFlags : uint32_t {
+  kOpElementwise = 1u << 0,   ///< Output element i depends on input element i (after broadcast).
+  kOpRandom = 1u << 1,        ///< Never folded: results differ between runs.
+  kOpAllocation = 1u << 2,    ///< Creates a tensor from attributes only (full, arange).
+  kOpShapeOnly = 1u << 3,     ///< Moves or views data without arithmetic.
+  kOpDataDependent = 1u << 4, ///< Output shape depends on input values.
+};
+
+struct OpInfo {
+  std::string name;      ///< Base name: "add".
+  std::string overload;  ///< "Tensor", "default".
+  /// Core operators exist in both dialects and have kernels; composites exist
+  /// only in aten and are decomposed by to_edge.
+  bool core = true;
+  std::vector<OperandSpec> operands;
+  std::vector<AttrSpec> attrs;
+  ShapeFn shape = nullptr;
+  DecomposeFn decompose = nullptr;
+  uint32_t flags = 0;
+  std::string summary;  ///< One line for `edgec ops` / docs.
+
+  std::string full_name(std::string_view dialect) const {
+    return std::string(dialect) + "." + name + "." + overload;
+  }
+  const AttrSpec* attr(std::string_view attr_name) const {
+    for (const auto& a : attrs)
+      if (a.name == attr_name) return &a;
+    return nullptr;
+  }
+};
+
+inline constexpr std::string_view kAtenDialect = "aten";
+inline constexpr std::string_view kEdgeDialect = "edge";
+
+/// A full name split into parts: "aten.add.Tensor" -> {aten, add, Tensor}.
+struct OpName {
+  std::string dialect, name, overload;
+};
+std::optional<OpName> split_op_name(std::string_view full_name);
+
+/// The row for a full operator name whose dialect prefix is aten or edge
+/// (regardless of whether that dialect allows it), or nullptr.
+const OpInfo* find_op(std::string_view full_name);
+/// The row for a base name ("add"), or nullptr.
+const OpInfo* find_op_by_name(std::string_view base_name);
+/// Whether `dialect` allows the operator (edge: core only; aten: both).
+bool dialect_allows(std::string_view dialect, const OpInfo& op, std::string_view prefix);
+bool is_known_dialect(std::string_view dialect);
+/// Every row, sorted by base name.
+std::span<const OpInfo* const> all_ops();
+
+/// Runs the row's shape function on a call's current input types.
+std::vector<TensorType> infer_result_types(const OpInfo& op, const Node& call);
+
+}  // namespace edgec

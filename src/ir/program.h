@@ -1,0 +1,225 @@
+// The program IR (SEMANTICS §1): one graph of placeholder / call / output
+// nodes, its signature (input and output specs) and its data (state and
+// constants stores).
+//
+// Ownership: a Graph owns its Nodes, a Node owns its result Values. Every
+// Value keeps the list of (node, input index) pairs that read it; the editing
+// API below is the only way to change inputs, so use lists stay right.
+#pragma once
+
+#include <cstddef>
+#include <list>
+#include <map>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/attrs.h"
+#include "ir/types.h"
+
+namespace edgec {
+
+class Graph;
+class Node;
+
+struct Use {
+  Node* user = nullptr;
+  int input_index = 0;  ///< Index into user->inputs().
+  bool operator==(const Use& o) const = default;
+};
+
+class Value {
+ public:
+  const std::string& name() const { return name_; }
+  const TensorType& type() const { return type_; }
+  void set_type(TensorType type) { type_ = std::move(type); }
+  Node* producer() const { return producer_; }
+  int result_index() const { return result_index_; }
+  const std::vector<Use>& uses() const { return uses_; }
+  bool has_uses() const { return !uses_.empty(); }
+
+  /// Makes every reader of this value read `other` instead.
+  void replace_all_uses_with(Value* other);
+
+ private:
+  friend class Node;
+  friend class Graph;
+  Value(Node* producer, int index, std::string name, TensorType type)
+      : producer_(producer), result_index_(index), name_(std::move(name)), type_(std::move(type)) {}
+  void add_use(Use u) { uses_.push_back(u); }
+  void remove_use(Use u);
+
+  Node* producer_;
+  int result_index_;
+  std::string name_;
+  TensorType type_;
+  std::vector<Use> uses_;
+};
+
+enum class NodeKind : uint8_t { Placeholder, Call, Output };
+
+/// How the flat inputs of a call group into schema operands: a plain
+/// operand takes one input, a list operand (concat's tensors) takes `count`.
+struct OperandGroup {
+  bool is_list = false;
+  int count = 1;
+  bool operator==(const OperandGroup& o) const = default;
+};
+
+class Node {
+ public:
+  NodeKind kind() const { return kind_; }
+  bool is_call() const { return kind_ == NodeKind::Call; }
+  bool is_placeholder() const { return kind_ == NodeKind::Placeholder; }
+  bool is_output() const { return kind_ == NodeKind::Output; }
+  Graph* graph() const { return graph_; }
+
+  /// Full operator name of a call, with dialect: "aten.add.Tensor".
+  const std::string& op() const { return op_; }
+  void set_op(std::string op) { op_ = std::move(op); }
+
+  std::span<Value* const> inputs() const { return inputs_; }
+  Value* input(size_t i) const { return inputs_.at(i); }
+  void set_input(size_t i, Value* v);
+  const std::vector<OperandGroup>& operand_groups() const { return groups_; }
+
+  const Attrs& attrs() const { return attrs_; }
+  Attrs& attrs() { return attrs_; }
+
+  size_t num_results() const { return results_.size(); }
+  Value* result(size_t i = 0) const { return results_.at(i).get(); }
+  /// The name diagnostics use for the node: its first result, or "output".
+  std::string label() const;
+
+  /// Delegation tag set by a partitioner (empty: untagged). SEMANTICS §4.
+  const std::string& tag() const { return tag_; }
+  void set_tag(std::string tag) { tag_ = std::move(tag); }
+
+ private:
+  friend class Graph;
+  Node(Graph* g, NodeKind kind) : graph_(g), kind_(kind) {}
+
+  Graph* graph_;
+  NodeKind kind_;
+  std::string op_;
+  std::vector<Value*> inputs_;
+  std::vector<OperandGroup> groups_;
+  Attrs attrs_;
+  std::vector<std::unique_ptr<Value>> results_;
+  std::string tag_;
+  std::list<std::unique_ptr<Node>>::iterator self_;
+};
+
+/// The description of a call to create (see Graph::create_call).
+struct CallSpec {
+  std::string op;
+  std::vector<Value*> inputs;
+  std::vector<OperandGroup> groups;  ///< Empty: one plain operand per input.
+  Attrs attrs;
+  std::vector<TensorType> result_types;
+  std::vector<std::string> result_names;  ///< Optional name hints.
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  /// Nodes in order. The output node, when present, is last.
+  std::vector<Node*> nodes() const;
+  std::vector<Node*> placeholders() const;
+  std::vector<Node*> calls() const;
+  Node* output_node() const;
+  size_t size() const { return nodes_.size(); }
+
+  /// Appends a placeholder after the last existing placeholder, or before
+  /// `before` if given.
+  Node* add_placeholder(const std::string& name_hint, TensorType type, Node* before = nullptr);
+  /// Creates a call node before `before` (nullptr: before the output node, or
+  /// at the end when there is none).
+  Node* create_call(CallSpec spec, Node* before = nullptr);
+  Node* create_call_after(CallSpec spec, Node* after);
+  /// Creates or replaces the output node, reading `values`.
+  Node* set_outputs(const std::vector<Value*>& values);
+
+  /// Removes a node whose results have no users. Throws CompileError otherwise.
+  void erase(Node* node);
+  /// Moves `node` to just before `before`.
+  void move_before(Node* node, Node* before);
+  /// Moves `node` to the end of the graph.
+  void move_to_end(Node* node);
+
+  /// A value name not yet used in this graph, based on `hint`.
+  std::string unique_name(const std::string& hint);
+  Value* find_value(const std::string& name) const;
+  void rename(Value* v, const std::string& new_name);
+
+  /// Position of each node (for ordering checks); recomputed on demand.
+  std::map<const Node*, size_t> positions() const;
+
+ private:
+  Node* insert_node(std::unique_ptr<Node> node, std::list<std::unique_ptr<Node>>::iterator pos);
+  Value* add_result(Node* node, const std::string& hint, TensorType type);
+
+  std::list<std::unique_ptr<Node>> nodes_;
+  std::map<std::string, Value*> values_by_name_;
+  std::map<std::string, int> name_counters_;
+};
+
+enum class InputKind : uint8_t { UserInput, Parameter, Buffer, Constant };
+enum class OutputKind : uint8_t { UserOutput, BufferMutation };
+
+const char* input_kind_name(InputKind kind);
+const char* output_kind_name(OutputKind kind);
+
+/// One graph input, in placeholder order. `arg` names the placeholder's value.
+struct InputSpec {
+  InputKind kind = InputKind::UserInput;
+  std::string arg;
+  std::string target;       ///< Store key (empty for user inputs).
+  bool persistent = false;  ///< Buffers only.
+  bool operator==(const InputSpec& o) const = default;
+};
+
+/// One graph output, in output order. `arg` names the returned value; target
+/// is the output's user-facing name (user_output) or the buffer it writes.
+struct OutputSpec {
+  OutputKind kind = OutputKind::UserOutput;
+  std::string arg;
+  std::string target;
+  bool operator==(const OutputSpec& o) const = default;
+};
+
+/// Bytes of a stored tensor. Shared so that programs cut from one another
+/// (delegates) and folded copies reference one buffer, not copies of it.
+struct TensorData {
+  TensorType type;  ///< Always static.
+  std::shared_ptr<const std::vector<std::byte>> bytes;  ///< Null when elided in text.
+};
+
+using Store = std::map<std::string, TensorData>;
+
+struct Program {
+  std::string dialect = "aten";
+  Graph graph;
+  std::vector<InputSpec> inputs;
+  std::vector<OutputSpec> outputs;
+  Store state;      ///< Parameters and persistent buffers.
+  Store constants;  ///< Constants and non-persistent buffers.
+
+  /// The spec of the placeholder `v`, or nullptr.
+  const InputSpec* input_spec_of(const Value* v) const;
+  /// The store an input kind requires (SEMANTICS §1).
+  Store& store_for(const InputSpec& spec) { return requires_state(spec) ? state : constants; }
+  const Store& store_for(const InputSpec& spec) const {
+    return requires_state(spec) ? state : constants;
+  }
+  static bool requires_state(const InputSpec& spec) {
+    return spec.kind == InputKind::Parameter || (spec.kind == InputKind::Buffer && spec.persistent);
+  }
+};
+
+}  // namespace edgec

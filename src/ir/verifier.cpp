@@ -1,0 +1,188 @@
+// Verifier: one pass over the graph and the signature, collecting every
+// problem rather than stopping at the first, so that a user fixing a
+// hand-written program sees them all at once.
+#include "ir/verifier.h"
+
+#include <map>
+#include <set>
+
+#include "ir/diagnostic.h"
+#include "ir/operator.h"
+
+namespace edgec {
+namespace {
+
+std::string q(const std::string& s) { return "'" + s + "'"; }
+
+class Verifier {
+ public:
+  explicit Verifier(const Program& p) : p_(p) {}
+
+  std::vector<std::string> run() {
+    if (!is_known_dialect(p_.dialect)) {
+      error("unknown dialect " + q(p_.dialect) + "; expected 'aten' or 'edge'");
+      return errors_;
+    }
+    check_node_order();
+    check_inputs();
+    check_calls();
+    check_outputs();
+    return errors_;
+  }
+
+ private:
+  void error(std::string msg) { errors_.push_back(std::move(msg)); }
+
+  void check_node_order() {
+    bool seen_call = false;
+    const auto nodes = p_.graph.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node* n = nodes[i];
+      if (n->is_placeholder() && seen_call)
+        error("placeholder " + n->label() + " comes after a call; placeholders must come first");
+      if (n->is_call()) seen_call = true;
+      if (n->is_output() && i + 1 != nodes.size())
+        error("the output node must be the last node of the graph");
+    }
+    if (!p_.graph.output_node()) error("the graph has no output node");
+  }
+
+  void check_inputs() {
+    const auto placeholders = p_.graph.placeholders();
+    if (placeholders.size() != p_.inputs.size()) {
+      error("the signature has " + std::to_string(p_.inputs.size()) + " input spec(s) but the graph has " +
+            std::to_string(placeholders.size()) + " placeholder(s)");
+    }
+    std::map<std::string, const Node*> by_target;
+    const size_t n = std::min(placeholders.size(), p_.inputs.size());
+    for (size_t i = 0; i < n; ++i) {
+      const InputSpec& spec = p_.inputs[i];
+      const Node* ph = placeholders[i];
+      const std::string kind = input_kind_name(spec.kind);
+      if (ph->result()->name() != spec.arg) {
+        error("input spec " + std::to_string(i) + " (" + kind + ") names %" + spec.arg +
+              ", but placeholder " + std::to_string(i) + " is " + ph->label());
+        continue;
+      }
+      if (spec.kind == InputKind::UserInput) continue;
+      if (spec.target.empty()) {
+        error(kind + " placeholder " + ph->label() + " has no target");
+        continue;
+      }
+      auto [it, inserted] = by_target.emplace(spec.target, ph);
+      if (!inserted) {
+        error("target " + q(spec.target) + " is listed by two placeholders: " + it->second->label() +
+              " and " + ph->label());
+      }
+      const Store& store = p_.store_for(spec);
+      const char* store_name = Program::requires_state(spec) ? "state" : "constants";
+      auto data = store.find(spec.target);
+      if (data == store.end()) {
+        std::string what = kind;
+        if (spec.kind == InputKind::Buffer) what = spec.persistent ? "persistent buffer" : "non-persistent buffer";
+        error(what + " " + ph->label() + ": target " + q(spec.target) + " is missing from " + store_name);
+        continue;
+      }
+      if (!(data->second.type == ph->result()->type())) {
+        error("placeholder " + ph->label() + " has type " + ph->result()->type().str() + ", but " +
+              store_name + " holds " + q(spec.target) + " as " + data->second.type.str());
+      }
+    }
+  }
+
+  void check_calls() {
+    const auto pos = p_.graph.positions();
+    for (const Node* n : p_.graph.nodes()) {
+      if (n->is_placeholder()) continue;
+      const std::string where = n->is_call() ? n->label() + " (" + n->op() + ")" : std::string("output");
+      for (size_t i = 0; i < n->inputs().size(); ++i) {
+        const Value* v = n->input(i);
+        if (!v) {
+          error("node " + where + " has no value for input " + std::to_string(i));
+          continue;
+        }
+        auto def = pos.find(v->producer());
+        if (def == pos.end() || def->second >= pos.at(n))
+          error("node " + where + " uses %" + v->name() + " before it is defined");
+      }
+      if (!n->is_call()) continue;
+      auto parts = split_op_name(n->op());
+      const OpInfo* op = find_op(n->op());
+      if (!op) {
+        error("unknown operator " + q(n->op()) + " (node " + n->label() + ")");
+        continue;
+      }
+      if (!dialect_allows(p_.dialect, *op, parts->dialect)) {
+        error("operator " + q(n->op()) + " is not allowed in the " + p_.dialect + " dialect (node " +
+              n->label() + ")");
+        continue;
+      }
+      check_result_types(n, *op, where);
+    }
+  }
+
+  void check_result_types(const Node* n, const OpInfo& op, const std::string& where) {
+    for (const Value* v : n->inputs())
+      if (!v) return;  // already reported
+    std::vector<TensorType> inferred;
+    try {
+      inferred = infer_result_types(op, *n);
+    } catch (const CompileError& e) {
+      error("node " + where + ": " + e.what());
+      return;
+    }
+    if (inferred.size() != n->num_results()) {
+      error("node " + where + " has " + std::to_string(n->num_results()) + " result(s), but the operator produces " +
+            std::to_string(inferred.size()));
+      return;
+    }
+    for (size_t i = 0; i < inferred.size(); ++i) {
+      const TensorType& got = n->result(i)->type();
+      if (!(got == inferred[i])) {
+        error("result %" + n->result(i)->name() + " of node " + where + " has type " + got.str() +
+              ", but the operator infers " + inferred[i].str());
+      }
+    }
+  }
+
+  void check_outputs() {
+    const Node* out = p_.graph.output_node();
+    if (!out) return;
+    const auto values = out->inputs();
+    std::set<std::string> buffer_targets;
+    for (const auto& s : p_.inputs)
+      if (s.kind == InputKind::Buffer) buffer_targets.insert(s.target);
+    for (size_t i = 0; i < p_.outputs.size(); ++i) {
+      const OutputSpec& spec = p_.outputs[i];
+      const std::string what = "output spec " + std::to_string(i) + " (" +
+                               output_kind_name(spec.kind) + " " + q(spec.target) + ")";
+      if (i >= values.size() || !values[i] || values[i]->name() != spec.arg) {
+        error(what + " names %" + spec.arg + ", which the graph does not return at position " +
+              std::to_string(i));
+        continue;
+      }
+      if (spec.kind == OutputKind::BufferMutation && !buffer_targets.count(spec.target))
+        error(what + " mutates " + q(spec.target) + ", which is not a buffer input of the program");
+    }
+    if (values.size() > p_.outputs.size())
+      error("the graph returns " + std::to_string(values.size()) + " value(s) but the signature has " +
+            std::to_string(p_.outputs.size()) + " output spec(s)");
+  }
+
+  const Program& p_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+std::vector<std::string> verify(const Program& program) { return Verifier(program).run(); }
+
+void verify_or_throw(const Program& program) {
+  const auto errors = verify(program);
+  if (errors.empty()) return;
+  std::string msg;
+  for (size_t i = 0; i < errors.size(); ++i) msg += (i ? "\nerror: " : "") + errors[i];
+  throw CompileError(msg);
+}
+
+}  // namespace edgec

@@ -1,0 +1,36 @@
+// Shared pieces for writing operator-table rows: each family file
+// (elementwise_ops.cpp, shape_ops.cpp, ...) exports its rows, and the shape
+// helpers here implement the rules several families share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/operator.h"
+
+namespace edgec::ops {
+
+std::vector<OpInfo> elementwise_rows();
+std::vector<OpInfo> shape_rows();
+
+/// Throws "[op] message".
+[[noreturn]] void op_error(std::string_view op, const std::string& message);
+
+/// Requires exactly `n` inputs.
+void expect_inputs(const ShapeQuery& q, size_t n);
+/// Requires `t` to have one of the dtypes; `what` names the operand.
+void expect_dtype(const ShapeQuery& q, const TensorType& t, std::initializer_list<DType> allowed,
+                  const std::string& what);
+/// Normalizes a possibly negative dim against `rank`, or throws.
+int64_t normalize_dim(const ShapeQuery& q, int64_t dim, int64_t rank);
+
+/// numpy broadcasting of two shapes; symbolic dims broadcast against 1 and
+/// are assumed equal to a static non-1 size they meet.
+std::vector<Dim> broadcast_dims(const ShapeQuery& q, const std::vector<Dim>& a,
+                                const std::vector<Dim>& b);
+
+/// The sum of two dims (concat): static if both are.
+Dim add_dims(const Dim& a, const Dim& b);
+
+}  // namespace edgec::ops

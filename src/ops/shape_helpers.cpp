@@ -1,0 +1,84 @@
+#include <algorithm>
+
+#include "ops/op_rows.h"
+
+namespace edgec::ops {
+
+void op_error(std::string_view op, const std::string& message) {
+  // Appended piecewise: GCC 12 warns (-Wrestrict, falsely) on the chained form.
+  std::string text = "[";
+  text.append(op).append("] ").append(message);
+  throw CompileError(text);
+}
+
+void expect_inputs(const ShapeQuery& q, size_t n) {
+  if (q.inputs.size() != n)
+    op_error(q.op, "expected " + std::to_string(n) + " tensor input(s), got " +
+                       std::to_string(q.inputs.size()));
+}
+
+void expect_dtype(const ShapeQuery& q, const TensorType& t, std::initializer_list<DType> allowed,
+                  const std::string& what) {
+  if (std::find(allowed.begin(), allowed.end(), t.dtype) != allowed.end()) return;
+  std::string names;
+  for (DType d : allowed) {
+    if (!names.empty()) names += ", ";
+    names += dtype_name(d);
+  }
+  op_error(q.op, what + ": expected dtype " + names + ", got " + std::string(dtype_name(t.dtype)));
+}
+
+int64_t normalize_dim(const ShapeQuery& q, int64_t dim, int64_t rank) {
+  const int64_t lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 0 : rank - 1;
+  if (dim < lo || dim > hi)
+    op_error(q.op, "dim " + std::to_string(dim) + " out of range [" + std::to_string(lo) + ", " +
+                       std::to_string(hi) + "] for rank " + std::to_string(rank));
+  return dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
+}
+
+namespace {
+std::string dims_str(const std::vector<Dim>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + dims[i].str();
+  return s + "]";
+}
+}  // namespace
+
+std::vector<Dim> broadcast_dims(const ShapeQuery& q, const std::vector<Dim>& a,
+                                const std::vector<Dim>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<Dim> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const Dim* da = i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
+    const Dim* db = i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
+    if (!da) { out[i] = *db; continue; }
+    if (!db) { out[i] = *da; continue; }
+    if (*da == *db) { out[i] = *da; continue; }
+    const bool a_one = da->is_static() && da->value == 1;
+    const bool b_one = db->is_static() && db->value == 1;
+    if (a_one) { out[i] = *db; continue; }
+    if (b_one) { out[i] = *da; continue; }
+    if (da->is_static() && db->is_static())
+      op_error(q.op, "shapes " + dims_str(a) + " and " + dims_str(b) +
+                         " cannot be broadcast (dim " + std::to_string(i) + ": " +
+                         std::to_string(da->value) + " vs " + std::to_string(db->value) + ")");
+    // A static size wins over a symbol (the symbol must equal it at run time);
+    // between two symbols keep the first.
+    out[i] = da->is_static() ? *da : (db->is_static() ? *db : *da);
+  }
+  return out;
+}
+
+Dim add_dims(const Dim& a, const Dim& b) {
+  if (a.is_static() && b.is_static()) return Dim::fixed(a.value + b.value);
+  auto ua = a.upper_bound(), ub = b.upper_bound();
+  if (ua && ub) return Dim::dynamic(*ua + *ub);
+  // An unbounded sum has no name of its own; name it after its parts so that
+  // equal sums compare equal.
+  auto part = [](const Dim& d) {
+    return d.kind == Dim::Kind::Symbolic ? d.symbol : d.kind == Dim::Kind::Static ? std::to_string(d.value) : "dyn";
+  };
+  return Dim::symbolic(part(a) + "_plus_" + part(b), -1);
+}
+
+}  // namespace edgec::ops

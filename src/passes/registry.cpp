@@ -1,0 +1,34 @@
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "passes/pass_list.h"
+
+namespace edgec {
+namespace {
+
+std::unique_ptr<Pass> no_options(std::string_view name, std::string_view options,
+                                 std::unique_ptr<Pass> (*create)(std::string_view)) {
+  if (!options.empty())
+    throw CompileError("pass '" + std::string(name) + "' takes no options, got '" + std::string(options) + "'");
+  return create(options);
+}
+
+const std::vector<PassInfo>& registry() {
+  static const std::vector<PassInfo> passes = {
+      {"verify", "checks the program against SEMANTICS §1-2 (dialect, signature, stores, types)",
+       [](std::string_view o) { return no_options("verify", o, create_verify_pass); }},
+  };
+  return passes;
+}
+
+}  // namespace
+
+std::span<const PassInfo> all_passes() { return registry(); }
+
+const PassInfo* find_pass(std::string_view name) {
+  for (const auto& p : registry())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace edgec

@@ -1,0 +1,148 @@
+// The IR editing API keeps use lists right: create, replace all uses,
+// set_input, insert before/after, erase.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "ir/diagnostic.h"
+#include "ir/program.h"
+#include "ir/text.h"
+#include "ir/verifier.h"
+
+namespace edgec {
+namespace {
+
+TensorType f32(std::vector<int64_t> shape) { return TensorType::of(DType::Float32, shape); }
+
+bool uses_contain(const Value* v, const Node* user, int index) {
+  const auto& u = v->uses();
+  return std::find(u.begin(), u.end(), Use{const_cast<Node*>(user), index}) != u.end();
+}
+
+CallSpec call(const std::string& op, std::vector<Value*> inputs, TensorType type, std::string name = "") {
+  CallSpec s;
+  s.op = op;
+  s.inputs = std::move(inputs);
+  s.result_types = {std::move(type)};
+  if (!name.empty()) s.result_names = {name};
+  return s;
+}
+
+class GraphTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    x = g.add_placeholder("x", f32({2}))->result();
+    y = g.add_placeholder("y", f32({2}))->result();
+    add = g.create_call(call("aten.add.Tensor", {x, y}, f32({2}), "sum"));
+    out = g.set_outputs({add->result()});
+  }
+  Graph g;
+  Value* x = nullptr;
+  Value* y = nullptr;
+  Node* add = nullptr;
+  Node* out = nullptr;
+};
+
+TEST_F(GraphTest, CreateRecordsUses) {
+  ASSERT_EQ(x->uses().size(), 1u);
+  EXPECT_TRUE(uses_contain(x, add, 0));
+  EXPECT_TRUE(uses_contain(y, add, 1));
+  EXPECT_TRUE(uses_contain(add->result(), out, 0));
+  EXPECT_EQ(add->result()->producer(), add);
+  EXPECT_EQ(g.nodes().back(), out);
+}
+
+TEST_F(GraphTest, SameValueTwiceHasTwoUses) {
+  Node* sq = g.create_call(call("aten.mul.Tensor", {x, x}, f32({2})));
+  EXPECT_TRUE(uses_contain(x, sq, 0));
+  EXPECT_TRUE(uses_contain(x, sq, 1));
+  EXPECT_EQ(x->uses().size(), 3u);
+}
+
+TEST_F(GraphTest, ReplaceAllUsesMovesEveryUse) {
+  Node* sq = g.create_call(call("aten.mul.Tensor", {x, x}, f32({2})));
+  x->replace_all_uses_with(y);
+  EXPECT_TRUE(x->uses().empty());
+  EXPECT_EQ(y->uses().size(), 4u);  // its own use in add, plus x's three
+  EXPECT_EQ(sq->input(0), y);
+  EXPECT_EQ(sq->input(1), y);
+  EXPECT_EQ(add->input(0), y);
+}
+
+TEST_F(GraphTest, SetInputUpdatesBothUseLists) {
+  add->set_input(1, x);
+  EXPECT_TRUE(y->uses().empty());
+  EXPECT_TRUE(uses_contain(x, add, 1));
+}
+
+TEST_F(GraphTest, InsertBeforeAndAfterKeepOrder) {
+  Node* before = g.create_call(call("aten.sin.default", {x}, f32({2}), "s1"), add);
+  Node* after = g.create_call_after(call("aten.sin.default", {add->result()}, f32({2}), "s2"), add);
+  auto nodes = g.nodes();
+  auto pos = [&](Node* n) { return std::find(nodes.begin(), nodes.end(), n) - nodes.begin(); };
+  EXPECT_EQ(pos(before) + 1, pos(add));
+  EXPECT_EQ(pos(add) + 1, pos(after));
+  EXPECT_EQ(pos(after) + 1, pos(out));
+}
+
+TEST_F(GraphTest, PlaceholdersAppendAfterPlaceholders) {
+  Node* z = g.add_placeholder("z", f32({2}));
+  auto ph = g.placeholders();
+  ASSERT_EQ(ph.size(), 3u);
+  EXPECT_EQ(ph[2], z);
+  EXPECT_EQ(g.nodes()[2], z);
+}
+
+TEST_F(GraphTest, EraseRefusesNodesWithUsers) {
+  EXPECT_THROW(g.erase(add), CompileError);
+}
+
+TEST_F(GraphTest, EraseRemovesUsesOfInputs) {
+  Node* dead = g.create_call(call("aten.sin.default", {x}, f32({2}), "dead"));
+  ASSERT_EQ(x->uses().size(), 2u);
+  g.erase(dead);
+  EXPECT_EQ(x->uses().size(), 1u);
+  EXPECT_EQ(g.find_value("dead"), nullptr);
+  // The name is free again.
+  EXPECT_EQ(g.unique_name("dead"), "dead");
+}
+
+TEST_F(GraphTest, UniqueNamesNeverCollide) {
+  Value* second = g.add_placeholder("x", f32({2}))->result();
+  EXPECT_NE(second->name(), "x");
+  EXPECT_EQ(g.find_value(second->name()), second);
+  EXPECT_EQ(g.find_value("x"), x);
+  const std::string fresh = g.unique_name("x");
+  EXPECT_EQ(g.find_value(fresh), nullptr);
+}
+
+TEST_F(GraphTest, SetOutputsReplacesOutputUses) {
+  g.set_outputs({x, y});
+  EXPECT_FALSE(add->result()->has_uses());
+  EXPECT_TRUE(uses_contain(x, out, 0));
+  EXPECT_TRUE(uses_contain(y, out, 1));
+}
+
+TEST(ProgramTest, EditedProgramVerifiesAndRoundTrips) {
+  Program p;
+  p.dialect = "aten";
+  Value* x = p.graph.add_placeholder("x", f32({2}))->result();
+  Value* w = p.graph.add_placeholder("w", f32({2}))->result();
+  p.inputs = {{InputKind::UserInput, "x", "x"}, {InputKind::Constant, "w", "w"}};
+  p.constants["w"] = TensorData{f32({2}), std::make_shared<std::vector<std::byte>>(8)};
+  Node* s = p.graph.create_call(call("aten.sin.default", {x}, f32({2}), "s"));
+  Node* m = p.graph.create_call(call("aten.mul.Tensor", {s->result(), w}, f32({2}), "m"));
+  p.graph.set_outputs({m->result()});
+  p.outputs = {{OutputKind::UserOutput, "m", "y"}};
+  EXPECT_TRUE(verify(p).empty());
+  // Rewire: read x directly and drop the sin.
+  s->result()->replace_all_uses_with(x);
+  p.graph.erase(s);
+  EXPECT_TRUE(verify(p).empty());
+  const std::string text = print_program(p);
+  EXPECT_EQ(print_program(*parse_program(text, "t.ir")), text);
+  EXPECT_NE(text.find("%m = aten.mul.Tensor(%x, %w) : f32[2]"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace edgec

@@ -1,0 +1,18 @@
+// The edgec CLI: one file per command, each registering a CLI11 subcommand.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace edgec::cli {
+
+void add_opt_command(CLI::App& app);
+
+/// Reads a whole file; throws CompileError naming the path on failure.
+std::string read_file(const std::string& path);
+/// Writes `data` to `path` through a temporary file in the same folder and a
+/// rename, so readers never see a partial file; throws on failure and leaves
+/// no temporary behind.
+void write_file_atomically(const std::string& path, std::string_view data);
+
+}  // namespace edgec::cli

@@ -1,0 +1,78 @@
+// `edgec opt FILE.ir --pass=NAME[=OPTIONS] ... [--verify-each] [-o OUT]`:
+// parses a textual program, runs passes in order, prints the result.
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "commands.h"
+#include "ir/diagnostic.h"
+#include "ir/text.h"
+#include "ir/verifier.h"
+#include "passes/pass.h"
+
+namespace edgec::cli {
+namespace {
+
+struct OptOptions {
+  std::string input;
+  std::vector<std::string> passes;
+  bool verify_each = false;
+  std::string output;
+  int64_t elide_over = -1;
+};
+
+void verify_after(const Program& p, const std::string& when) {
+  const auto errors = verify(p);
+  if (errors.empty()) return;
+  std::string msg;
+  for (size_t i = 0; i < errors.size(); ++i) msg += (i ? "\nerror: " : "") + errors[i];
+  throw CompileError(msg + "\nnote: the program failed to verify " + when);
+}
+
+void run_opt(const OptOptions& o) {
+  std::vector<std::pair<std::string, std::unique_ptr<Pass>>> pipeline;
+  for (const std::string& spec : o.passes) {
+    const size_t eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    const std::string options = eq == std::string::npos ? "" : spec.substr(eq + 1);
+    const PassInfo* info = find_pass(name);
+    if (!info) {
+      std::string known;
+      for (const auto& p : all_passes()) known += (known.empty() ? "" : ", ") + p.name;
+      throw CompileError("unknown pass '" + name + "'; known passes: " + known);
+    }
+    pipeline.emplace_back(spec, info->create(options));
+  }
+  const std::string text = read_file(o.input);
+  std::unique_ptr<Program> program = parse_program(text, o.input);
+  if (o.verify_each) verify_after(*program, "after parsing");
+  for (auto& [spec, pass] : pipeline) {
+    pass->run(*program);
+    if (o.verify_each) verify_after(*program, "after pass '" + spec + "'");
+  }
+  PrintOptions print;
+  print.elide_data_over_bytes = o.elide_over;
+  const std::string out = print_program(*program, print);
+  if (o.output.empty() || o.output == "-") {
+    std::cout << out;
+  } else {
+    write_file_atomically(o.output, out);
+  }
+}
+
+}  // namespace
+
+void add_opt_command(CLI::App& app) {
+  auto opts = std::make_shared<OptOptions>();
+  std::string pass_help = "a pass to run, in order (NAME or NAME=OPTIONS); passes:";
+  for (const auto& p : all_passes()) pass_help += "\n  " + p.name + ": " + p.summary;
+  CLI::App* cmd = app.add_subcommand("opt", "run passes on a textual-IR program and print it");
+  cmd->add_option("file", opts->input, "the .ir file")->required();
+  cmd->add_option("--pass", opts->passes, pass_help);
+  cmd->add_flag("--verify-each", opts->verify_each, "verify after parsing and after every pass");
+  cmd->add_option("-o,--output", opts->output, "write the result here (atomically) instead of stdout");
+  cmd->add_option("--elide-data-over", opts->elide_over, "print tensors over this many bytes as opaque<N>");
+  cmd->callback([opts] { run_opt(*opts); });
+}
+
+}  // namespace edgec::cli
