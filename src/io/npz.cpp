@@ -1,1 +1,827 @@
-// npz reading and writing (in progress).
+// .npy parsing/serialization and .npz archives through libzip.
+//
+// Reading is layered like a program loader: archive (libzip, with its
+// consistency checks) → member size plausibility → .npy prefix → header dict
+// → shape/size arithmetic → data. Nothing is allocated from a size read out
+// of the file until that size has been checked against the bytes that are
+// really there, so a hostile archive cannot make us allocate gigabytes.
+#include "io/npz.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+
+namespace edgec::io {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "npy data is stored little-endian and copied as is");
+
+constexpr char kNpyMagic[] = "\x93NUMPY";
+constexpr size_t kNpyMagicLen = 6;
+// numpy refuses headers over 10000 bytes from untrusted files; a rank-64
+// shape still fits in far less than this.
+constexpr size_t kMaxHeaderLen = 1 << 16;
+constexpr size_t kMaxNpyRank = 64;
+// Deflate cannot expand more than ~1032:1; a member claiming more is lying.
+constexpr uint64_t kMaxDeflateRatio = 1100;
+constexpr size_t kArrayAlign = 64;  // numpy's ARRAY_ALIGN
+constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy's GROWTH_AXIS_MAX_DIGITS
+
+// Names and dtype strings read from a file end up in messages; keep them
+// printable and short so a hostile file cannot spray control characters.
+std::string printable(std::string_view s) {
+  constexpr size_t kMaxShown = 80;
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else if (c >= 0x80) {
+      out += static_cast<char>(c);  // UTF-8 names stay readable
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (s.size() > kMaxShown) out += "...";
+  return out;
+}
+
+[[noreturn]] void fail_array(const std::string& what, std::string_view name,
+                             const std::string& problem) {
+  throw IoError(what + ": array '" + printable(name) + "': " + problem);
+}
+
+[[noreturn]] void fail_file(const std::string& what, const std::string& problem) {
+  throw IoError(what + ": " + problem);
+}
+
+std::string shape_repr(const std::vector<int64_t>& shape) {
+  // Python's tuple repr, as numpy writes it into headers.
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+// ---------------------------------------------------------------------------
+// dtype descriptors
+
+const char* npy_descr(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "<f4";
+    case DType::Float16: return "<f2";
+    case DType::Int64: return "<i8";
+    case DType::Int32: return "<i4";
+    case DType::Int8: return "|i1";
+    case DType::UInt8: return "|u1";
+    case DType::Bool: return "|b1";
+  }
+  return "?";
+}
+
+// A readable name for a numpy type we refuse, and how to convert it.
+void describe_unsupported(char kind, int64_t itemsize, std::string& name, std::string& hint) {
+  const std::string bits = std::to_string(itemsize * 8);
+  switch (kind) {
+    case 'f': name = "float" + bits; hint = ".astype(np.float32)"; return;
+    case 'c': name = "complex" + bits; hint = "np.real(...) or np.abs(...), then .astype(np.float32)"; return;
+    case 'i': name = "int" + bits; hint = itemsize < 4 ? ".astype(np.int32)" : ".astype(np.int64)"; return;
+    case 'u': name = "uint" + bits; hint = itemsize < 4 ? ".astype(np.int32)" : ".astype(np.int64)"; return;
+    case 'b': name = "bool" + bits; hint = ".astype(bool)"; return;
+    case 'U': name = "unicode string"; return;
+    case 'S': case 'a': name = "byte string"; return;
+    case 'O': name = "Python object"; return;
+    case 'V': name = "raw/structured"; return;
+    case 'M': name = "datetime64"; hint = ".astype(np.int64)"; return;
+    case 'm': name = "timedelta64"; hint = ".astype(np.int64)"; return;
+    default: name = "unknown"; return;
+  }
+}
+
+DType parse_descr(std::string_view descr, const std::string& what, std::string_view array) {
+  std::string_view rest = descr;
+  char order = '|';
+  if (!rest.empty() && (rest[0] == '<' || rest[0] == '>' || rest[0] == '|' || rest[0] == '=')) {
+    order = rest[0];
+    rest.remove_prefix(1);
+  }
+  if (rest.empty()) fail_array(what, array, "malformed dtype '" + printable(descr) + "'");
+  const char kind = rest[0];
+  rest.remove_prefix(1);
+  // The size is absent for some kinds ('?' bool, 'O' object).
+  int64_t itemsize = 0;
+  if (rest.size() > 6) fail_array(what, array, "malformed dtype '" + printable(descr) + "'");
+  for (char c : rest) {
+    if (c < '0' || c > '9') fail_array(what, array, "malformed dtype '" + printable(descr) + "'");
+    itemsize = itemsize * 10 + (c - '0');
+  }
+  if (kind == '?' && rest.empty()) itemsize = 1;
+
+  std::optional<DType> dtype;
+  if (kind == 'f' && itemsize == 4) dtype = DType::Float32;
+  if (kind == 'f' && itemsize == 2) dtype = DType::Float16;
+  if (kind == 'i' && itemsize == 8) dtype = DType::Int64;
+  if (kind == 'i' && itemsize == 4) dtype = DType::Int32;
+  if (kind == 'i' && itemsize == 1) dtype = DType::Int8;
+  if (kind == 'u' && itemsize == 1) dtype = DType::UInt8;
+  if ((kind == 'b' || kind == '?') && itemsize == 1) dtype = DType::Bool;
+
+  if (dtype && order == '>' && itemsize > 1) {
+    fail_array(what, array,
+               "big-endian dtype '" + printable(descr) + "' is not supported; convert with "
+               ".astype('<" + std::string(1, kind) + std::to_string(itemsize) + "')");
+  }
+  if (!dtype) {
+    std::string name, hint;
+    describe_unsupported(kind, itemsize, name, hint);
+    std::string msg = "unsupported dtype '" + printable(descr) + "' (" + name +
+                      "); expected one of f32, f16, i64, i32, i8, u8, bool";
+    if (!hint.empty()) msg += " \xe2\x80\x94 convert with " + hint;
+    fail_array(what, array, msg);
+  }
+  return *dtype;
+}
+
+// ---------------------------------------------------------------------------
+// header dict: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+//
+// A tiny parser for exactly the Python literal subset numpy writes, instead of
+// an evaluator: keys are the three known ones, each exactly once.
+
+struct NpyHeader {
+  DType dtype = DType::Float32;
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+  uint64_t data_bytes = 0;
+};
+
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, const std::string& what, std::string_view array)
+      : text_(text), what_(what), array_(array) {}
+
+  NpyHeader parse() {
+    NpyHeader h;
+    bool have_descr = false, have_fortran = false, have_shape = false;
+    std::string descr;
+    expect('{');
+    while (true) {
+      skip_space();
+      if (peek() == '}') {
+        ++pos_;
+        break;
+      }
+      const std::string key = parse_string();
+      expect(':');
+      skip_space();
+      if (key == "descr") {
+        if (have_descr) error("duplicate key 'descr'");
+        if (peek() == '[') {
+          fail_array(what_, array_, "structured dtypes are not supported; save plain numeric arrays");
+        }
+        descr = parse_string();
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        if (have_fortran) error("duplicate key 'fortran_order'");
+        h.fortran_order = parse_bool();
+        have_fortran = true;
+      } else if (key == "shape") {
+        if (have_shape) error("duplicate key 'shape'");
+        h.shape = parse_shape();
+        have_shape = true;
+      } else {
+        error("unexpected key '" + printable(key) + "'");
+      }
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+      } else if (peek() != '}') {
+        error("expected ',' or '}'");
+      }
+    }
+    skip_space();
+    if (pos_ != text_.size()) error("unexpected text after the closing '}'");
+    if (!have_descr || !have_fortran || !have_shape) {
+      error("expected keys 'descr', 'fortran_order' and 'shape'");
+    }
+    h.dtype = parse_descr(descr, what_, array_);
+    return h;
+  }
+
+ private:
+  [[noreturn]] void error(const std::string& problem) {
+    fail_array(what_, array_, "bad .npy header at offset " + std::to_string(pos_) + ": " + problem +
+                                  " in \"" + printable(text_) + "\"");
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void skip_space() {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
+      ++pos_;
+  }
+  void expect(char c) {
+    skip_space();
+    if (peek() != c) error(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string parse_string() {
+    skip_space();
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') error("expected a quoted string");
+    const size_t start = ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != quote) {
+      if (text_[pos_] == '\\' || text_[pos_] == '\n') error("unsupported character in string");
+      ++pos_;
+    }
+    if (pos_ >= text_.size()) error("unterminated string");
+    return std::string(text_.substr(start, pos_++ - start));
+  }
+  bool parse_bool() {
+    if (text_.substr(pos_, 4) == "True") {
+      pos_ += 4;
+      return true;
+    }
+    if (text_.substr(pos_, 5) == "False") {
+      pos_ += 5;
+      return false;
+    }
+    error("expected True or False");
+  }
+  std::vector<int64_t> parse_shape() {
+    std::vector<int64_t> shape;
+    expect('(');
+    while (true) {
+      skip_space();
+      if (peek() == ')') {
+        ++pos_;
+        break;
+      }
+      if (peek() < '0' || peek() > '9') error("expected a non-negative integer dimension");
+      int64_t d = 0;
+      while (peek() >= '0' && peek() <= '9') {
+        const int digit = peek() - '0';
+        if (d > (INT64_MAX - digit) / 10) error("dimension overflows int64");
+        d = d * 10 + digit;
+        ++pos_;
+      }
+      if (peek() == 'L') ++pos_;  // Python 2 longs
+      if (shape.size() >= kMaxNpyRank) error("more than " + std::to_string(kMaxNpyRank) + " dims");
+      shape.push_back(d);
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+      } else if (peek() != ')') {
+        error("expected ',' or ')' in shape");
+      }
+    }
+    // "(3)" is the int 3 in Python, not a tuple; numpy never writes it.
+    return shape;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  const std::string& what_;
+  std::string_view array_;
+};
+
+// Overflow-checked element count and byte size of a header's array.
+void compute_data_bytes(NpyHeader& h, const std::string& what, std::string_view array) {
+  // A zero dim makes the array empty however large the others are.
+  for (int64_t d : h.shape) {
+    if (d == 0) {
+      h.data_bytes = 0;
+      return;
+    }
+  }
+  uint64_t n = 1;
+  const uint64_t esz = dtype_size(h.dtype);
+  for (int64_t d : h.shape) {
+    const auto ud = static_cast<uint64_t>(d);
+    if (n > static_cast<uint64_t>(INT64_MAX) / esz / ud) {
+      fail_array(what, array, "shape " + shape_repr(h.shape) + " is too large (size overflows)");
+    }
+    n *= ud;
+  }
+  h.data_bytes = n * esz;
+}
+
+// Reads the fixed-size .npy prefix through `read` and returns the header.
+// `total` is the member's size; `read(dst, n)` fills exactly n bytes or throws.
+template <typename ReadFn>
+NpyHeader read_npy_header(ReadFn&& read, uint64_t total, uint64_t& consumed,
+                          const std::string& what, std::string_view array) {
+  if (total < kNpyMagicLen + 4) {
+    fail_array(what, array, "not a .npy: " + std::to_string(total) + " bytes is shorter than the header");
+  }
+  unsigned char prefix[12];
+  read(prefix, 10);
+  if (std::memcmp(prefix, kNpyMagic, kNpyMagicLen) != 0) {
+    fail_array(what, array, "not a .npy: missing the \\x93NUMPY magic");
+  }
+  const int major = prefix[6], minor = prefix[7];
+  uint64_t header_len = 0;
+  consumed = 10;
+  if (major == 1 && minor == 0) {
+    header_len = prefix[8] | (static_cast<uint64_t>(prefix[9]) << 8);
+  } else if ((major == 2 || major == 3) && minor == 0) {
+    if (total < 12) fail_array(what, array, "truncated .npy header");
+    read(prefix + 10, 2);
+    consumed = 12;
+    header_len = prefix[8] | (static_cast<uint64_t>(prefix[9]) << 8) |
+                 (static_cast<uint64_t>(prefix[10]) << 16) | (static_cast<uint64_t>(prefix[11]) << 24);
+  } else {
+    fail_array(what, array, "unsupported .npy format version " + std::to_string(major) + "." +
+                                std::to_string(minor) + "; expected 1.0, 2.0 or 3.0");
+  }
+  if (header_len > kMaxHeaderLen) {
+    fail_array(what, array, "header of " + std::to_string(header_len) + " bytes exceeds the " +
+                                std::to_string(kMaxHeaderLen) + "-byte limit");
+  }
+  if (header_len > total - consumed) {
+    fail_array(what, array, "truncated .npy: header needs " + std::to_string(header_len) +
+                                " bytes, only " + std::to_string(total - consumed) + " remain");
+  }
+  std::string text(header_len, '\0');
+  read(text.data(), header_len);
+  consumed += header_len;
+  NpyHeader h = HeaderParser(text, what, array).parse();
+  compute_data_bytes(h, what, array);
+  if (h.data_bytes != total - consumed) {
+    fail_array(what, array,
+               "data size mismatch: shape " + shape_repr(h.shape) + " of " +
+                   std::string(dtype_name(h.dtype)) + " needs " + std::to_string(h.data_bytes) +
+                   " bytes, the .npy has " + std::to_string(total - consumed));
+  }
+  return h;
+}
+
+// Column-major `src` into row-major `dst` (both h.data_bytes long).
+void fortran_to_c(const NpyHeader& h, const std::byte* src, std::byte* dst) {
+  const size_t rank = h.shape.size();
+  const size_t esz = dtype_size(h.dtype);
+  const uint64_t n = h.data_bytes / esz;
+  if (n == 0) return;
+  std::vector<uint64_t> fstride(rank), index(rank, 0);
+  uint64_t s = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    fstride[i] = s;
+    s *= static_cast<uint64_t>(h.shape[i]);
+  }
+  uint64_t offset = 0;  // element offset in src of `index`
+  for (uint64_t k = 0; k < n; ++k) {
+    std::memcpy(dst + k * esz, src + offset * esz, esz);
+    for (size_t d = rank; d-- > 0;) {  // odometer, last dim fastest
+      if (++index[d] < static_cast<uint64_t>(h.shape[d])) {
+        offset += fstride[d];
+        break;
+      }
+      offset -= fstride[d] * (index[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+// Reads the data that follows the header into a new array.
+template <typename ReadFn>
+NpyArray read_npy_body(ReadFn&& read, NpyHeader& h, const std::string& name) {
+  NpyArray a;
+  a.name = name;
+  a.dtype = h.dtype;
+  a.shape = std::move(h.shape);
+  a.data.resize(h.data_bytes);
+  const bool needs_transpose = h.fortran_order && a.shape.size() > 1;
+  if (!needs_transpose) {
+    if (h.data_bytes) read(a.data.data(), h.data_bytes);
+    return a;
+  }
+  std::vector<std::byte> fortran(h.data_bytes);
+  if (h.data_bytes) read(fortran.data(), h.data_bytes);
+  h.shape = a.shape;
+  fortran_to_c(h, fortran.data(), a.data.data());
+  return a;
+}
+
+// ---------------------------------------------------------------------------
+// zip reading
+
+struct ArchiveCloser {
+  zip_t* za;
+  ~ArchiveCloser() { zip_discard(za); }
+};
+struct MemberCloser {
+  zip_file_t* zf;
+  ~MemberCloser() { zip_fclose(zf); }
+};
+
+std::string zip_message(zip_error_t* err) { return zip_error_strerror(err); }
+
+std::string array_name_of(std::string_view member) {
+  constexpr std::string_view kSuffix = ".npy";
+  if (member.size() > kSuffix.size() && member.substr(member.size() - kSuffix.size()) == kSuffix) {
+    return std::string(member.substr(0, member.size() - kSuffix.size()));
+  }
+  return std::string(member);
+}
+
+NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, const std::string& what) {
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat_index(za, index, 0, &st) != 0) {
+    fail_file(what, "cannot read entry " + std::to_string(index) + ": " + zip_message(zip_get_error(za)));
+  }
+  constexpr zip_uint64_t kNeeded = ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE |
+                                   ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
+  if ((st.valid & kNeeded) != kNeeded || st.name == nullptr) {
+    fail_file(what, "entry " + std::to_string(index) + " lacks a name, size or compression method");
+  }
+  const std::string member = st.name;
+  constexpr std::string_view kSuffix = ".npy";
+  if (member.size() <= kSuffix.size() || member.substr(member.size() - kSuffix.size()) != kSuffix) {
+    fail_file(what, "member '" + printable(member) + "' is not a .npy array (an .npz holds only <name>.npy members)");
+  }
+  const std::string name = array_name_of(member);
+  if (st.encryption_method != ZIP_EM_NONE) fail_array(what, name, "member is encrypted");
+  if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE) {
+    fail_array(what, name, "unsupported zip compression method " + std::to_string(st.comp_method) +
+                               "; expected stored or deflate (np.savez / np.savez_compressed)");
+  }
+  const bool plausible =
+      st.comp_size <= archive_size &&
+      (st.comp_method == ZIP_CM_STORE ? st.size == st.comp_size
+                                      : st.size / kMaxDeflateRatio <= st.comp_size + 1);
+  if (!plausible) {
+    fail_array(what, name, "member claims " + std::to_string(st.size) + " bytes from " +
+                               std::to_string(st.comp_size) + " compressed bytes in a " +
+                               std::to_string(archive_size) + "-byte archive");
+  }
+
+  zip_file_t* zf = zip_fopen_index(za, index, 0);
+  if (zf == nullptr) {
+    fail_array(what, name, "cannot open member: " + zip_message(zip_get_error(za)));
+  }
+  MemberCloser closer{zf};
+  auto read = [&](void* dst, uint64_t n) {
+    auto* out = static_cast<unsigned char*>(dst);
+    while (n > 0) {
+      const zip_int64_t got = zip_fread(zf, out, n);
+      if (got < 0) fail_array(what, name, "cannot read member: " + std::string(zip_file_strerror(zf)));
+      if (got == 0) fail_array(what, name, "member is truncated");
+      out += got;
+      n -= static_cast<uint64_t>(got);
+    }
+  };
+  uint64_t consumed = 0;
+  NpyHeader h = read_npy_header(read, st.size, consumed, what, name);
+  NpyArray a = read_npy_body(read, h, name);
+  // Reading to the end is what makes libzip verify the CRC.
+  unsigned char extra;
+  const zip_int64_t tail = zip_fread(zf, &extra, 1);
+  if (tail < 0) fail_array(what, name, "corrupt member: " + std::string(zip_file_strerror(zf)));
+  if (tail > 0) fail_array(what, name, "member is longer than its recorded size");
+  return a;
+}
+
+// Takes ownership of `src`.
+std::vector<NpyArray> read_archive(zip_source_t* src, uint64_t archive_size, const std::string& what) {
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_t* za = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+  if (za == nullptr) {
+    zip_source_free(src);
+    const std::string reason = zip_message(&err);
+    zip_error_fini(&err);
+    fail_file(what, "not a valid .npz (zip) archive: " + reason);
+  }
+  zip_error_fini(&err);
+  ArchiveCloser closer{za};
+  const zip_int64_t n = zip_get_num_entries(za, 0);
+  if (n < 0) fail_file(what, "cannot list the archive's members");
+  std::vector<NpyArray> arrays;
+  std::set<std::string, std::less<>> seen;
+  for (zip_int64_t i = 0; i < n; ++i) {
+    NpyArray a = read_member(za, static_cast<zip_uint64_t>(i), archive_size, what);
+    if (!seen.insert(a.name).second) fail_array(what, a.name, "appears twice in the archive");
+    arrays.push_back(std::move(a));
+  }
+  return arrays;
+}
+
+// ---------------------------------------------------------------------------
+// writing
+
+std::string npy_header_bytes(const NpyArray& a, int& version) {
+  std::string dict = std::string("{'descr': '") + npy_descr(a.dtype) +
+                     "', 'fortran_order': False, 'shape': " + shape_repr(a.shape) + ", }";
+  // numpy leaves room to grow the first axis in place; we match its bytes.
+  if (!a.shape.empty()) {
+    const size_t digits = std::to_string(a.shape[0]).size();
+    if (digits < kGrowthAxisMaxDigits) dict.append(kGrowthAxisMaxDigits - digits, ' ');
+  }
+  for (version = 1; version <= 2; ++version) {
+    const size_t len_size = version == 1 ? 2 : 4;
+    const size_t hlen = dict.size() + 1;
+    const size_t padlen = kArrayAlign - ((kNpyMagicLen + 2 + len_size + hlen) % kArrayAlign);
+    const size_t total_hlen = hlen + padlen;
+    if (version == 1 && total_hlen > 0xffff) continue;
+    std::string out(kNpyMagic, kNpyMagicLen);
+    out += static_cast<char>(version);
+    out += '\0';
+    for (size_t i = 0; i < len_size; ++i) out += static_cast<char>((total_hlen >> (8 * i)) & 0xff);
+    out += dict;
+    out.append(padlen, ' ');
+    out += '\n';
+    return out;
+  }
+  throw IoError("array '" + printable(a.name) + "': .npy header too large");
+}
+
+void check_array(const NpyArray& a, const std::string& what) {
+  if (a.name.empty()) throw IoError(what + ": an array has an empty name");
+  uint64_t n = 1;
+  for (int64_t d : a.shape) {
+    if (d < 0) fail_array(what, a.name, "negative dimension in shape " + shape_repr(a.shape));
+    if (d != 0 && n > UINT64_MAX / static_cast<uint64_t>(d)) {
+      fail_array(what, a.name, "shape " + shape_repr(a.shape) + " overflows");
+    }
+    n *= static_cast<uint64_t>(d);
+  }
+  if (n > UINT64_MAX / dtype_size(a.dtype) || n * dtype_size(a.dtype) != a.data.size()) {
+    fail_array(what, a.name, "holds " + std::to_string(a.data.size()) + " bytes, but shape " +
+                                 shape_repr(a.shape) + " of " + std::string(dtype_name(a.dtype)) +
+                                 " needs " + std::to_string(n * dtype_size(a.dtype)));
+  }
+}
+
+// Builds the archive in memory and hands it to `sink` in chunks.
+void build_npz(const std::vector<NpyArray>& arrays, const std::string& what,
+               const std::function<void(const std::byte*, size_t)>& sink) {
+  std::set<std::string, std::less<>> names;
+  for (const NpyArray& a : arrays) {
+    check_array(a, what);
+    if (!names.insert(a.name).second) fail_array(what, a.name, "appears twice");
+  }
+  if (arrays.empty()) {
+    // libzip writes nothing at all for an empty archive; numpy writes an
+    // end-of-central-directory record alone, which every reader accepts.
+    std::byte eocd[22] = {};
+    const unsigned char sig[4] = {'P', 'K', 5, 6};
+    std::memcpy(eocd, sig, 4);
+    sink(eocd, sizeof eocd);
+    return;
+  }
+
+  std::vector<std::string> headers(arrays.size());
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t* out = zip_source_buffer_create(nullptr, 0, 0, &err);
+  if (out == nullptr) fail_file(what, "cannot create an in-memory archive: " + zip_message(&err));
+  zip_source_keep(out);  // we read the finished archive back from it
+  struct SourceFree {
+    zip_source_t* s;
+    ~SourceFree() { zip_source_free(s); }
+  } out_free{out};
+  zip_t* za = zip_open_from_source(out, ZIP_CREATE | ZIP_TRUNCATE, &err);
+  if (za == nullptr) {
+    zip_source_free(out);  // the reference zip_open_from_source did not take
+    fail_file(what, "cannot create an in-memory archive: " + zip_message(&err));
+  }
+  zip_error_fini(&err);
+
+  auto fail_zip = [&](const std::string& doing) {
+    const std::string reason = zip_message(zip_get_error(za));
+    zip_discard(za);
+    fail_file(what, doing + ": " + reason);
+  };
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const NpyArray& a = arrays[i];
+    int version = 1;
+    headers[i] = npy_header_bytes(a, version);
+    // The fragments point at our data; libzip only reads them (the cast is
+    // because its fragment struct is shared with writable buffers).
+    zip_buffer_fragment_t frags[2] = {
+        {reinterpret_cast<zip_uint8_t*>(headers[i].data()), headers[i].size()},
+        {reinterpret_cast<zip_uint8_t*>(const_cast<std::byte*>(a.data.data())), a.data.size()}};
+    const zip_uint64_t nfrags = a.data.empty() ? 1 : 2;
+    zip_source_t* member = zip_source_buffer_fragment(za, frags, nfrags, 0);
+    if (member == nullptr) fail_zip("array '" + printable(a.name) + "'");
+    const zip_int64_t idx = zip_file_add(za, (a.name + ".npy").c_str(), member, ZIP_FL_ENC_UTF_8);
+    if (idx < 0) {
+      zip_source_free(member);
+      fail_zip("array '" + printable(a.name) + "'");
+    }
+    const auto uidx = static_cast<zip_uint64_t>(idx);
+    // 1980-01-01 00:00, like numpy's zipfile default: output depends only on the arrays.
+    constexpr zip_uint16_t kDosTime = 0, kDosDate = (0 << 9) | (1 << 5) | 1;
+    if (zip_set_file_compression(za, uidx, ZIP_CM_STORE, 0) != 0 ||
+        zip_file_set_dostime(za, uidx, kDosTime, kDosDate, 0) != 0 ||
+        zip_file_set_external_attributes(za, uidx, 0, ZIP_OPSYS_UNIX, 0100644u << 16) != 0) {
+      fail_zip("array '" + printable(a.name) + "'");
+    }
+  }
+  if (zip_close(za) != 0) fail_zip("cannot finish the archive");
+
+  if (zip_source_open(out) != 0) {
+    fail_file(what, "cannot read back the archive: " + zip_message(zip_source_error(out)));
+  }
+  std::vector<std::byte> chunk(1 << 20);
+  while (true) {
+    const zip_int64_t got = zip_source_read(out, chunk.data(), chunk.size());
+    if (got < 0) {
+      zip_source_close(out);
+      fail_file(what, "cannot read back the archive: " + zip_message(zip_source_error(out)));
+    }
+    if (got == 0) break;
+    sink(chunk.data(), static_cast<size_t>(got));
+  }
+  zip_source_close(out);
+}
+
+std::atomic<uint64_t> temp_counter{0};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// NpyArray
+
+int64_t NpyArray::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Tensor NpyArray::view() {
+  Tensor t = std::as_const(*this).view();
+  t.data = data.data();
+  t.capacity = data.size();
+  return t;
+}
+
+Tensor NpyArray::view() const {
+  if (shape.size() > static_cast<size_t>(kMaxRank)) {
+    throw IoError("array '" + printable(name) + "': rank " + std::to_string(shape.size()) +
+                  " exceeds the maximum rank " + std::to_string(kMaxRank));
+  }
+  return make_tensor(dtype, shape, const_cast<std::byte*>(data.data()), 0);
+}
+
+NpyArray NpyArray::from_tensor(std::string name, const Tensor& tensor) {
+  NpyArray a;
+  a.name = std::move(name);
+  a.dtype = tensor.dtype;
+  a.shape.assign(tensor.sizes.begin(), tensor.sizes.begin() + tensor.rank);
+  const size_t esz = dtype_size(tensor.dtype);
+  const int64_t n = tensor.numel();
+  a.data.resize(static_cast<size_t>(n) * esz);
+  if (n == 0) return a;
+  const auto* src = static_cast<const std::byte*>(tensor.data);
+  if (tensor.is_contiguous()) {
+    std::memcpy(a.data.data(), src, a.data.size());
+    return a;
+  }
+  std::array<int64_t, kMaxRank> index{};
+  int64_t offset = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    std::memcpy(a.data.data() + k * esz, src + offset * static_cast<int64_t>(esz), esz);
+    for (int d = tensor.rank - 1; d >= 0; --d) {
+      if (++index[d] < tensor.sizes[d]) {
+        offset += tensor.strides[d];
+        break;
+      }
+      offset -= tensor.strides[d] * (index[d] - 1);
+      index[d] = 0;
+    }
+  }
+  return a;
+}
+
+// ---------------------------------------------------------------------------
+// public functions
+
+NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& what,
+                   const std::string& name) {
+  size_t pos = 0;
+  auto read = [&](void* dst, uint64_t n) {
+    if (n > bytes.size() - pos) fail_array(what, name, "truncated .npy");
+    std::memcpy(dst, bytes.data() + pos, n);
+    pos += n;
+  };
+  uint64_t consumed = 0;
+  NpyHeader h = read_npy_header(read, bytes.size(), consumed, what, name);
+  return read_npy_body(read, h, name);
+}
+
+std::vector<std::byte> serialize_npy(const NpyArray& array) {
+  check_array(array, "serialize_npy");
+  int version = 1;
+  const std::string header = npy_header_bytes(array, version);
+  std::vector<std::byte> out(header.size() + array.data.size());
+  std::memcpy(out.data(), header.data(), header.size());
+  if (!array.data.empty()) std::memcpy(out.data() + header.size(), array.data.data(), array.data.size());
+  return out;
+}
+
+std::vector<NpyArray> read_npz(const std::string& path) {
+  struct stat sb;
+  if (::stat(path.c_str(), &sb) != 0) fail_file(path, std::string("cannot open: ") + std::strerror(errno));
+  if (!S_ISREG(sb.st_mode)) fail_file(path, "cannot open: not a regular file");
+  if (sb.st_size == 0) fail_file(path, "not a valid .npz (zip) archive: the file is empty");
+  // A lone .npy is a common mistake; say so rather than "not a zip archive".
+  if (int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    char magic[kNpyMagicLen] = {};
+    const ssize_t got = ::read(fd, magic, sizeof magic);
+    ::close(fd);
+    if (got == static_cast<ssize_t>(kNpyMagicLen) && std::memcmp(magic, kNpyMagic, kNpyMagicLen) == 0) {
+      fail_file(path, "is a single .npy array, not an .npz archive; save it with np.savez(path, name=array)");
+    }
+  }
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t* src = zip_source_file_create(path.c_str(), 0, 0, &err);
+  if (src == nullptr) {
+    const std::string reason = zip_message(&err);
+    zip_error_fini(&err);
+    fail_file(path, "cannot open: " + reason);
+  }
+  zip_error_fini(&err);
+  return read_archive(src, static_cast<uint64_t>(sb.st_size), path);
+}
+
+std::vector<NpyArray> read_npz_bytes(std::span<const std::byte> bytes, const std::string& what) {
+  if (bytes.empty()) fail_file(what, "not a valid .npz (zip) archive: no bytes");
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
+  if (src == nullptr) {
+    const std::string reason = zip_message(&err);
+    zip_error_fini(&err);
+    fail_file(what, "cannot read: " + reason);
+  }
+  zip_error_fini(&err);
+  return read_archive(src, bytes.size(), what);
+}
+
+std::vector<std::byte> serialize_npz(const std::vector<NpyArray>& arrays) {
+  std::vector<std::byte> out;
+  build_npz(arrays, "serialize_npz", [&](const std::byte* p, size_t n) { out.insert(out.end(), p, p + n); });
+  return out;
+}
+
+void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {
+  // Build first: an invalid array must not leave even a temporary file.
+  std::vector<std::byte> bytes;
+  build_npz(arrays, path, [&](const std::byte* p, size_t n) { bytes.insert(bytes.end(), p, p + n); });
+
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    temp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) fail_file(path, std::string("cannot create file: ") + std::strerror(errno));
+
+  auto abandon = [&](const char* doing) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    ::unlink(temp.c_str());
+    fail_file(path, std::string(doing) + ": " + reason);
+  };
+  const std::byte* p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    const ssize_t wrote = ::write(fd, p, left);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      abandon("cannot write");
+    }
+    p += wrote;
+    left -= static_cast<size_t>(wrote);
+  }
+  // Without the fsync a crash after the rename can leave an empty file.
+  if (::fsync(fd) != 0) abandon("cannot write");
+  const int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0) abandon("cannot write");
+  if (::rename(temp.c_str(), path.c_str()) != 0) abandon("cannot replace the file");
+}
+
+}  // namespace edgec::io

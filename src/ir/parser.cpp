@@ -148,6 +148,8 @@ class Parser {
       } else if (section.text == "graph") {
         parse_graph();
         seen_graph = true;
+      } else if (section.text == "memory_plan") {
+        parse_memory_plan();
       } else if (section.text == "state") {
         parse_store(prog_->state);
       } else if (section.text == "constants") {
@@ -483,6 +485,33 @@ class Parser {
       u.node->set_input(u.index, v);
     }
     pending_.clear();
+  }
+
+  uint64_t parse_u64(const char* what) {
+    Token t = expect(Tok::Number, what);
+    const int64_t v = parse_int(t);
+    if (v < 0) fail(t, std::string(what) + " must be non-negative, got " + t.text);
+    return static_cast<uint64_t>(v);
+  }
+
+  void parse_memory_plan() {
+    expect_ident("arena_size");
+    expect_punct("=");
+    prog_->memory_plan.arena_size = parse_u64("an arena size");
+    expect_punct("{");
+    while (!accept_punct("}")) {
+      Token v = expect(Tok::Value, "a value name or '}'");
+      expect_punct("=");
+      expect_ident("offset");
+      PlannedValue pv;
+      pv.offset = parse_u64("an offset");
+      expect_ident("size");
+      pv.size = parse_u64("a size");
+      if (pv.offset > prog_->memory_plan.arena_size || pv.size > prog_->memory_plan.arena_size - pv.offset)
+        fail(v, "%" + v.text + " at offset " + std::to_string(pv.offset) + " size " + std::to_string(pv.size) +
+                    " does not fit the arena of " + std::to_string(prog_->memory_plan.arena_size) + " bytes");
+      if (!prog_->memory_plan.values.emplace(v.text, pv).second) fail(v, "%" + v.text + " is planned twice");
+    }
   }
 
   void parse_store(Store& store) {

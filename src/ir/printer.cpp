@@ -146,6 +146,17 @@ std::string print_program(const Program& p, const PrintOptions& options) {
     }
   }
   out += "}\n";
+  if (!p.memory_plan.empty()) {
+    out += "\nmemory_plan arena_size = " + std::to_string(p.memory_plan.arena_size) + " {\n";
+    for (const Node* n : p.graph.calls())
+      for (size_t i = 0; i < n->num_results(); ++i) {
+        auto it = p.memory_plan.values.find(n->result(i)->name());
+        if (it == p.memory_plan.values.end()) continue;
+        out += "  %" + it->first + " = offset " + std::to_string(it->second.offset) + " size " +
+               std::to_string(it->second.size) + "\n";
+      }
+    out += "}\n";
+  }
   print_store(out, "state", p.state, options);
   print_store(out, "constants", p.constants, options);
   return out;

@@ -202,6 +202,20 @@ struct TensorData {
 
 using Store = std::map<std::string, TensorData>;
 
+/// Where memory_plan placed one activation: [offset, offset + size) of the
+/// arena. Values with overlapping lifetimes never overlap in the arena.
+struct PlannedValue {
+  uint64_t offset = 0;
+  uint64_t size = 0;  ///< Bytes reserved: the type's (upper-bound) size, aligned.
+  bool operator==(const PlannedValue& o) const = default;
+};
+
+struct MemoryPlan {
+  uint64_t arena_size = 0;
+  std::map<std::string, PlannedValue> values;  ///< By value name.
+  bool empty() const { return values.empty() && arena_size == 0; }
+};
+
 struct Program {
   std::string dialect = "aten";
   Graph graph;
@@ -209,6 +223,7 @@ struct Program {
   std::vector<OutputSpec> outputs;
   Store state;      ///< Parameters and persistent buffers.
   Store constants;  ///< Constants and non-persistent buffers.
+  MemoryPlan memory_plan;  ///< Set by the memory_plan pass; empty before.
 
   /// The spec of the placeholder `v`, or nullptr.
   const InputSpec* input_spec_of(const Value* v) const;

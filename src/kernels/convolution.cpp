@@ -1,7 +1,822 @@
+// Convolution kernels over NCL / NCHW tensors with PyTorch semantics:
+//   conv(x, w, bias?; stride, padding, dilation, groups)            w = [Cout, Cin/g, k...]
+//   conv_transpose(x, w, bias?; stride, padding, output_padding,
+//                  dilation, groups)                                w = [Cin, Cout/g, k...]
+//
+// Both run on one engine, an implicit GEMM per group:
+//   out[m, j] = sum_k A[m, k] * col[k, j]
+// with m an output channel of the group, k = (input channel, tap y, tap x)
+// and j an output position. col is never materialised whole (kernels do not
+// allocate): it is gathered from the input into a stack tile of
+// kChunkK x kChunkN values at a time and handed to gemm_f32. Large images
+// get GEMMs of their own and write the output in place; small ones (a 1-D
+// horizon of 8) pool their columns across the batch so that each GEMM still
+// has enough columns to amortise packing the weights.
+//
+// 1x1 stride-1 convolutions skip the gather (the input already is col), and
+// depthwise ones (one input channel per output channel) skip the GEMM: with
+// only the taps to sum over, a direct loop is several times faster.
+//
+// A transposed convolution is the same gather once its outputs are split by
+// phase: outputs whose coordinate has the same residue modulo the stride read
+// the same subset of taps, at input positions that advance by one per output
+// step. So each phase is an ordinary convolution over a strided subset of
+// the output, with no zero-stuffed input and no scatter-add (which would need
+// an f32 accumulator the size of an f16 output).
+//
+// A 1-D operator runs as 2-D with H = 1 (conv_spatial.h).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+
+#include "kernels/conv_spatial.h"
 #include "kernels/families.h"
+#include "kernels/gemm.h"
 
 namespace edgec {
+namespace {
 
-std::span<const KernelEntry> convolution_kernels() { return {}; }
+using spatial::axes_string;
+using spatial::ceil_div;
+using spatial::cat;
+using spatial::from_float;
+using spatial::to_float;
+
+// Tile sizes. kChunkN matches the GEMM's column block so one call fills it;
+// the col tile (64 KiB), packed weights (32 KiB) and output tile (64 KiB)
+// come on top of the GEMM's own ~200 KiB of stack per thread.
+constexpr int64_t kChunkK = 128;
+constexpr int64_t kChunkN = 128;
+constexpr int64_t kChunkM = 128;
+constexpr int64_t kChunkKPackedA = 64;  // K step when the weights are packed here too
+constexpr int64_t kFlatPlane = 8192;    // floats per padded depthwise plane (32 KiB)
+constexpr int64_t kMinGemmRows = 4;     // gemm_f32 packs products with at least this many rows
+constexpr int64_t kPieceRows = kChunkM + kMinGemmRows - 1;  // most rows row_piece() returns
+
+/// One spatial axis of a (phase of a) convolution, in terms of a GEMM column
+/// position `a` in [0, count) and a tap `t` in [0, taps):
+///   input coordinate  = a * in_step + off0 + t * off_step
+///   weight coordinate = w0 + t * w_step
+///   output coordinate = out0 + a * out_step
+struct ConvAxis {
+  int64_t count = 1;
+  int64_t in_step = 1;
+  int64_t off0 = 0;
+  int64_t off_step = 1;
+  int64_t taps = 1;
+  int64_t w0 = 0;
+  int64_t w_step = 1;
+  int64_t out0 = 0;
+  int64_t out_step = 1;
+};
+
+/// What the engine reads and writes, with the layout differences between
+/// conv and conv_transpose folded into strides.
+template <typename T>
+struct ConvOperands {
+  const T* x = nullptr;  // [N, Cin, H, W] view
+  int64_t x_stride[4] = {};
+  int64_t in_h = 1, in_w = 1;
+  const T* w = nullptr;
+  int64_t w_group = 0;  // element offset from one group's weights to the next
+  int64_t w_m = 0;      // per output channel within the group
+  int64_t w_ci = 0;     // per input channel within the group
+  int64_t w_y = 0, w_x = 0;
+  const T* bias = nullptr;  // nullptr when absent
+  int64_t bias_stride = 0;
+  T* out = nullptr;  // [N, Cout, OH, OW], contiguous
+  int64_t out_h = 1, out_w = 1;
+  int64_t groups = 1, cig = 1, cog = 1;
+};
+
+/// If dims (sizes[i], strides[i]), outermost first, address memory with one
+/// uniform stride, returns true and sets `stride`. Size-1 dims never matter.
+bool merged_stride(std::initializer_list<std::pair<int64_t, int64_t>> dims, int64_t& stride) {
+  int64_t extent = 0;  // product of sizes seen so far (inner dims), 0 = none yet
+  stride = 1;
+  for (auto it = std::rbegin(dims); it != std::rend(dims); ++it) {
+    const auto [size, s] = *it;
+    if (size == 1) continue;
+    if (extent == 0) {
+      stride = s;
+      extent = size;
+    } else {
+      if (s != stride * extent) return false;
+      extent *= size;
+    }
+  }
+  return true;
+}
+
+/// How one GEMM over a phase is fed.
+struct ConvPlan {
+  ConvAxis axis[2];
+  int64_t columns = 0;  // axis[0].count * axis[1].count
+  int64_t k_total = 0;  // cig * taps_y * taps_x
+  // A[m, k] straight from the weights (f32 with mergeable k dims).
+  bool a_view = false;
+  int64_t a_col_stride = 0;
+  // col[k, j] straight from the input (f32, 1x1 taps fully inside the input,
+  // output positions mergeable into one column stride): no gather at all.
+  bool b_view = false;
+  int64_t b_col_stride = 0;
+  // The phase is the whole output, so the GEMM writes the output directly.
+  bool direct_out = false;
+};
+
+template <typename T>
+ConvPlan make_plan(const ConvOperands<T>& op, const ConvAxis axis[2]) {
+  ConvPlan plan;
+  plan.axis[0] = axis[0];
+  plan.axis[1] = axis[1];
+  plan.columns = axis[0].count * axis[1].count;
+  plan.k_total = op.cig * axis[0].taps * axis[1].taps;
+  constexpr bool kF32 = std::is_same_v<T, float>;
+  if (kF32) {
+    plan.a_view = merged_stride({{op.cig, op.w_ci},
+                                 {axis[0].taps, op.w_y * axis[0].w_step},
+                                 {axis[1].taps, op.w_x * axis[1].w_step}},
+                                plan.a_col_stride);
+    const bool single_tap = axis[0].taps == 1 && axis[1].taps == 1;
+    const bool inside = axis[0].off0 >= 0 && axis[1].off0 >= 0 &&
+                        (axis[0].count - 1) * axis[0].in_step + axis[0].off0 < op.in_h &&
+                        (axis[1].count - 1) * axis[1].in_step + axis[1].off0 < op.in_w;
+    plan.b_view = single_tap && inside &&
+                  merged_stride({{axis[0].count, axis[0].in_step * op.x_stride[2]},
+                                 {axis[1].count, axis[1].in_step * op.x_stride[3]}},
+                                plan.b_col_stride);
+  }
+  plan.direct_out = kF32 && axis[0].out0 == 0 && axis[0].out_step == 1 &&
+                    axis[0].count == op.out_h && axis[1].out0 == 0 && axis[1].out_step == 1 &&
+                    axis[1].count == op.out_w;
+  return plan;
+}
+
+/// Gathers col[kk, jj] = x[n, ci, iy, ix] (0 outside the input) for rows
+/// k0 + kk and columns j0 + jj of one group; row stride nc. Columns are
+/// numbered across images (j = (n * count_y + a_y) * count_x + a_x), so one
+/// tile may span several small images.
+template <typename T>
+void pack_columns(const ConvOperands<T>& op, const ConvPlan& plan, const T* xg, int64_t k0,
+                  int64_t kc, int64_t j0, int64_t nc, float* col) {
+  const ConvAxis& ay_axis = plan.axis[0];
+  const ConvAxis& ax_axis = plan.axis[1];
+  const int64_t taps_xy = ay_axis.taps * ax_axis.taps;
+  const int64_t count_x = ax_axis.count;
+  const int64_t count_y = ay_axis.count;
+  const int64_t step = ax_axis.in_step;
+  const int64_t sy = op.x_stride[2], sx = op.x_stride[3];
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const int64_t k = k0 + kk;
+    const int64_t ci = k / taps_xy;
+    const int64_t ty = (k % taps_xy) / ax_axis.taps;
+    const int64_t tx = k % ax_axis.taps;
+    const int64_t dy = ay_axis.off0 + ty * ay_axis.off_step;
+    const int64_t dx = ax_axis.off0 + tx * ax_axis.off_step;
+    const T* channel = xg + ci * op.x_stride[1];
+    // Columns a (along x) whose input lies inside [0, W): a in [a_lo, a_hi).
+    const int64_t a_lo = dx >= 0 ? 0 : ceil_div(-dx, step);
+    const int64_t a_hi = op.in_w - 1 - dx < 0 ? 0 : (op.in_w - 1 - dx) / step + 1;
+    const int64_t src_step = step * sx;
+    float* d = col + kk * nc;
+    // Walk the tile's columns one output row (segment) at a time; rows are
+    // short for small images, so no per-segment division or library call.
+    const int64_t row0 = j0 / count_x;
+    int64_t x0 = j0 - row0 * count_x;
+    int64_t n = row0 / count_y;
+    int64_t ay = row0 - n * count_y;
+    const T* image = channel + n * op.x_stride[0];
+    for (int64_t done = 0; done < nc;) {
+      const int64_t seg = std::min(count_x - x0, nc - done);
+      const int64_t iy = ay * ay_axis.in_step + dy;
+      if (iy < 0 || iy >= op.in_h) {
+        for (int64_t i = 0; i < seg; ++i) d[i] = 0.0f;
+      } else {
+        const int64_t lo = std::clamp(a_lo, x0, x0 + seg) - x0;
+        const int64_t hi = std::clamp(a_hi, x0 + lo, x0 + seg) - x0;
+        for (int64_t i = 0; i < lo; ++i) d[i] = 0.0f;
+        if (hi > lo) {
+          const T* src = image + iy * sy + ((x0 + lo) * step + dx) * sx;
+          float* dv = d + lo;
+          if (src_step == 1) {
+            for (int64_t i = 0; i < hi - lo; ++i) dv[i] = to_float(src[i]);
+          } else {
+            for (int64_t i = 0; i < hi - lo; ++i) dv[i] = to_float(src[i * src_step]);
+          }
+        }
+        for (int64_t i = hi; i < seg; ++i) d[i] = 0.0f;
+      }
+      d += seg;
+      done += seg;
+      x0 = 0;
+      if (++ay == count_y) {
+        ay = 0;
+        image += op.x_stride[0];
+      }
+    }
+  }
+}
+
+/// Packs A[m, k] for m in [m0, m0 + mc), k in [k0, k0 + kc) as f32, row stride kc.
+template <typename T>
+void pack_weights(const ConvOperands<T>& op, const ConvPlan& plan, const T* wg, int64_t m0,
+                  int64_t mc, int64_t k0, int64_t kc, float* a) {
+  const ConvAxis& y = plan.axis[0];
+  const ConvAxis& x = plan.axis[1];
+  const int64_t taps_xy = y.taps * x.taps;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const int64_t k = k0 + kk;
+    const int64_t ci = k / taps_xy;
+    const int64_t ty = (k % taps_xy) / x.taps;
+    const int64_t tx = k % x.taps;
+    const T* src = wg + m0 * op.w_m + ci * op.w_ci + (y.w0 + ty * y.w_step) * op.w_y +
+                   (x.w0 + tx * x.w_step) * op.w_x;
+    for (int64_t m = 0; m < mc; ++m) a[m * kc + kk] = to_float(src[m * op.w_m]);
+  }
+}
+
+/// Rows of the GEMM piece starting at mm: `step`, or all the rest when fewer
+/// than kMinGemmRows would be left over. gemm_f32 sums thin products (under
+/// kMinGemmRows rows) in another order than packed ones, so a piece that
+/// depended on where a thread's range started would make results depend on
+/// the thread count; this keeps every row in a packed product (unless the
+/// whole group is that thin, whatever the threads).
+int64_t row_piece(int64_t mm, int64_t m1, int64_t step) {
+  const int64_t rest = m1 - mm;
+  return rest - step < kMinGemmRows ? rest : step;
+}
+
+/// One task: output channels [m0, m1) of group g, columns [j0, j0 + nc) of
+/// one image (never spanning two), written straight into the f32 output.
+void run_direct_task(const ConvOperands<float>& op, const ConvPlan& plan, int64_t g, int64_t m0,
+                     int64_t m1, int64_t j0, int64_t nc) {
+  alignas(64) float col[kChunkK * kChunkN];
+  alignas(64) float a_pack[kPieceRows * kChunkKPackedA];
+  const int64_t n = j0 / plan.columns;
+  const int64_t j_local = j0 - n * plan.columns;
+  const int64_t out_plane = op.out_h * op.out_w;
+  float* out = op.out + (n * op.groups * op.cog + g * op.cog) * out_plane + j_local;
+  for (int64_t m = m0; m < m1; ++m) {
+    const float b = op.bias != nullptr ? op.bias[(g * op.cog + m) * op.bias_stride] : 0.0f;
+    std::fill_n(out + m * out_plane, nc, b);
+  }
+  const float* xg = op.x + g * op.cig * op.x_stride[1];
+  const float* wg = op.w + g * op.w_group;
+  int64_t kc_step = plan.a_view ? kChunkK : kChunkKPackedA;
+  if (plan.a_view && plan.b_view) kc_step = std::max<int64_t>(plan.k_total, 1);
+  for (int64_t k0 = 0; k0 < plan.k_total; k0 += kc_step) {
+    const int64_t kc = std::min(kc_step, plan.k_total - k0);
+    const float* b;
+    int64_t ldb_row, ldb_col;
+    if (plan.b_view) {
+      b = xg + n * op.x_stride[0] + plan.axis[0].off0 * op.x_stride[2] +
+          plan.axis[1].off0 * op.x_stride[3] + k0 * op.x_stride[1] + j_local * plan.b_col_stride;
+      ldb_row = op.x_stride[1];
+      ldb_col = plan.b_col_stride;
+    } else {
+      pack_columns(op, plan, xg, k0, kc, j0, nc, col);
+      b = col;
+      ldb_row = nc;
+      ldb_col = 1;
+    }
+    const int64_t m_step = plan.a_view ? m1 - m0 : kChunkM;
+    for (int64_t mm = m0, mc; mm < m1; mm += mc) {
+      mc = row_piece(mm, m1, m_step);
+      const float* a;
+      int64_t lda_row, lda_col;
+      if (plan.a_view) {
+        a = wg + plan.axis[0].w0 * op.w_y + plan.axis[1].w0 * op.w_x + mm * op.w_m +
+            k0 * plan.a_col_stride;
+        lda_row = op.w_m;
+        lda_col = plan.a_col_stride;
+      } else {
+        pack_weights(op, plan, wg, mm, mc, k0, kc, a_pack);
+        a = a_pack;
+        lda_row = kc;
+        lda_col = 1;
+      }
+      gemm_f32(mc, nc, kc, a, lda_row, lda_col, b, ldb_row, ldb_col, out + mm * out_plane,
+               out_plane, /*accumulate=*/true, /*num_threads=*/1);
+    }
+  }
+}
+
+/// One task computed into an f32 tile and then written (with bias, narrowed
+/// to T) to the output positions of the phase. Columns may span images.
+template <typename T>
+void run_tiled_task(const ConvOperands<T>& op, const ConvPlan& plan, int64_t g, int64_t m0,
+                    int64_t m1, int64_t j0, int64_t nc) {
+  alignas(64) float col[kChunkK * kChunkN];
+  alignas(64) float a_pack[kPieceRows * kChunkKPackedA];
+  alignas(64) float tile[kPieceRows * kChunkN];
+  const T* xg = op.x + g * op.cig * op.x_stride[1];
+  const T* wg = op.w + g * op.w_group;
+  const int64_t out_plane = op.out_h * op.out_w;
+  const ConvAxis& y = plan.axis[0];
+  const ConvAxis& x = plan.axis[1];
+  const int64_t kc_step = plan.a_view ? kChunkK : kChunkKPackedA;
+  for (int64_t mm = m0, mc; mm < m1; mm += mc) {
+    mc = row_piece(mm, m1, kChunkM);
+    std::fill_n(tile, mc * nc, 0.0f);
+    for (int64_t k0 = 0; k0 < plan.k_total; k0 += kc_step) {
+      const int64_t kc = std::min(kc_step, plan.k_total - k0);
+      pack_columns(op, plan, xg, k0, kc, j0, nc, col);
+      if constexpr (std::is_same_v<T, float>) {
+        if (plan.a_view) {
+          const float* a = wg + y.w0 * op.w_y + x.w0 * op.w_x + mm * op.w_m + k0 * plan.a_col_stride;
+          gemm_f32(mc, nc, kc, a, op.w_m, plan.a_col_stride, col, nc, 1, tile, nc,
+                   /*accumulate=*/true, /*num_threads=*/1);
+          continue;
+        }
+      }
+      pack_weights(op, plan, wg, mm, mc, k0, kc, a_pack);
+      gemm_f32(mc, nc, kc, a_pack, kc, 1, col, nc, 1, tile, nc, /*accumulate=*/true,
+               /*num_threads=*/1);
+    }
+    const int64_t row0 = j0 / x.count;
+    for (int64_t m = 0; m < mc; ++m) {
+      const int64_t co = g * op.cog + mm + m;
+      const float b = op.bias != nullptr ? to_float(op.bias[co * op.bias_stride]) : 0.0f;
+      const float* t = tile + m * nc;
+      int64_t row = row0;
+      int64_t ax = j0 - row0 * x.count;
+      int64_t n = row / y.count;
+      int64_t ay = row - n * y.count;
+      T* out = op.out + (n * op.groups * op.cog + co) * out_plane;
+      for (int64_t jj = 0; jj < nc; ++jj) {
+        out[(y.out0 + ay * y.out_step) * op.out_w + x.out0 + ax * x.out_step] = from_float<T>(t[jj] + b);
+        if (++ax == x.count) {
+          ax = 0;
+          if (++ay == y.count) {
+            ay = 0;
+            out += op.groups * op.cog * out_plane;  // next image
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Runs one phase over every image and group, in parallel tasks.
+template <typename T>
+void run_phase(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t batch, int max_threads) {
+  const ConvPlan plan = make_plan(op, axis);
+  if (plan.columns == 0 || op.cog == 0 || batch == 0) return;
+  // Small images (a 1-D horizon of 8, a 7x7 map) would give GEMMs a handful
+  // of columns each, too few to amortise packing the weights; their columns
+  // are pooled across images instead, through the tile that can scatter.
+  const bool fold = batch > 1 && plan.columns < kChunkN;
+  const int64_t outer = fold ? 1 : batch;
+  const int64_t cols = fold ? batch * plan.columns : plan.columns;
+  const int64_t nc_max = std::min(kChunkN, cols);
+  const int64_t col_chunks = ceil_div(cols, nc_max);
+  const int64_t macs = batch * op.groups * op.cog * plan.columns * std::max<int64_t>(plan.k_total, 1);
+  const int threads = spatial::threads_for(max_threads, macs);
+  // Split output channels when images x groups x column chunks cannot keep
+  // every thread busy (a deep layer with a 7x7 output, batch 1).
+  const int64_t base_tasks = outer * op.groups * col_chunks;
+  int64_t m_block = op.cog;
+  if (threads > 1 && base_tasks < 2 * threads) {
+    const int64_t want = ceil_div(2 * threads, base_tasks);
+    m_block = std::max<int64_t>(16, (ceil_div(op.cog, want) + 7) / 8 * 8);
+  }
+  int64_t m_blocks = ceil_div(op.cog, m_block);
+  if (m_blocks > 1 && op.cog - (m_blocks - 1) * m_block < kMinGemmRows) --m_blocks;  // see row_piece
+  const int64_t tasks = base_tasks * m_blocks;
+  const bool direct = plan.direct_out && !fold;
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(dynamic)
+  for (int64_t t = 0; t < tasks; ++t) {
+    int64_t rest = t;
+    const int64_t mb = rest % m_blocks;
+    rest /= m_blocks;
+    const int64_t cc = rest % col_chunks;
+    rest /= col_chunks;
+    const int64_t g = rest % op.groups;
+    const int64_t n = rest / op.groups;
+    const int64_t m0 = mb * m_block;
+    const int64_t m1 = mb == m_blocks - 1 ? op.cog : m0 + m_block;
+    const int64_t j_in = cc * nc_max;
+    const int64_t nc = std::min(nc_max, cols - j_in);
+    const int64_t j0 = (fold ? 0 : n * plan.columns) + j_in;
+    if constexpr (std::is_same_v<T, float>) {
+      if (direct) {
+        run_direct_task(op, plan, g, m0, m1, j0, nc);
+        continue;
+      }
+    }
+    run_tiled_task(op, plan, g, m0, m1, j0, nc);
+  }
+}
+
+/// acc[i] += w * src[i]; the buffers never overlap, which lets it vectorize
+/// without a runtime alias check.
+inline void multiply_add(float* __restrict acc, const float* __restrict src, float w, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += w * src[i];
+}
+
+/// Convolution where every output channel reads a single input channel
+/// (depthwise, groups == Cin): K is just the taps, far too short for a GEMM,
+/// so each output row is accumulated directly, one shifted input row per tap.
+template <typename T>
+void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t batch, int max_threads) {
+  const ConvAxis& y = axis[0];
+  const ConvAxis& x = axis[1];
+  const int64_t cout = op.groups * op.cog;
+  const int64_t planes = batch * cout;
+  const int64_t OH = op.out_h, OW = op.out_w;
+  const int64_t step = x.in_step * op.x_stride[3];
+  const int threads = spatial::threads_for(max_threads, planes * OH * OW * y.taps * x.taps);
+  // Output columns [lo, hi) of chunk [c0, c0 + cn) whose input under tap tx
+  // lies inside the row; tabulated per chunk for the usual small kernels.
+  auto tap_range = [&](int64_t tx, int64_t c0, int64_t cn, int64_t& lo, int64_t& hi) {
+    const int64_t dx = x.off0 + tx * x.off_step;
+    const int64_t a_lo = dx >= 0 ? 0 : ceil_div(-dx, x.in_step);
+    const int64_t a_hi = op.in_w - 1 - dx < 0 ? 0 : (op.in_w - 1 - dx) / x.in_step + 1;
+    lo = std::clamp(a_lo, c0, c0 + cn);
+    hi = std::clamp(a_hi, lo, c0 + cn);
+  };
+  constexpr int64_t kTapTable = 32;
+  const bool tabulate = x.taps <= kTapTable;
+  // Stride-1 planes that fit a stack buffer are first copied with their
+  // zero padding; then every tap is one long multiply-add over the whole
+  // flattened plane (rows Wp apart; the Wp - OW columns between rows are
+  // computed and dropped). Small maps (14x14) otherwise spend their time in
+  // loop edges rather than arithmetic.
+  const int64_t pad_w = op.out_w + (x.taps - 1) * x.off_step;
+  const int64_t pad_h = (op.out_h - 1) + (y.taps - 1) * y.off_step + 1;
+  const int64_t flat_len = (op.out_h - 1) * pad_w + op.out_w;
+  const bool flat = y.in_step == 1 && x.in_step == 1 && pad_w * pad_h <= kFlatPlane;
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < planes; ++p) {
+    const int64_t n = p / cout;
+    const int64_t co = p % cout;
+    const int64_t g = co / op.cog;
+    const T* plane = op.x + n * op.x_stride[0] + g * op.x_stride[1];
+    const T* wk = op.w + g * op.w_group + (co - g * op.cog) * op.w_m;
+    const float b = op.bias != nullptr ? to_float(op.bias[co * op.bias_stride]) : 0.0f;
+    T* out = op.out + p * OH * OW;
+    if (flat) {
+      alignas(64) float padded[kFlatPlane];
+      alignas(64) float acc[kFlatPlane];
+      for (int64_t r = 0; r < pad_h; ++r) {
+        const int64_t iy = r + y.off0;
+        float* dst = padded + r * pad_w;
+        if (iy < 0 || iy >= op.in_h) {
+          std::fill_n(dst, pad_w, 0.0f);
+          continue;
+        }
+        const T* src = plane + iy * op.x_stride[2];
+        for (int64_t c = 0; c < pad_w; ++c) {
+          const int64_t ix = c + x.off0;
+          dst[c] = ix >= 0 && ix < op.in_w ? to_float(src[ix * op.x_stride[3]]) : 0.0f;
+        }
+      }
+      std::fill_n(acc, flat_len, b);
+      for (int64_t ty = 0; ty < y.taps; ++ty) {
+        for (int64_t tx = 0; tx < x.taps; ++tx) {
+          const float wv = to_float(wk[ty * op.w_y + tx * op.w_x]);
+          multiply_add(acc, padded + ty * y.off_step * pad_w + tx * x.off_step, wv, flat_len);
+        }
+      }
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        for (int64_t ow = 0; ow < OW; ++ow) out[oh * OW + ow] = from_float<T>(acc[oh * pad_w + ow]);
+      }
+      continue;
+    }
+    float acc[kChunkN];
+    int64_t tab_lo[kTapTable];
+    int64_t tab_hi[kTapTable];
+    for (int64_t c0 = 0; c0 < OW; c0 += kChunkN) {
+      const int64_t cn = std::min(kChunkN, OW - c0);
+      if (tabulate) {
+        for (int64_t tx = 0; tx < x.taps; ++tx) tap_range(tx, c0, cn, tab_lo[tx], tab_hi[tx]);
+      }
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        std::fill_n(acc, cn, b);
+        for (int64_t ty = 0; ty < y.taps; ++ty) {
+          const int64_t iy = oh * y.in_step + y.off0 + ty * y.off_step;
+          if (iy < 0 || iy >= op.in_h) continue;
+          const T* row = plane + iy * op.x_stride[2];
+          for (int64_t tx = 0; tx < x.taps; ++tx) {
+            int64_t lo, hi;
+            if (tabulate) {
+              lo = tab_lo[tx];
+              hi = tab_hi[tx];
+            } else {
+              tap_range(tx, c0, cn, lo, hi);
+            }
+            if (hi <= lo) continue;
+            const float wv = to_float(wk[ty * op.w_y + tx * op.w_x]);
+            const T* src = row + (lo * x.in_step + x.off0 + tx * x.off_step) * op.x_stride[3];
+            float* a = acc + (lo - c0);
+            if (step == 1) {
+              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * to_float(src[i]);
+            } else {
+              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * to_float(src[i * step]);
+            }
+          }
+        }
+        for (int64_t i = 0; i < cn; ++i) out[oh * OW + c0 + i] = from_float<T>(acc[i]);
+      }
+    }
+  }
+}
+
+// ---- validation shared by conv and conv_transpose ----------------------------
+
+/// Per-axis attributes in 2-D coordinates (index 1 for a 1-D operator).
+struct ConvAttrs {
+  int nd = 2;
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t dilation[2] = {1, 1};
+  int64_t pad_begin[2] = {0, 0};
+  int64_t pad_end[2] = {0, 0};
+  int64_t output_padding[2] = {0, 0};
+  int64_t groups = 1;
+};
+
+/// Checks operand count, dtypes and ranks, and reads the attributes.
+Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, const Attrs& attrs,
+                       std::span<Tensor> outputs, ConvAttrs& ca) {
+  if (inputs.size() < 2 || inputs.size() > 3 || outputs.size() != 1) {
+    return fail(Error::InvalidArgument, cat(op, ": expected inputs (x, w) or (x, w, bias) and 1 output, got ",
+                                            inputs.size(), " inputs and ", outputs.size(), " outputs"));
+  }
+  const Tensor& x = inputs[0];
+  const Tensor& w = inputs[1];
+  if (!is_floating(x.dtype)) {
+    return fail(Error::InvalidType, cat(op, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
+  }
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].dtype != x.dtype) {
+      return fail(Error::InvalidType, cat(op, ": ", i == 1 ? "weight" : "bias", " dtype ",
+                                          dtype_name(inputs[i].dtype), " does not match the input's ",
+                                          dtype_name(x.dtype)));
+    }
+  }
+  if (outputs[0].dtype != x.dtype) {
+    return fail(Error::InvalidType, cat(op, ": output dtype must match the input's ", dtype_name(x.dtype),
+                                        ", got ", dtype_name(outputs[0].dtype)));
+  }
+  if (x.rank != 3 && x.rank != 4) {
+    return fail(Error::InvalidShape, cat(op, ": expected a rank-3 (N, C, L) or rank-4 (N, C, H, W) input, got shape ",
+                                         shape_string(x.shape())));
+  }
+  if (w.rank != x.rank) {
+    return fail(Error::InvalidShape, cat(op, ": weight ", shape_string(w.shape()), " must have the input's rank ",
+                                         x.rank, " (input ", shape_string(x.shape()), ")"));
+  }
+  ca.nd = x.rank - 2;
+  for (int i = 0; i < ca.nd; ++i) {
+    const int64_t k = w.sizes[2 + i];
+    if (k < 1 || k > spatial::kMaxAttrValue) {
+      return fail(Error::InvalidShape, cat(op, ": weight ", shape_string(w.shape()), " has an empty kernel"));
+    }
+    ca.kernel[2 - ca.nd + i] = k;
+  }
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "stride", ca.nd, 1, ca.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "dilation", ca.nd, 1, ca.dilation));
+  EDGEC_TRY(spatial::read_padding(op, attrs, ca.nd, ca.pad_begin, ca.pad_end));
+  if (const AttrValue* g = attrs.find("groups"); g != nullptr && attr_kind(*g) != AttrKind::Int) {
+    return fail(Error::InvalidArgument,
+                cat(op, ": attribute 'groups' must be an int, got ", attr_kind_name(attr_kind(*g))));
+  }
+  ca.groups = attrs.get_int("groups", 1);
+  if (ca.groups < 1) {
+    return fail(Error::InvalidArgument, cat(op, ": groups must be >= 1, got ", ca.groups));
+  }
+  return Error::Ok;
+}
+
+Error check_bias(std::string_view op, std::span<const Tensor> inputs, int64_t cout) {
+  if (inputs.size() < 3) return Error::Ok;
+  const Tensor& b = inputs[2];
+  if (b.rank != 1 || b.sizes[0] != cout) {
+    return fail(Error::InvalidShape, cat(op, ": bias must have shape [", cout, "] (output channels), got ",
+                                         shape_string(b.shape())));
+  }
+  return Error::Ok;
+}
+
+/// Fills the fields of ConvOperands that do not depend on the operator.
+template <typename T>
+ConvOperands<T> base_operands(std::span<const Tensor> inputs, Tensor& out, const Tensor& x4) {
+  ConvOperands<T> op;
+  op.x = x4.data_as<T>();
+  for (int i = 0; i < 4; ++i) op.x_stride[i] = x4.strides[i];
+  op.in_h = x4.sizes[2];
+  op.in_w = x4.sizes[3];
+  if (inputs.size() == 3) {
+    op.bias = inputs[2].data_as<T>();
+    op.bias_stride = inputs[2].strides[0];
+  }
+  op.out = out.data_as<T>();
+  return op;
+}
+
+Error resize_output(const Tensor& x, int64_t cout, const int64_t out_hw[2], int nd, Tensor& out) {
+  int64_t shape[4] = {x.sizes[0], cout, out_hw[0], out_hw[1]};
+  if (nd == 1) shape[2] = out_hw[1];
+  return out.resize({shape, static_cast<size_t>(nd + 2)});
+}
+
+// ---- conv -------------------------------------------------------------------
+
+template <typename T>
+void conv_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
+                const Tensor& w4, int64_t cout, const int64_t out_hw[2], Tensor& out, int max_threads) {
+  ConvOperands<T> op = base_operands<T>(inputs, out, x4);
+  op.w = w4.data_as<T>();
+  op.groups = ca.groups;
+  op.cig = w4.sizes[1];
+  op.cog = cout / ca.groups;
+  op.w_group = op.cog * w4.strides[0];
+  op.w_m = w4.strides[0];
+  op.w_ci = w4.strides[1];
+  op.w_y = w4.strides[2];
+  op.w_x = w4.strides[3];
+  op.out_h = out_hw[0];
+  op.out_w = out_hw[1];
+  ConvAxis axis[2];
+  for (int a = 0; a < 2; ++a) {
+    axis[a].count = out_hw[a];
+    axis[a].in_step = ca.stride[a];
+    axis[a].off0 = -ca.pad_begin[a];
+    axis[a].off_step = ca.dilation[a];
+    axis[a].taps = ca.kernel[a];
+  }
+  if (op.cig == 1) {
+    depthwise_conv(op, axis, x4.sizes[0], max_threads);
+  } else {
+    run_phase(op, axis, x4.sizes[0], max_threads);
+  }
+}
+
+Error conv(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+           std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "conv";
+  ConvAttrs ca;
+  EDGEC_TRY(read_conv_common(kOp, inputs, attrs, outputs, ca));
+  const Tensor& x = inputs[0];
+  const Tensor& w = inputs[1];
+  const int64_t cin = x.sizes[1];
+  const int64_t cout = w.sizes[0];
+  if (cin % ca.groups != 0 || cout % ca.groups != 0) {
+    return fail(Error::InvalidShape, cat(kOp, ": groups ", ca.groups, " must divide both the input channels ",
+                                         cin, " and the output channels ", cout));
+  }
+  if (w.sizes[1] * ca.groups != cin) {
+    return fail(Error::InvalidShape, cat(kOp, ": weight ", shape_string(w.shape()), " expects ",
+                                         w.sizes[1] * ca.groups, " input channels (", w.sizes[1], " per group x ",
+                                         ca.groups, " groups), but the input ", shape_string(x.shape()), " has ",
+                                         cin));
+  }
+  EDGEC_TRY(check_bias(kOp, inputs, cout));
+  int64_t out_hw[2] = {1, 1};
+  for (int a = 2 - ca.nd; a < 2; ++a) {
+    const int64_t in = x.sizes[a - (2 - ca.nd) + 2];
+    const int64_t span = ca.dilation[a] * (ca.kernel[a] - 1) + 1;
+    const int64_t padded = in + ca.pad_begin[a] + ca.pad_end[a];
+    if (padded < span) {
+      return fail(Error::InvalidShape, cat(kOp, ": kernel ", axes_string(ca.kernel, ca.nd), " (dilation ",
+                                           axes_string(ca.dilation, ca.nd), ") is larger than the input ",
+                                           shape_string(x.shape()), " padded by ", axes_string(ca.pad_begin, ca.nd),
+                                           " + ", axes_string(ca.pad_end, ca.nd)));
+    }
+    out_hw[a] = (padded - span) / ca.stride[a] + 1;
+  }
+  Tensor& out = outputs[0];
+  EDGEC_TRY(resize_output(x, cout, out_hw, ca.nd, out));
+  const Tensor x4 = spatial::lift_to_2d(x);
+  const Tensor w4 = spatial::lift_to_2d(w);
+  if (x.dtype == DType::Float32) {
+    conv_typed<float>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
+  } else {
+    conv_typed<Half>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
+  }
+  return Error::Ok;
+}
+
+// ---- conv_transpose -------------------------------------------------------------
+
+/// The phase of output residue `r` (coordinates o with (o + pad_begin) % stride
+/// == r) along one axis: which outputs it covers, which taps reach them and
+/// from where. An output o = i * s - pb + t * d receives input i through tap
+/// t, so t * d must be congruent to r modulo s; those taps form an arithmetic
+/// progression with period s / gcd(s, d).
+ConvAxis transpose_phase(int64_t r, int64_t out, int64_t k, int64_t s, int64_t d,
+                         int64_t pb) {
+  ConvAxis axis;
+  axis.out_step = s;
+  axis.in_step = 1;
+  axis.out0 = ((r - pb) % s + s) % s;
+  axis.count = axis.out0 < out ? (out - 1 - axis.out0) / s + 1 : 0;
+  const int64_t gcd = std::gcd(s, d);
+  const int64_t period = s / gcd;
+  int64_t t0 = 0;
+  while (t0 < period && (t0 * d) % s != r) ++t0;
+  if (t0 == period || t0 >= k) {
+    axis.taps = 0;  // no tap reaches this phase: bias only
+  } else {
+    axis.taps = (k - 1 - t0) / period + 1;
+  }
+  axis.w0 = t0 < k ? t0 : 0;
+  axis.w_step = period;
+  // i = a + (out0 + pb - t0 * d) / s - u * d / gcd for tap t = t0 + u * period.
+  axis.off0 = (axis.out0 + pb - t0 * d) / s;  // exact: out0 + pb and t0 * d are both = r (mod s)
+  axis.off_step = -(d / gcd);
+  return axis;
+}
+
+template <typename T>
+void conv_transpose_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
+                          const Tensor& w4, int64_t cout, const int64_t out_hw[2], Tensor& out,
+                          int max_threads) {
+  ConvOperands<T> op = base_operands<T>(inputs, out, x4);
+  op.w = w4.data_as<T>();
+  op.groups = ca.groups;
+  op.cig = x4.sizes[1] / ca.groups;
+  op.cog = cout / ca.groups;
+  op.w_group = op.cig * w4.strides[0];
+  op.w_m = w4.strides[1];
+  op.w_ci = w4.strides[0];
+  op.w_y = w4.strides[2];
+  op.w_x = w4.strides[3];
+  op.out_h = out_hw[0];
+  op.out_w = out_hw[1];
+  for (int64_t ry = 0; ry < ca.stride[0]; ++ry) {
+    for (int64_t rx = 0; rx < ca.stride[1]; ++rx) {
+      ConvAxis axis[2];
+      const int64_t r[2] = {ry, rx};
+      for (int a = 0; a < 2; ++a) {
+        axis[a] = transpose_phase(r[a], out_hw[a], ca.kernel[a], ca.stride[a],
+                                  ca.dilation[a], ca.pad_begin[a]);
+      }
+      run_phase(op, axis, x4.sizes[0], max_threads);
+    }
+  }
+}
+
+Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                     std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "conv_transpose";
+  ConvAttrs ca;
+  EDGEC_TRY(read_conv_common(kOp, inputs, attrs, outputs, ca));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "output_padding", ca.nd, 0, ca.output_padding));
+  const Tensor& x = inputs[0];
+  const Tensor& w = inputs[1];
+  const int64_t cin = x.sizes[1];
+  if (w.sizes[0] != cin) {
+    return fail(Error::InvalidShape, cat(kOp, ": weight ", shape_string(w.shape()), " expects ", w.sizes[0],
+                                         " input channels, but the input ", shape_string(x.shape()), " has ", cin));
+  }
+  if (cin % ca.groups != 0) {
+    return fail(Error::InvalidShape, cat(kOp, ": groups ", ca.groups, " must divide the input channels ", cin));
+  }
+  const int64_t cout = w.sizes[1] * ca.groups;
+  EDGEC_TRY(check_bias(kOp, inputs, cout));
+  int64_t out_hw[2] = {1, 1};
+  for (int a = 2 - ca.nd; a < 2; ++a) {
+    // torch: output padding only selects among the sizes a strided conv
+    // could have come from, so it must stay below stride or dilation.
+    if (ca.output_padding[a] >= std::max(ca.stride[a], ca.dilation[a])) {
+      return fail(Error::InvalidArgument, cat(kOp, ": output_padding ", axes_string(ca.output_padding, ca.nd),
+                                              " must be smaller than stride ", axes_string(ca.stride, ca.nd),
+                                              " or dilation ", axes_string(ca.dilation, ca.nd)));
+    }
+    const int64_t in = x.sizes[a - (2 - ca.nd) + 2];
+    out_hw[a] = (in - 1) * ca.stride[a] - ca.pad_begin[a] - ca.pad_end[a] +
+                ca.dilation[a] * (ca.kernel[a] - 1) + ca.output_padding[a] + 1;
+    if (in < 1 || out_hw[a] < 1) {
+      return fail(Error::InvalidShape, cat(kOp, ": input ", shape_string(x.shape()), " with kernel ",
+                                           axes_string(ca.kernel, ca.nd), " and padding ",
+                                           axes_string(ca.pad_begin, ca.nd), " + ", axes_string(ca.pad_end, ca.nd),
+                                           " gives an empty output"));
+    }
+  }
+  Tensor& out = outputs[0];
+  EDGEC_TRY(resize_output(x, cout, out_hw, ca.nd, out));
+  const Tensor x4 = spatial::lift_to_2d(x);
+  const Tensor w4 = spatial::lift_to_2d(w);
+  if (x.dtype == DType::Float32) {
+    conv_transpose_typed<float>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
+  } else {
+    conv_transpose_typed<Half>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
+  }
+  return Error::Ok;
+}
+
+constexpr KernelEntry kConvolutionKernels[] = {
+    {"conv", conv},
+    {"conv_transpose", conv_transpose},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> convolution_kernels() { return kConvolutionKernels; }
 
 }  // namespace edgec

@@ -1,7 +1,155 @@
+// Creation kernels: tensors made from attributes alone (no tensor inputs).
+// The output's dtype, chosen by the caller, decides the element type.
+#include <cmath>
+#include <string>
+
+#include "base/half.h"
 #include "kernels/families.h"
+#include "kernels/shape_common.h"
 
 namespace edgec {
+namespace {
 
-std::span<const KernelEntry> creation_kernels() { return {}; }
+using namespace shape_detail;
+
+// The operator table gives these ops a `dtype` attribute and allocates the
+// output from it; the kernel writes the output's dtype and checks the two
+// agree when the attribute is there.
+Error check_dtype_attr(std::string_view op, const Attrs& attrs, const Tensor& out) {
+  const AttrValue* v = attrs.find("dtype");
+  if (v == nullptr) return Error::Ok;
+  const DType* d = std::get_if<DType>(v);
+  if (d == nullptr) {
+    return fail(Error::InvalidArgument, std::string(op) + ": expected attribute 'dtype' of kind dtype, got " +
+                                            std::string(attr_kind_name(attr_kind(*v))));
+  }
+  return check_output_dtype(op, out, *d);
+}
+
+// ---- arange ------------------------------------------------------------------
+
+template <typename T>
+void arange_ints(T* dst, int64_t n, int64_t start, int64_t step) {
+  // Each value lies in [start, end) but i * step alone may not fit in int64
+  // (start = INT64_MIN, step = INT64_MAX); unsigned arithmetic wraps to the
+  // right value instead of overflowing.
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t v = static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step);
+    dst[i] = static_cast<T>(static_cast<int64_t>(v));
+  }
+}
+
+// [start, end) by step, length ceil((end - start) / step). All-int bounds
+// are computed exactly in int64 (and the length in 128 bits); a float
+// bound makes the whole computation double, like torch.
+Error arange_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs& attrs,
+                    std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "arange";
+  EDGEC_TRY(check_arity(kOp, inputs, 0, outputs, 1));
+  Tensor& out = outputs[0];
+  EDGEC_TRY(check_dtype_attr(kOp, attrs, out));
+  if (out.dtype == DType::Bool) {
+    return fail(Error::InvalidType, "arange: expected a numeric output dtype, got bool");
+  }
+  if (!attrs.has("end")) {
+    return fail(Error::InvalidArgument, "arange: missing required attribute 'end'");
+  }
+  Number start, end, step;
+  EDGEC_TRY(number_attr_or(kOp, attrs, "start", Number{}, start));
+  EDGEC_TRY(number_attr_or(kOp, attrs, "end", Number{}, end));
+  EDGEC_TRY(number_attr_or(kOp, attrs, "step", Number{true, 1, 0.0}, step));
+  const bool exact = start.is_int && end.is_int && step.is_int;
+
+  int64_t n = 0;
+  if (exact) {
+    if (step.i == 0) return fail(Error::InvalidArgument, "arange: step must be nonzero, got 0");
+    const __int128 span = static_cast<__int128>(end.i) - start.i;
+    const __int128 s = step.i;
+    // Ceiling division for either sign of step.
+    __int128 len = span / s;
+    if (len * s != span && ((span > 0) == (s > 0))) ++len;
+    n = len > 0 ? static_cast<int64_t>(len) : 0;
+  } else {
+    const double s = start.as_double(), e = end.as_double(), st = step.as_double();
+    if (st == 0.0) return fail(Error::InvalidArgument, "arange: step must be nonzero, got 0");
+    if (!std::isfinite(s) || !std::isfinite(e) || !std::isfinite(st)) {
+      return fail(Error::InvalidArgument, "arange: expected finite start, end and step, got " +
+                                              std::to_string(s) + ", " + std::to_string(e) +
+                                              ", " + std::to_string(st));
+    }
+    const double len = std::ceil((e - s) / st);
+    if (len >= 9.2e18) {
+      return fail(Error::InvalidShape, "arange: length " + std::to_string(len) + " is too large");
+    }
+    n = len > 0 ? static_cast<int64_t>(len) : 0;
+  }
+  const int64_t shape[1] = {n};
+  EDGEC_TRY(resize_output(kOp, out, shape));
+
+  if (exact && !is_floating(out.dtype)) {
+    switch (out.dtype) {
+      case DType::Int64: arange_ints(out.data_as<int64_t>(), n, start.i, step.i); break;
+      case DType::Int32: arange_ints(out.data_as<int32_t>(), n, start.i, step.i); break;
+      case DType::Int8: arange_ints(out.data_as<int8_t>(), n, start.i, step.i); break;
+      case DType::UInt8: arange_ints(out.data_as<uint8_t>(), n, start.i, step.i); break;
+      default: break;
+    }
+    return Error::Ok;
+  }
+  const double s = start.as_double();
+  const double st = step.as_double();
+  const size_t esz = dtype_size(out.dtype);
+  for (int64_t i = 0; i < n; ++i) {
+    const Number v{false, 0, s + static_cast<double>(i) * st};
+    const uint64_t bits = scalar_bits(out.dtype, v);
+    std::memcpy(at(out.data, i, esz), &bits, esz);  // little endian: the low bytes
+  }
+  return Error::Ok;
+}
+
+// ---- full --------------------------------------------------------------------
+
+Error full_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                  std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "full";
+  EDGEC_TRY(check_arity(kOp, inputs, 0, outputs, 1));
+  Tensor& out = outputs[0];
+  EDGEC_TRY(check_dtype_attr(kOp, attrs, out));
+  std::span<const int64_t> shape;
+  EDGEC_TRY(ints_attr(kOp, attrs, "shape", shape));
+  for (int64_t s : shape) {
+    if (s < 0) {
+      return fail(Error::InvalidShape, "full: expected non-negative sizes, got " +
+                                           shape_string(shape));
+    }
+  }
+  Number value;
+  EDGEC_TRY(number_attr_or(kOp, attrs, "value", Number{}, value));
+  EDGEC_TRY(resize_output(kOp, out, shape));
+
+  const int64_t n = out.numel();
+  const size_t esz = dtype_size(out.dtype);
+  const uint64_t bits = scalar_bits(out.dtype, value);
+  if (ctx.num_threads > 1 && n >= kParallelElements) {
+    const int64_t chunks = ctx.num_threads;
+#pragma omp parallel for num_threads(ctx.num_threads) schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t b = n * c / chunks;
+      fill_bits(at(out.data, b, esz), n * (c + 1) / chunks - b, esz, bits);
+    }
+  } else {
+    fill_bits(out.data, n, esz, bits);
+  }
+  return Error::Ok;
+}
+
+constexpr KernelEntry kCreationKernels[] = {
+    {"arange", arange_kernel},
+    {"full", full_kernel},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> creation_kernels() { return kCreationKernels; }
 
 }  // namespace edgec

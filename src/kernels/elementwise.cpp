@@ -1,7 +1,372 @@
+// Binary elementwise kernels with numpy broadcasting (arithmetic,
+// comparisons, logical ops) and where; elementwise_kernels() also gathers the
+// unary and cast/copy lists.
+//
+// Semantics follow numpy where torch and numpy agree: integer arithmetic
+// wraps, float floor division and remainder use numpy's divmod (the result
+// snapped to an integer, remainder with the divisor's sign), maximum/minimum
+// propagate NaN. Integer division by zero and negative integer exponents are
+// errors, checked on the data before anything is computed.
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/elementwise_common.h"
 #include "kernels/families.h"
 
 namespace edgec {
+namespace {
 
-std::span<const KernelEntry> elementwise_kernels() { return {}; }
+// What an integer right-hand operand must satisfy; checked before computing.
+enum class IntegerRhs { Any, NonZero, NonNegative };
+
+template <typename Op>
+constexpr IntegerRhs integer_rhs_rule() {
+  if constexpr (requires { Op::kIntegerRhs; }) {
+    return Op::kIntegerRhs;
+  } else {
+    return IntegerRhs::Any;
+  }
+}
+
+Error check_integer_rhs(std::string_view op, IntegerRhs rule, const Tensor& b) {
+  if (rule == IntegerRhs::Any || !is_integral(b.dtype)) return Error::Ok;
+  bool bad = false;
+  dispatch_dtype(IntegerTypes{}, b.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (rule == IntegerRhs::NonZero) {
+      bad = any_element<T>(b, [](T v) { return v == 0; });
+    } else if constexpr (std::is_signed_v<T>) {
+      bad = any_element<T>(b, [](T v) { return v < 0; });
+    }
+  });
+  if (!bad) return Error::Ok;
+  if (rule == IntegerRhs::NonZero) {
+    return fail(Error::InvalidArgument, std::string(op) + ": integer division by zero");
+  }
+  return fail(Error::InvalidArgument,
+              std::string(op) + ": expected non-negative integer exponents, got a negative one");
+}
+
+/// The kernel of a broadcasting binary op: both inputs of one dtype from
+/// `Types`, output of that dtype (or bool for comparisons).
+template <typename Op, typename Types, bool kBoolOut = false>
+Error binary_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& /*attrs*/,
+                    std::span<Tensor> outputs) {
+  constexpr std::string_view op = Op::kName;
+  EDGEC_TRY(check_operands(op, inputs, 2, outputs, 1));
+  const Tensor& a = inputs[0];
+  const Tensor& b = inputs[1];
+  Tensor& out = outputs[0];
+
+  // Dtypes.
+  EDGEC_TRY(check_same_dtype(op, a, b));
+  EDGEC_TRY(check_dtype_in(op, a, Types{}));
+  EDGEC_TRY(check_output_dtype(op, out, kBoolOut ? DType::Bool : a.dtype));
+
+  // Shape, then data that would make the op undefined.
+  Result<StaticShape> shape = broadcast_shapes(op, {&a, &b});
+  if (!shape.ok()) return shape.error();
+  EDGEC_TRY(resize_output(op, out, shape->dims()));
+  if (out.numel() == 0) return Error::Ok;
+  EDGEC_TRY(check_integer_rhs(op, integer_rhs_rule<Op>(), b));
+
+  // Compute.
+  dispatch_dtype(Types{}, a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using O = std::conditional_t<kBoolOut, bool, T>;
+    map_binary<O, T, T>(ctx, a, b, out, Op{});
+  });
+  return Error::Ok;
+}
+
+// --- Arithmetic ------------------------------------------------------------
+
+struct Add {
+  static constexpr std::string_view kName = "add";
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return wrapping_add(a, b);
+    else return a + b;
+  }
+};
+
+struct Sub {
+  static constexpr std::string_view kName = "sub";
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return wrapping_sub(a, b);
+    else return a - b;
+  }
+};
+
+struct Mul {
+  static constexpr std::string_view kName = "mul";
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return wrapping_mul(a, b);
+    else return a * b;
+  }
+};
+
+// Integer quotients and remainders. Divisors were checked to be non-zero;
+// the b == 0 guards keep a racing writer from turning that into SIGFPE, and
+// MIN / -1 (which traps on x86) is the wrapped negation, as in numpy.
+
+template <typename T>
+T int_div_trunc(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrapping_neg(a);
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T>
+T int_div_floor(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrapping_neg(a);
+    const T q = static_cast<T>(a / b);
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+
+template <typename T>
+T int_fmod(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  return static_cast<T>(a % b);
+}
+
+template <typename T>
+T int_remainder(T a, T b) {
+  const T r = int_fmod(a, b);
+  if constexpr (std::is_signed_v<T>) {
+    if (r != 0 && ((r < 0) != (b < 0))) return static_cast<T>(r + b);
+  }
+  return r;
+}
+
+// numpy's npy_divmod: the quotient is computed from fmod so that
+// a == floor_div * b + remainder holds as closely as floats allow.
+inline float float_remainder(float a, float b) {
+  float mod = std::fmod(a, b);
+  if (b == 0) return mod;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) mod += b;
+  } else {
+    mod = std::copysign(0.0f, b);
+  }
+  return mod;
+}
+
+inline float float_floor_div(float a, float b) {
+  if (b == 0) return a / b;
+  const float mod = std::fmod(a, b);
+  float div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0f;
+  if (div == 0) return std::copysign(0.0f, a / b);
+  float floor_div = std::floor(div);
+  if (div - floor_div > 0.5f) floor_div += 1.0f;
+  return floor_div;
+}
+
+struct DivTrue {
+  static constexpr std::string_view kName = "div";
+  float operator()(float a, float b) const { return a / b; }
+};
+
+struct DivTrunc {
+  static constexpr std::string_view kName = "div";
+  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return int_div_trunc(a, b);
+    else return std::trunc(a / b);
+  }
+};
+
+struct DivFloor {
+  static constexpr std::string_view kName = "div";
+  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return int_div_floor(a, b);
+    else return float_floor_div(a, b);
+  }
+};
+
+Error div_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                 std::span<Tensor> outputs) {
+  std::string_view mode;
+  EDGEC_TRY(read_choice_attr("div", attrs, "rounding_mode", "none", {"none", "trunc", "floor"},
+                             mode));
+  if (mode == "trunc") return binary_kernel<DivTrunc, NumericTypes>(ctx, inputs, attrs, outputs);
+  if (mode == "floor") return binary_kernel<DivFloor, NumericTypes>(ctx, inputs, attrs, outputs);
+  // True division of integers would need a float output; the graph must cast.
+  if (!inputs.empty() && is_integral(inputs[0].dtype)) {
+    return fail(Error::InvalidType,
+                "div: rounding_mode 'none' expected float inputs, got " +
+                    std::string(dtype_name(inputs[0].dtype)) + " (use 'trunc' or 'floor')");
+  }
+  return binary_kernel<DivTrue, FloatTypes>(ctx, inputs, attrs, outputs);
+}
+
+struct Remainder {
+  static constexpr std::string_view kName = "remainder";
+  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return int_remainder(a, b);
+    else return float_remainder(a, b);
+  }
+};
+
+struct Fmod {
+  static constexpr std::string_view kName = "fmod";
+  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return int_fmod(a, b);
+    else return std::fmod(a, b);
+  }
+};
+
+struct Pow {
+  static constexpr std::string_view kName = "pow";
+  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonNegative;
+  template <typename T>
+  T operator()(T base, T exp) const {
+    if constexpr (std::is_integral_v<T>) {
+      // Square-and-multiply, wrapping like numpy; exponents were checked to
+      // be non-negative (a negative one would give 1 here).
+      T result = 1;
+      while (exp > 0) {
+        if (exp & 1) result = wrapping_mul(result, base);
+        base = wrapping_mul(base, base);
+        exp = static_cast<T>(exp >> 1);
+      }
+      return result;
+    } else {
+      return std::pow(base, exp);
+    }
+  }
+};
+
+struct Maximum {
+  static constexpr std::string_view kName = "maximum";
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return (a >= b || a != a) ? a : b;
+    else return a >= b ? a : b;
+  }
+};
+
+struct Minimum {
+  static constexpr std::string_view kName = "minimum";
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return (a <= b || a != a) ? a : b;
+    else return a <= b ? a : b;
+  }
+};
+
+// --- Comparisons and logic -------------------------------------------------
+
+#define EDGEC_COMPARISON(Name, name, expr)   \
+  struct Name {                              \
+    static constexpr std::string_view kName = name; \
+    template <typename T>                    \
+    bool operator()(T a, T b) const {        \
+      return expr;                           \
+    }                                        \
+  };
+EDGEC_COMPARISON(Eq, "eq", a == b)
+EDGEC_COMPARISON(Ne, "ne", a != b)
+EDGEC_COMPARISON(Lt, "lt", a < b)
+EDGEC_COMPARISON(Le, "le", a <= b)
+EDGEC_COMPARISON(Gt, "gt", a > b)
+EDGEC_COMPARISON(Ge, "ge", a >= b)
+EDGEC_COMPARISON(LogicalAnd, "logical_and", a && b)
+EDGEC_COMPARISON(LogicalOr, "logical_or", a || b)
+EDGEC_COMPARISON(LogicalXor, "logical_xor", a != b)
+#undef EDGEC_COMPARISON
+
+// --- where -------------------------------------------------------------------
+
+Error where_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& /*attrs*/,
+                   std::span<Tensor> outputs) {
+  constexpr std::string_view op = "where";
+  EDGEC_TRY(check_operands(op, inputs, 3, outputs, 1));
+  const Tensor& cond = inputs[0];
+  const Tensor& x = inputs[1];
+  const Tensor& y = inputs[2];
+  Tensor& out = outputs[0];
+
+  // Dtypes.
+  if (cond.dtype != DType::Bool) {
+    return fail(Error::InvalidType, "where: expected a bool condition, got " +
+                                        std::string(dtype_name(cond.dtype)));
+  }
+  EDGEC_TRY(check_same_dtype(op, x, y));
+  EDGEC_TRY(check_dtype_in(op, x, AllTypes{}));
+  EDGEC_TRY(check_output_dtype(op, out, x.dtype));
+
+  // Shape.
+  Result<StaticShape> shape = broadcast_shapes(op, {&cond, &x, &y});
+  if (!shape.ok()) return shape.error();
+  EDGEC_TRY(resize_output(op, out, shape->dims()));
+
+  // Select bit patterns: no dtype needs converting to be copied.
+  dispatch_element_size(x.dtype, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    map_ternary<U, bool, U, U>(ctx, cond, x, y, out,
+                               [](bool c, U a, U b) { return c ? a : b; });
+  });
+  return Error::Ok;
+}
+
+constexpr KernelEntry kBinaryKernels[] = {
+    {"add", binary_kernel<Add, NumericTypes>},
+    {"sub", binary_kernel<Sub, NumericTypes>},
+    {"mul", binary_kernel<Mul, NumericTypes>},
+    {"div", div_kernel},
+    {"pow", binary_kernel<Pow, NumericTypes>},
+    {"maximum", binary_kernel<Maximum, AllTypes>},
+    {"minimum", binary_kernel<Minimum, AllTypes>},
+    {"remainder", binary_kernel<Remainder, NumericTypes>},
+    {"fmod", binary_kernel<Fmod, NumericTypes>},
+    {"eq", binary_kernel<Eq, AllTypes, true>},
+    {"ne", binary_kernel<Ne, AllTypes, true>},
+    {"lt", binary_kernel<Lt, AllTypes, true>},
+    {"le", binary_kernel<Le, AllTypes, true>},
+    {"gt", binary_kernel<Gt, AllTypes, true>},
+    {"ge", binary_kernel<Ge, AllTypes, true>},
+    {"logical_and", binary_kernel<LogicalAnd, BoolTypes>},
+    {"logical_or", binary_kernel<LogicalOr, BoolTypes>},
+    {"logical_xor", binary_kernel<LogicalXor, BoolTypes>},
+    {"where", where_kernel},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> elementwise_binary_kernels() { return kBinaryKernels; }
+
+std::span<const KernelEntry> elementwise_kernels() {
+  static const std::vector<KernelEntry> all = [] {
+    std::vector<KernelEntry> v;
+    for (auto list : {elementwise_binary_kernels(), elementwise_unary_kernels(),
+                      elementwise_copy_kernels()}) {
+      v.insert(v.end(), list.begin(), list.end());
+    }
+    return v;
+  }();
+  return all;
+}
 
 }  // namespace edgec

@@ -1,7 +1,173 @@
+// matmul with numpy semantics: 1-D operands are promoted to a row (a) or a
+// column (b) and the promoted dim is dropped from the result; leading batch
+// dims broadcast. Each matrix product is one call to the packed GEMM in
+// gemm.cpp, which reads operands through their strides, so transposed and
+// broadcast views are never copied.
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "kernels/axis_util.h"
 #include "kernels/families.h"
+#include "kernels/gemm.h"
 
 namespace edgec {
+namespace {
 
-std::span<const KernelEntry> linalg_kernels() { return {}; }
+std::string str(int64_t v) { return std::to_string(v); }
+
+// Below this many multiply-adds per matrix, a batch is spread over threads
+// one matrix each instead of splitting each matrix.
+constexpr int64_t kSmallMatrixWork = int64_t{1} << 21;
+
+struct MatrixOperand {
+  int64_t row_stride;
+  int64_t col_stride;
+};
+
+void run_gemm(DType dtype, int64_t M, int64_t N, int64_t K, const char* a, MatrixOperand ma,
+              const char* b, MatrixOperand mb, char* c, int64_t ldc, int threads) {
+  if (dtype == DType::Float32) {
+    gemm_f32(M, N, K, reinterpret_cast<const float*>(a), ma.row_stride, ma.col_stride,
+             reinterpret_cast<const float*>(b), mb.row_stride, mb.col_stride,
+             reinterpret_cast<float*>(c), ldc, false, threads);
+  } else {
+    gemm_f16(M, N, K, reinterpret_cast<const Half*>(a), ma.row_stride, ma.col_stride,
+             reinterpret_cast<const Half*>(b), mb.row_stride, mb.col_stride,
+             reinterpret_cast<Half*>(c), ldc, false, threads);
+  }
+}
+
+Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs&,
+                    std::span<Tensor> outputs) {
+  // Check arguments.
+  if (inputs.size() != 2 || outputs.size() != 1) {
+    return fail(Error::InvalidArgument,
+                "matmul: expected 2 inputs and 1 output, got " + str(static_cast<int64_t>(inputs.size())) +
+                    " and " + str(static_cast<int64_t>(outputs.size())));
+  }
+  const Tensor& a = inputs[0];
+  const Tensor& b = inputs[1];
+  Tensor& y = outputs[0];
+  if (!is_floating(a.dtype) || a.dtype != b.dtype) {
+    return fail(Error::InvalidType, "matmul: expected two f32 or two f16 inputs, got " +
+                                        std::string(dtype_name(a.dtype)) + " and " +
+                                        std::string(dtype_name(b.dtype)));
+  }
+  if (y.dtype != a.dtype) {
+    return fail(Error::InvalidType, "matmul: expected output dtype " + std::string(dtype_name(a.dtype)) +
+                                        ", got " + std::string(dtype_name(y.dtype)));
+  }
+  if (a.rank < 1 || b.rank < 1) {
+    return fail(Error::InvalidShape, "matmul: expected inputs of rank >= 1, got " +
+                                         shape_string(a.shape()) + " and " + shape_string(b.shape()));
+  }
+
+  // A 1-D a is a single row and a 1-D b a single column.
+  const bool a_vec = a.rank == 1;
+  const bool b_vec = b.rank == 1;
+  const int64_t M = a_vec ? 1 : a.sizes[a.rank - 2];
+  const int64_t K = a.sizes[a.rank - 1];
+  const int64_t Kb = b_vec ? b.sizes[0] : b.sizes[b.rank - 2];
+  const int64_t N = b_vec ? 1 : b.sizes[b.rank - 1];
+  if (K != Kb) {
+    return fail(Error::InvalidShape, "matmul: contracted dims differ: a " + shape_string(a.shape()) +
+                                         " has " + str(K) + " columns, b " + shape_string(b.shape()) +
+                                         " has " + str(Kb) + " rows");
+  }
+  const MatrixOperand ma{a_vec ? 0 : a.strides[a.rank - 2], a.strides[a.rank - 1]};
+  const MatrixOperand mb{b_vec ? b.strides[0] : b.strides[b.rank - 2],
+                         b_vec ? 0 : b.strides[b.rank - 1]};
+
+  // Broadcast the batch dims (right-aligned; size 1 stretches).
+  const int a_batch = a_vec ? 0 : a.rank - 2;
+  const int b_batch = b_vec ? 0 : b.rank - 2;
+  const int batch_rank = std::max(a_batch, b_batch);
+  std::array<int64_t, kMaxRank> shape{};
+  std::array<int64_t, kMaxRank> a_bstride{};
+  std::array<int64_t, kMaxRank> b_bstride{};
+  if (batch_rank + 2 > kMaxRank) {
+    return fail(Error::InvalidShape, "matmul: result rank exceeds the maximum rank " + str(kMaxRank));
+  }
+  for (int i = 0; i < batch_rank; ++i) {
+    const int ia = i - (batch_rank - a_batch);
+    const int ib = i - (batch_rank - b_batch);
+    const int64_t sa = ia >= 0 ? a.sizes[ia] : 1;
+    const int64_t sb = ib >= 0 ? b.sizes[ib] : 1;
+    if (sa != sb && sa != 1 && sb != 1) {
+      return fail(Error::InvalidShape, "matmul: batch dims do not broadcast: a " + shape_string(a.shape()) +
+                                           ", b " + shape_string(b.shape()));
+    }
+    shape[i] = sa == 1 ? sb : sa;
+    a_bstride[i] = (ia >= 0 && sa != 1) ? a.strides[ia] : 0;
+    b_bstride[i] = (ib >= 0 && sb != 1) ? b.strides[ib] : 0;
+  }
+  int out_rank = batch_rank;
+  if (!a_vec) shape[out_rank++] = M;
+  if (!b_vec) shape[out_rank++] = N;
+
+  // Size the output.
+  EDGEC_TRY(y.resize({shape.data(), static_cast<size_t>(out_rank)}));
+  if (y.numel() == 0) return Error::Ok;
+
+  const size_t esz = dtype_size(a.dtype);
+  const char* a_base = static_cast<const char*>(a.data);
+  const char* b_base = static_cast<const char*>(b.data);
+  char* y_base = static_cast<char*>(y.data);
+
+  // Batch space walked by a, b and the output (whose matrices are M*N apart).
+  axis::StridedDims<3> batch;
+  {
+    std::array<int64_t, kMaxRank> y_bstride{};
+    int64_t s = M * N;
+    for (int i = batch_rank - 1; i >= 0; --i) {
+      y_bstride[i] = s;
+      s *= shape[i];
+    }
+    for (int i = 0; i < batch_rank; ++i) {
+      batch.push(shape[i], {a_bstride[i], b_bstride[i], y_bstride[i]});
+    }
+    batch.coalesce();
+  }
+
+  // When b is shared by the whole batch and a's matrices are rows of one
+  // strided matrix (the usual activation x weight case), one tall product is
+  // both faster and better threaded than a loop of small ones.
+  if (batch.rank == 1 && batch.strides[1][0] == 0 && !a_vec && batch.strides[0][0] == M * ma.row_stride) {
+    run_gemm(a.dtype, batch.sizes[0] * M, N, K, a_base, ma, b_base, mb, y_base, N, ctx.num_threads);
+    return Error::Ok;
+  }
+
+  // Multiply.
+  const int64_t count = batch.numel();
+  const int64_t len = batch.line_len();
+  const int64_t per_matrix = M * N * std::max<int64_t>(K, 1);
+  auto matrix = [&](int64_t i, int threads) {
+    const int64_t line = i / len;
+    const int64_t j = i % len;
+    const int64_t ao = batch.line_offset(line, 0) + j * batch.line_stride(0);
+    const int64_t bo = batch.line_offset(line, 1) + j * batch.line_stride(1);
+    const int64_t yo = batch.line_offset(line, 2) + j * batch.line_stride(2);
+    run_gemm(a.dtype, M, N, K, a_base + ao * esz, ma, b_base + bo * esz, mb, y_base + yo * esz, N,
+             threads);
+  };
+  const int threads = ctx.num_threads;
+  if (threads > 1 && count > 1 && per_matrix < kSmallMatrixWork && per_matrix * count >= 32768) {
+    const int team = static_cast<int>(std::min<int64_t>(threads, count));
+#pragma omp parallel for num_threads(team) schedule(static)
+    for (int64_t i = 0; i < count; ++i) matrix(i, 1);
+  } else {
+    for (int64_t i = 0; i < count; ++i) matrix(i, threads);
+  }
+  return Error::Ok;
+}
+
+constexpr KernelEntry kLinalgKernels[] = {
+    {"matmul", matmul_kernel},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> linalg_kernels() { return kLinalgKernels; }
 
 }  // namespace edgec

@@ -1,7 +1,696 @@
+// Normalization kernels: softmax, log_softmax, batch_norm (inference),
+// layer_norm, group_norm and instance_norm. All compute in float32 (float16
+// is widened on load and rounded once on store).
+//
+// Statistics use two passes (mean, then the mean of squared deviations):
+// E[x^2] - E[x]^2 cancels catastrophically when the mean is large next to
+// the spread. Each line is summed with independent float accumulators (so
+// the loop vectorizes) and line totals are added in double.
+//
+// softmax needs exp on every element; std::exp does not vectorize without
+// -ffast-math, so exp_nonpositive() below is a branch-free polynomial the
+// compiler can vectorize, accurate to about 1 ulp on the range softmax uses.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernels/axis_util.h"
 #include "kernels/families.h"
 
 namespace edgec {
+namespace {
 
-std::span<const KernelEntry> normalization_kernels() { return {}; }
+using axis::AxisPlan;
+using axis::StridedDims;
+
+constexpr int64_t kChunk = 256;
+constexpr int64_t kParallelMin = 32768;
+constexpr int kLanes = 16;
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+int thread_count(const KernelContext& ctx, int64_t work, int64_t tasks) {
+  if (work < kParallelMin || ctx.num_threads <= 1 || tasks <= 1) return 1;
+  return static_cast<int>(std::min<int64_t>(ctx.num_threads, tasks));
+}
+
+// Branch-free select: GCC keeps a float `c ? a : b` as control flow under
+// -ftrapping-math, which stops the loop around it from vectorizing.
+inline float select(bool c, float a, float b) {
+  const uint32_t m = 0u - static_cast<uint32_t>(c);
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(a) & m) | (std::bit_cast<uint32_t>(b) & ~m));
+}
+
+// exp(x) for x <= 0 (softmax's x - max), also fine up to ~88. Splits
+// x = n*ln2 + r with |r| <= ln2/2 and evaluates exp(r) by its Taylor series to
+// degree 7 (truncation error < 1e-8 relative), then scales by 2^n through the
+// exponent bits. NaN propagates; below -87.3 (where the result would be
+// subnormal) it flushes to 0, -inf included.
+inline float exp_nonpositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;  // ln 2 split so n * kLn2Hi is exact
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kShifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  const bool flush = x < -87.3f;
+  x = select(x > 88.3f, 88.3f, x);
+  x = select(flush, -87.3f, x);
+  const float t = x * kLog2e + kShifter;
+  const float n = t - kShifter;
+  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // t's low mantissa bits hold n; unsigned math keeps NaN inputs well defined.
+  const uint32_t biased = std::bit_cast<uint32_t>(t) - std::bit_cast<uint32_t>(kShifter) + 127u;
+  const float scale = std::bit_cast<float>(biased << 23);
+  return select(flush, 0.0f, p * scale);
+}
+
+// NaN-propagating max, so a NaN anywhere in a softmax line poisons the line
+// (as in numpy) instead of being skipped.
+inline float nan_max(float a, float b) { return (b > a || b != b) ? b : a; }
+
+template <typename T>
+float line_max(const T* p, int64_t n, int64_t s) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (s == 1) return axis::extremum_contiguous<true>(p, n, -std::numeric_limits<float>::infinity());
+  }
+  float lanes[kLanes];
+  for (float& l : lanes) l = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  if (s == 1) {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] = nan_max(lanes[l], axis::widen(p[i + l]));
+    }
+  } else {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] = nan_max(lanes[l], axis::widen(p[(i + l) * s]));
+    }
+  }
+  float m = lanes[0];
+  for (int l = 1; l < kLanes; ++l) m = nan_max(m, lanes[l]);
+  for (; i < n; ++i) m = nan_max(m, axis::widen(p[i * s]));
+  return m;
+}
+
+// sum over i of f(widen(p[i * s])) with kLanes accumulators.
+template <typename T, typename F>
+float line_sum(const T* p, int64_t n, int64_t s, F f) {
+  float lanes[kLanes] = {};
+  int64_t i = 0;
+  if (s == 1) {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] += f(axis::widen(p[i + l]));
+    }
+  } else {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] += f(axis::widen(p[(i + l) * s]));
+    }
+  }
+  for (int w = kLanes / 2; w > 0; w /= 2) {
+    for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
+  }
+  float total = lanes[0];
+  for (; i < n; ++i) total += f(axis::widen(p[i * s]));
+  return total;
+}
+
+Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t min_in, size_t max_in,
+                  std::span<Tensor> outputs) {
+  if (inputs.size() < min_in || inputs.size() > max_in || outputs.size() != 1) {
+    std::string want = min_in == max_in ? str(static_cast<int64_t>(min_in))
+                                        : str(static_cast<int64_t>(min_in)) + " to " +
+                                              str(static_cast<int64_t>(max_in));
+    return fail(Error::InvalidArgument, std::string(op) + ": expected " + want +
+                                            " inputs and 1 output, got " +
+                                            str(static_cast<int64_t>(inputs.size())) + " and " +
+                                            str(static_cast<int64_t>(outputs.size())));
+  }
+  return Error::Ok;
+}
+
+// x must be float; y must match it.
+Error check_float_io(std::string_view op, const Tensor& x, const Tensor& y) {
+  if (!is_floating(x.dtype)) {
+    return fail(Error::InvalidType, std::string(op) + ": expected a f32 or f16 input, got " +
+                                        std::string(dtype_name(x.dtype)));
+  }
+  if (y.dtype != x.dtype) {
+    return fail(Error::InvalidType, std::string(op) + ": expected output dtype " +
+                                        std::string(dtype_name(x.dtype)) + ", got " +
+                                        std::string(dtype_name(y.dtype)));
+  }
+  return Error::Ok;
+}
+
+Error read_dim(std::string_view op, const Attrs& attrs, std::string_view name, const Tensor& x,
+               int* dim) {
+  if (!attrs.has(name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute " + std::string(name));
+  const int64_t raw = attrs.get_int(name);
+  *dim = axis::wrap_dim(raw, x.rank);
+  if (*dim < 0) {
+    return fail(Error::InvalidArgument, std::string(op) + ": " + std::string(name) + " " + str(raw) +
+                                            " is out of range for an input of rank " + str(x.rank));
+  }
+  return Error::Ok;
+}
+
+// ---------------------------------------------------------------------------
+// softmax / log_softmax.
+
+template <bool kLog, typename T>
+void softmax_line(const T* x, int64_t n, int64_t xs, T* y, int64_t ys) {
+  const float m = line_max(x, n, xs);
+  if constexpr (!kLog && std::is_same_v<T, float>) {
+    if (xs == 1 && ys == 1) {
+      // Store the exponentials once, then rescale in place.
+      float lanes[kLanes] = {};
+      int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes) {
+        for (int l = 0; l < kLanes; ++l) {
+          const float e = exp_nonpositive(x[i + l] - m);
+          y[i + l] = e;
+          lanes[l] += e;
+        }
+      }
+      float total = 0.0f;
+      for (float l : lanes) total += l;
+      for (; i < n; ++i) {
+        y[i] = exp_nonpositive(x[i] - m);
+        total += y[i];
+      }
+      const float inv = 1.0f / total;
+      for (int64_t k = 0; k < n; ++k) y[k] *= inv;
+      return;
+    }
+  }
+  const float total = line_sum(x, n, xs, [m](float v) { return exp_nonpositive(v - m); });
+  if constexpr (kLog) {
+    // (x - m) first: x - m is exact near the maximum, x - (m + log) is not.
+    const float log_total = std::log(total);
+    for (int64_t i = 0; i < n; ++i) y[i * ys] = axis::narrow<T>((axis::widen(x[i * xs]) - m) - log_total);
+  } else {
+    const float inv = 1.0f / total;
+    for (int64_t i = 0; i < n; ++i) {
+      y[i * ys] = axis::narrow<T>(exp_nonpositive(axis::widen(x[i * xs]) - m) * inv);
+    }
+  }
+}
+
+template <bool kLog, typename T>
+void run_softmax(const AxisPlan& plan, const T* x, T* y, const KernelContext& ctx, int64_t work) {
+  const StridedDims<2>& outer = plan.outer;
+  const int64_t len = outer.line_len();
+  const int64_t in_step = outer.line_stride(0);
+  const int64_t out_step = outer.line_stride(1);
+  const int64_t chunk = plan.axis_innermost ? axis::outputs_per_task(plan.len) : kChunk;
+  const int64_t chunks = (len + chunk - 1) / chunk;
+  const int64_t tasks = outer.line_count() * chunks;
+  const int threads = thread_count(ctx, work, tasks);
+  const int64_t n_axis = plan.len;
+  const int64_t xs = plan.in_stride;
+  const int64_t ys = plan.out_stride;
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t line = t / chunks;
+    const int64_t j0 = (t % chunks) * chunk;
+    const int64_t n = std::min(chunk, len - j0);
+    const T* in = x + outer.line_offset(line, 0) + j0 * in_step;
+    T* out = y + outer.line_offset(line, 1) + j0 * out_step;
+    if (plan.axis_innermost) {
+      for (int64_t j = 0; j < n; ++j) softmax_line<kLog>(in + j * in_step, n_axis, xs, out + j * out_step, ys);
+      continue;
+    }
+    // The axis is outer in memory: sweep it over n neighbouring lines at once.
+    float m[kChunk];
+    float total[kChunk];
+    for (int64_t j = 0; j < n; ++j) {
+      m[j] = -std::numeric_limits<float>::infinity();
+      total[j] = 0.0f;
+    }
+    axis::with_step(in_step, [&](auto step) {
+      for (int64_t r = 0; r < n_axis; ++r) {
+        const T* row = in + r * xs;
+        for (int64_t j = 0; j < n; ++j) m[j] = nan_max(m[j], axis::widen(row[j * step]));
+      }
+      for (int64_t r = 0; r < n_axis; ++r) {
+        const T* row = in + r * xs;
+        for (int64_t j = 0; j < n; ++j) total[j] += exp_nonpositive(axis::widen(row[j * step]) - m[j]);
+      }
+    });
+    if constexpr (kLog) {
+      for (int64_t j = 0; j < n; ++j) total[j] = std::log(total[j]);
+    } else {
+      for (int64_t j = 0; j < n; ++j) total[j] = 1.0f / total[j];
+    }
+    const bool unit = in_step == 1 && out_step == 1;
+    axis::with_step(unit ? 1 : 0, [&](auto contiguous) {
+      const int64_t is = contiguous == 1 ? 1 : in_step;
+      const int64_t os = contiguous == 1 ? 1 : out_step;
+      for (int64_t r = 0; r < n_axis; ++r) {
+        const T* row = in + r * xs;
+        T* out_row = out + r * ys;
+        for (int64_t j = 0; j < n; ++j) {
+          const float v = axis::widen(row[j * is]) - m[j];
+          if constexpr (kLog) {
+            out_row[j * os] = axis::narrow<T>(v - total[j]);
+          } else {
+            out_row[j * os] = axis::narrow<T>(exp_nonpositive(v) * total[j]);
+          }
+        }
+      }
+    });
+  }
+}
+
+template <bool kLog>
+Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                     std::span<Tensor> outputs) {
+  constexpr std::string_view op = kLog ? "log_softmax" : "softmax";
+  // Check arguments.
+  EDGEC_TRY(check_arity(op, inputs, 1, 1, outputs));
+  const Tensor& x = inputs[0];
+  Tensor& y = outputs[0];
+  EDGEC_TRY(check_float_io(op, x, y));
+  int dim = 0;
+  EDGEC_TRY(read_dim(op, attrs, "dim", x, &dim));
+
+  // Size the output.
+  EDGEC_TRY(y.resize(x.shape()));
+  if (y.numel() == 0) return Error::Ok;
+
+  // Normalize.
+  const AxisPlan plan = axis::make_axis_plan(x, dim, y.strides.data());
+  if (x.dtype == DType::Float32) {
+    run_softmax<kLog>(plan, x.data_as<float>(), y.data_as<float>(), ctx, x.numel());
+  } else {
+    run_softmax<kLog>(plan, x.data_as<Half>(), y.data_as<Half>(), ctx, x.numel());
+  }
+  return Error::Ok;
+}
+
+// ---------------------------------------------------------------------------
+// Per-channel parameters (weight, bias, statistics).
+
+// A float parameter read by channel index, whatever its float dtype.
+struct Param {
+  const void* data = nullptr;
+  DType dtype = DType::Float32;
+  int64_t stride = 0;
+
+  float at(int64_t i) const {
+    if (data == nullptr) return 0.0f;
+    return dtype == DType::Float32 ? static_cast<const float*>(data)[i * stride]
+                                   : half_to_float(static_cast<const Half*>(data)[i * stride]);
+  }
+};
+
+// Checks that `p` is a 1-D float tensor of `channels` elements.
+Error check_channel_param(std::string_view op, std::string_view name, const Tensor& p,
+                          int64_t channels, const Tensor& x, bool same_dtype) {
+  if (!is_floating(p.dtype) || (same_dtype && p.dtype != x.dtype)) {
+    return fail(Error::InvalidType, std::string(op) + ": expected " + std::string(name) + " of dtype " +
+                                        std::string(same_dtype ? dtype_name(x.dtype) : "f32 or f16") +
+                                        ", got " + std::string(dtype_name(p.dtype)));
+  }
+  if (p.rank != 1 || p.sizes[0] != channels) {
+    return fail(Error::InvalidShape, std::string(op) + ": expected " + std::string(name) + " of shape [" +
+                                         str(channels) + "] (channels of input " +
+                                         shape_string(x.shape()) + "), got " +
+                                         shape_string(p.shape()));
+  }
+  return Error::Ok;
+}
+
+// y = x * scale + shift over one channel's elements (all dims from 2 on).
+template <typename T>
+void affine_block(const StridedDims<2>& spatial, const T* x, T* y, float scale, float shift) {
+  const int64_t n = spatial.line_len();
+  const int64_t xs = spatial.line_stride(0);
+  const int64_t ys = spatial.line_stride(1);
+  axis::for_each_line(spatial, [&](const std::array<int64_t, 2>& off) {
+    const T* p = x + off[0];
+    T* q = y + off[1];
+    if (xs == 1 && ys == 1) {
+      for (int64_t i = 0; i < n; ++i) q[i] = axis::narrow<T>(axis::widen(p[i]) * scale + shift);
+    } else {
+      for (int64_t i = 0; i < n; ++i) q[i * ys] = axis::narrow<T>(axis::widen(p[i * xs]) * scale + shift);
+    }
+  });
+}
+
+// The dims after the channel dim, walked by x and y.
+StridedDims<2> spatial_dims(const Tensor& x, const Tensor& y) {
+  StridedDims<2> d;
+  for (int i = 2; i < x.rank; ++i) d.push(x.sizes[i], {x.strides[i], y.strides[i]});
+  d.coalesce();
+  return d;
+}
+
+// ---------------------------------------------------------------------------
+// batch_norm (inference): y = (x - mean) / sqrt(var + eps) * weight + bias
+// per channel (dim 1).
+
+template <typename T>
+void run_batch_norm(const Tensor& x, Tensor& y, const Param* params, float eps, const KernelContext& ctx) {
+  const int64_t batch = x.sizes[0];
+  const int64_t channels = x.sizes[1];
+  const StridedDims<2> spatial = spatial_dims(x, y);
+  const T* xd = x.data_as<T>();
+  T* yd = y.data_as<T>();
+  const int64_t planes = batch * channels;
+  const int threads = thread_count(ctx, x.numel(), planes);
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    const int64_t n = plane / channels;
+    const int64_t c = plane % channels;
+    const float scale = params[0].at(c) / std::sqrt(params[3].at(c) + eps);
+    const float shift = params[1].at(c) - params[2].at(c) * scale;
+    affine_block(spatial, xd + n * x.strides[0] + c * x.strides[1], yd + n * y.strides[0] + c * y.strides[1],
+                 scale, shift);
+  }
+}
+
+Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                        std::span<Tensor> outputs) {
+  constexpr std::string_view op = "batch_norm";
+  constexpr std::string_view kNames[] = {"weight", "bias", "running_mean", "running_var"};
+  // Check arguments.
+  EDGEC_TRY(check_arity(op, inputs, 5, 5, outputs));
+  const Tensor& x = inputs[0];
+  Tensor& y = outputs[0];
+  EDGEC_TRY(check_float_io(op, x, y));
+  if (x.rank < 2) {
+    return fail(Error::InvalidShape, "batch_norm: expected an input of rank >= 2 (N, C, ...), got " +
+                                         shape_string(x.shape()));
+  }
+  Param params[4];
+  for (int i = 0; i < 4; ++i) {
+    const Tensor& p = inputs[1 + i];
+    EDGEC_TRY(check_channel_param(op, kNames[i], p, x.sizes[1], x, false));
+    params[i] = Param{p.data, p.dtype, p.strides[0]};
+  }
+  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+
+  // Size the output.
+  EDGEC_TRY(y.resize(x.shape()));
+  if (y.numel() == 0) return Error::Ok;
+
+  // Normalize.
+  if (x.dtype == DType::Float32) {
+    run_batch_norm<float>(x, y, params, eps, ctx);
+  } else {
+    run_batch_norm<Half>(x, y, params, eps, ctx);
+  }
+  return Error::Ok;
+}
+
+// ---------------------------------------------------------------------------
+// group_norm / instance_norm: statistics per (sample, group of channels),
+// affine per channel.
+
+// Mean and 1/sqrt(var + eps) of channels [c0, c0 + count) of sample n.
+template <typename T>
+void group_stats(const T* x, int64_t channel_stride, int64_t count, const StridedDims<2>& spatial,
+                 float eps, float* mean, float* rstd) {
+  const int64_t n = spatial.line_len();
+  const int64_t xs = spatial.line_stride(0);
+  const double elements = static_cast<double>(count) * static_cast<double>(spatial.numel());
+  double total = 0.0;
+  for (int64_t c = 0; c < count; ++c) {
+    axis::for_each_line(spatial, [&](const std::array<int64_t, 2>& off) {
+      total += line_sum(x + c * channel_stride + off[0], n, xs, [](float v) { return v; });
+    });
+  }
+  const float m = static_cast<float>(total / elements);
+  double squares = 0.0;
+  for (int64_t c = 0; c < count; ++c) {
+    axis::for_each_line(spatial, [&](const std::array<int64_t, 2>& off) {
+      squares += line_sum(x + c * channel_stride + off[0], n, xs, [m](float v) { return (v - m) * (v - m); });
+    });
+  }
+  *mean = m;
+  *rstd = static_cast<float>(1.0 / std::sqrt(squares / elements + static_cast<double>(eps)));
+}
+
+template <typename T>
+void run_group_norm(const Tensor& x, Tensor& y, int64_t groups, Param weight, Param bias, bool has_w,
+                    bool has_b, float eps, const KernelContext& ctx) {
+  const int64_t batch = x.sizes[0];
+  const int64_t channels = x.sizes[1];
+  const int64_t per_group = channels / groups;
+  const StridedDims<2> spatial = spatial_dims(x, y);
+  const T* xd = x.data_as<T>();
+  T* yd = y.data_as<T>();
+  const int64_t blocks = batch * groups;
+  const int threads = thread_count(ctx, x.numel(), blocks);
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t block = 0; block < blocks; ++block) {
+    const int64_t n = block / groups;
+    const int64_t c0 = (block % groups) * per_group;
+    const T* xb = xd + n * x.strides[0] + c0 * x.strides[1];
+    T* yb = yd + n * y.strides[0] + c0 * y.strides[1];
+    float mean = 0.0f;
+    float rstd = 0.0f;
+    group_stats(xb, x.strides[1], per_group, spatial, eps, &mean, &rstd);
+    for (int64_t c = 0; c < per_group; ++c) {
+      const float scale = (has_w ? weight.at(c0 + c) : 1.0f) * rstd;
+      const float shift = (has_b ? bias.at(c0 + c) : 0.0f) - mean * scale;
+      affine_block(spatial, xb + c * x.strides[1], yb + c * y.strides[1], scale, shift);
+    }
+  }
+}
+
+// Shared by group_norm (groups from the attribute) and instance_norm (one
+// group per channel).
+Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::span<const Tensor> inputs,
+                   const Attrs& attrs, std::span<Tensor> outputs) {
+  // Check arguments.
+  EDGEC_TRY(check_arity(op, inputs, 1, 3, outputs));
+  const Tensor& x = inputs[0];
+  Tensor& y = outputs[0];
+  EDGEC_TRY(check_float_io(op, x, y));
+  if (x.rank < 2) {
+    return fail(Error::InvalidShape, std::string(op) + ": expected an input of rank >= 2 (N, C, ...), got " +
+                                         shape_string(x.shape()));
+  }
+  const int64_t channels = x.sizes[1];
+  int64_t groups = channels;
+  if (!instance) {
+    if (!attrs.has("num_groups")) return fail(Error::InvalidArgument, "group_norm: missing attribute num_groups");
+    groups = attrs.get_int("num_groups");
+    if (groups <= 0 || channels % groups != 0) {
+      return fail(Error::InvalidArgument, "group_norm: num_groups " + str(groups) +
+                                              " must be positive and divide the " + str(channels) +
+                                              " channels of input " + shape_string(x.shape()));
+    }
+  }
+  Param weight;
+  Param bias;
+  const bool has_w = inputs.size() >= 2;
+  const bool has_b = inputs.size() >= 3;
+  if (has_w) {
+    EDGEC_TRY(check_channel_param(op, "weight", inputs[1], channels, x, true));
+    weight = Param{inputs[1].data, inputs[1].dtype, inputs[1].strides[0]};
+  }
+  if (has_b) {
+    EDGEC_TRY(check_channel_param(op, "bias", inputs[2], channels, x, true));
+    bias = Param{inputs[2].data, inputs[2].dtype, inputs[2].strides[0]};
+  }
+  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+
+  // Size the output.
+  EDGEC_TRY(y.resize(x.shape()));
+  if (y.numel() == 0) return Error::Ok;
+
+  // Normalize.
+  if (x.dtype == DType::Float32) {
+    run_group_norm<float>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
+  } else {
+    run_group_norm<Half>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
+  }
+  return Error::Ok;
+}
+
+Error group_norm_kernel(KernelContext& ctx, std::span<const Tensor> in, const Attrs& a, std::span<Tensor> out) {
+  return grouped_norm("group_norm", false, ctx, in, a, out);
+}
+Error instance_norm_kernel(KernelContext& ctx, std::span<const Tensor> in, const Attrs& a,
+                           std::span<Tensor> out) {
+  return grouped_norm("instance_norm", true, ctx, in, a, out);
+}
+
+// ---------------------------------------------------------------------------
+// layer_norm: statistics over dims [axis, rank) per leading index; weight
+// and bias broadcast against x.shape[axis:].
+
+template <typename T, bool kHasW, bool kHasB>
+void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const T* b,
+                    const StridedDims<4>& inner, float eps, const KernelContext& ctx) {
+  StridedDims<2> outer;
+  for (int i = 0; i < axis_dim; ++i) outer.push(x.sizes[i], {x.strides[i], y.strides[i]});
+  outer.coalesce();
+  const int64_t rows = outer.numel();
+  const int64_t row_len = outer.line_len();
+  const int64_t n = inner.line_len();
+  const int64_t xs = inner.line_stride(0);
+  const int64_t ys = inner.line_stride(1);
+  const int64_t ws = inner.line_stride(2);
+  const int64_t bs = inner.line_stride(3);
+  const double elements = static_cast<double>(inner.numel());
+  const T* xd = x.data_as<T>();
+  T* yd = y.data_as<T>();
+  const int threads = thread_count(ctx, x.numel(), rows);
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t line = row / row_len;
+    const int64_t j = row % row_len;
+    const T* xr = xd + outer.line_offset(line, 0) + j * outer.line_stride(0);
+    T* yr = yd + outer.line_offset(line, 1) + j * outer.line_stride(1);
+
+    double total = 0.0;
+    axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
+      total += line_sum(xr + off[0], n, xs, [](float v) { return v; });
+    });
+    const float mean = static_cast<float>(total / elements);
+    double squares = 0.0;
+    axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
+      squares += line_sum(xr + off[0], n, xs, [mean](float v) { return (v - mean) * (v - mean); });
+    });
+    const float rstd = static_cast<float>(1.0 / std::sqrt(squares / elements + static_cast<double>(eps)));
+
+    axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
+      const T* p = xr + off[0];
+      T* q = yr + off[1];
+      if (xs == 1 && ys == 1 && (!kHasW || ws == 1) && (!kHasB || bs == 1)) {
+        // The common contiguous case, spelled out so the loop vectorizes.
+        const T* wp = kHasW ? w + off[2] : nullptr;
+        const T* bp = kHasB ? b + off[3] : nullptr;
+        for (int64_t i = 0; i < n; ++i) {
+          float v = (axis::widen(p[i]) - mean) * rstd;
+          if constexpr (kHasW) v *= axis::widen(wp[i]);
+          if constexpr (kHasB) v += axis::widen(bp[i]);
+          q[i] = axis::narrow<T>(v);
+        }
+        return;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        float v = (axis::widen(p[i * xs]) - mean) * rstd;
+        if constexpr (kHasW) v *= axis::widen(w[off[2] + i * ws]);
+        if constexpr (kHasB) v += axis::widen(b[off[3] + i * bs]);
+        q[i * ys] = axis::narrow<T>(v);
+      }
+    });
+  }
+}
+
+template <typename T>
+void layer_norm_typed(const Tensor& x, Tensor& y, int axis_dim, const Tensor* w, const Tensor* b,
+                      const StridedDims<4>& inner, float eps, const KernelContext& ctx) {
+  const T* wd = w ? w->data_as<T>() : nullptr;
+  const T* bd = b ? b->data_as<T>() : nullptr;
+  if (w && b) {
+    run_layer_norm<T, true, true>(x, y, axis_dim, wd, bd, inner, eps, ctx);
+  } else if (w) {
+    run_layer_norm<T, true, false>(x, y, axis_dim, wd, bd, inner, eps, ctx);
+  } else if (b) {
+    run_layer_norm<T, false, true>(x, y, axis_dim, wd, bd, inner, eps, ctx);
+  } else {
+    run_layer_norm<T, false, false>(x, y, axis_dim, wd, bd, inner, eps, ctx);
+  }
+}
+
+// Strides that broadcast `p` against x.shape[axis:] (right-aligned, size-1
+// dims stretch), or an error naming the mismatch.
+Error broadcast_param(std::string_view name, const Tensor& p, const Tensor& x, int axis_dim,
+                      std::array<int64_t, kMaxRank>& strides) {
+  const int norm_rank = x.rank - axis_dim;
+  bool ok = p.rank <= norm_rank && p.dtype == x.dtype;
+  for (int i = 0; ok && i < norm_rank; ++i) {
+    const int pi = i - (norm_rank - p.rank);
+    const int64_t size = pi >= 0 ? p.sizes[pi] : 1;
+    if (size != x.sizes[axis_dim + i] && size != 1) ok = false;
+    strides[axis_dim + i] = (pi >= 0 && size != 1) ? p.strides[pi] : 0;
+  }
+  if (p.dtype != x.dtype) {
+    return fail(Error::InvalidType, "layer_norm: expected " + std::string(name) + " of dtype " +
+                                        std::string(dtype_name(x.dtype)) + ", got " +
+                                        std::string(dtype_name(p.dtype)));
+  }
+  if (!ok) {
+    return fail(Error::InvalidShape, "layer_norm: expected " + std::string(name) + " of shape " +
+                                         shape_string(x.shape().subspan(axis_dim)) + " (input " +
+                                         shape_string(x.shape()) + ", axis " + str(axis_dim) + "), got " +
+                                         shape_string(p.shape()));
+  }
+  return Error::Ok;
+}
+
+Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                        std::span<Tensor> outputs) {
+  constexpr std::string_view op = "layer_norm";
+  // Check arguments.
+  EDGEC_TRY(check_arity(op, inputs, 1, 3, outputs));
+  const Tensor& x = inputs[0];
+  Tensor& y = outputs[0];
+  EDGEC_TRY(check_float_io(op, x, y));
+  if (x.rank < 1) return fail(Error::InvalidShape, "layer_norm: expected an input of rank >= 1, got []");
+  const int64_t raw_axis = attrs.get_int("axis", -1);
+  if (raw_axis < -x.rank || raw_axis >= x.rank) {
+    return fail(Error::InvalidArgument, "layer_norm: axis " + str(raw_axis) +
+                                            " is out of range for an input of rank " + str(x.rank));
+  }
+  const int axis_dim = static_cast<int>(raw_axis < 0 ? raw_axis + x.rank : raw_axis);
+  const Tensor* w = inputs.size() >= 2 ? &inputs[1] : nullptr;
+  const Tensor* b = inputs.size() >= 3 ? &inputs[2] : nullptr;
+  std::array<int64_t, kMaxRank> w_strides{};
+  std::array<int64_t, kMaxRank> b_strides{};
+  if (w) EDGEC_TRY(broadcast_param("weight", *w, x, axis_dim, w_strides));
+  if (b) EDGEC_TRY(broadcast_param("bias", *b, x, axis_dim, b_strides));
+  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+
+  // Size the output.
+  EDGEC_TRY(y.resize(x.shape()));
+  if (y.numel() == 0) return Error::Ok;
+
+  // Normalize.
+  StridedDims<4> inner;
+  for (int i = axis_dim; i < x.rank; ++i) {
+    inner.push(x.sizes[i], {x.strides[i], y.strides[i], w_strides[i], b_strides[i]});
+  }
+  inner.coalesce();
+  if (x.dtype == DType::Float32) {
+    layer_norm_typed<float>(x, y, axis_dim, w, b, inner, eps, ctx);
+  } else {
+    layer_norm_typed<Half>(x, y, axis_dim, w, b, inner, eps, ctx);
+  }
+  return Error::Ok;
+}
+
+constexpr KernelEntry kNormalizationKernels[] = {
+    {"batch_norm", batch_norm_kernel},
+    {"group_norm", group_norm_kernel},
+    {"instance_norm", instance_norm_kernel},
+    {"layer_norm", layer_norm_kernel},
+    {"log_softmax", softmax_kernel<true>},
+    {"softmax", softmax_kernel<false>},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> normalization_kernels() { return kNormalizationKernels; }
 
 }  // namespace edgec

@@ -1,7 +1,420 @@
+// Pooling kernels over NCL / NCHW tensors with PyTorch semantics:
+//   max_pool(x; kernel_size, stride, padding, dilation, ceil_mode)
+//   avg_pool(x; kernel_size, stride, padding, ceil_mode, count_include_pad)
+//   adaptive_avg_pool(x; output_size)
+// 1-D pooling runs as 2-D pooling with a height-1 window (conv_spatial.h).
+// Padding may be asymmetric (ONNX pads); windows are clipped to the input, so
+// padded positions never read memory.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/conv_spatial.h"
 #include "kernels/families.h"
 
 namespace edgec {
+namespace {
 
-std::span<const KernelEntry> pooling_kernels() { return {}; }
+using spatial::axes_string;
+using spatial::ceil_div;
+using spatial::cat;
+using spatial::floor_div;
+using spatial::from_float;
+using spatial::to_float;
+
+/// Where the windows of a pooling operator lie, per axis (index 0 = H, 1 = W).
+struct PoolGeometry {
+  int nd = 2;
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t dilation[2] = {1, 1};
+  int64_t pad_begin[2] = {0, 0};
+  int64_t pad_end[2] = {0, 0};
+  int64_t in[2] = {1, 1};
+  int64_t out[2] = {1, 1};
+  bool ceil_mode = false;
+};
+
+// torch's pooling_output_shape: with ceil_mode the last window must still
+// start inside the input or the left padding, never in the right padding.
+int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d,
+                    bool ceil_mode) {
+  int64_t out = floor_div(in + pb + pe - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pb) --out;
+  return out;
+}
+
+Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+  if (inputs.size() != 1 || outputs.size() != 1) {
+    return fail(Error::InvalidArgument, cat(op, ": expected 1 input and 1 output, got ", inputs.size(),
+                                            " inputs and ", outputs.size(), " outputs"));
+  }
+  if (outputs[0].dtype != inputs[0].dtype) {
+    return fail(Error::InvalidType, cat(op, ": output dtype must match the input's ",
+                                        dtype_name(inputs[0].dtype), ", got ", dtype_name(outputs[0].dtype)));
+  }
+  return Error::Ok;
+}
+
+/// Validates the pooling attributes against `x` and computes the output size.
+Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attrs, bool has_dilation,
+                         PoolGeometry& g) {
+  const std::vector<int64_t>* ks = attrs.get_ints("kernel_size");
+  if (ks == nullptr || ks->empty() || ks->size() > 2) {
+    return fail(Error::InvalidArgument,
+                cat(op, ": 'kernel_size' must be an int list with 1 or 2 entries, got ",
+                    ks == nullptr ? std::string("none") : std::to_string(ks->size()) + " entries"));
+  }
+  g.nd = static_cast<int>(ks->size());
+  if (x.rank != g.nd + 2) {
+    return fail(Error::InvalidShape, cat(op, ": a ", g.nd, "-d window needs a rank-", g.nd + 2,
+                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
+  }
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "kernel_size", g.nd, 1, g.kernel));
+  g.stride[0] = g.kernel[0];
+  g.stride[1] = g.kernel[1];
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "stride", g.nd, 1, g.stride));
+  EDGEC_TRY(spatial::read_padding(op, attrs, g.nd, g.pad_begin, g.pad_end));
+  if (has_dilation) {
+    EDGEC_TRY(spatial::read_axis_ints(op, attrs, "dilation", g.nd, 1, g.dilation));
+  }
+  g.ceil_mode = attrs.get_bool("ceil_mode", false);
+  for (int a = 2 - g.nd; a < 2; ++a) {
+    g.in[a] = x.sizes[a - (2 - g.nd) + 2];
+    g.out[a] = pooled_size(g.in[a], g.kernel[a], g.stride[a], g.pad_begin[a], g.pad_end[a],
+                           g.dilation[a], g.ceil_mode);
+    if (g.out[a] < 1) {
+      return fail(Error::InvalidShape,
+                  cat(op, ": window ", axes_string(g.kernel, g.nd), " (dilation ",
+                      axes_string(g.dilation, g.nd), ") does not fit the input ",
+                      shape_string(x.shape()), " padded by ", axes_string(g.pad_begin, g.nd), " + ",
+                      axes_string(g.pad_end, g.nd)));
+    }
+  }
+  return Error::Ok;
+}
+
+Error resize_pooled(const Tensor& x, const PoolGeometry& g, Tensor& out) {
+  int64_t shape[4] = {x.sizes[0], x.sizes[1], g.out[0], g.out[1]};
+  if (g.nd == 1) {
+    shape[2] = g.out[1];
+    return out.resize({shape, 3});
+  }
+  return out.resize({shape, 4});
+}
+
+/// Output columns [lo, hi), clipped to [c0, c0 + n), whose window element
+/// `t` (input column o * s - pb + t * d) lies inside [0, in).
+void tap_columns(int64_t in, int64_t s, int64_t pb, int64_t d, int64_t t, int64_t c0, int64_t n,
+                 int64_t& lo, int64_t& hi) {
+  const int64_t off = t * d - pb;
+  const int64_t first = off >= 0 ? 0 : ceil_div(-off, s);
+  const int64_t end = in - 1 - off < 0 ? 0 : (in - 1 - off) / s + 1;
+  lo = std::clamp(first, c0, c0 + n);
+  hi = std::clamp(end, lo, c0 + n);
+}
+
+// ---- max_pool ---------------------------------------------------------------
+
+template <typename T>
+using MaxAcc = std::conditional_t<std::is_same_v<T, Half>, float, T>;
+
+template <typename T>
+inline MaxAcc<T> widen(T v) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return half_to_float(v);
+  } else {
+    return v;
+  }
+}
+
+// A select, not a branch, so that the row loops below vectorize.
+template <typename A>
+inline void take_max(A& m, A v) {
+  if constexpr (std::is_floating_point_v<A>) {
+    m = (v > m || std::isnan(v)) ? v : m;  // NaN wins, as in torch
+  } else {
+    m = v > m ? v : m;
+  }
+}
+
+template <typename A>
+constexpr A lowest_value() {
+  if constexpr (std::is_floating_point_v<A>) {
+    return -std::numeric_limits<A>::infinity();
+  } else {
+    return std::numeric_limits<A>::lowest();
+  }
+}
+
+/// Output columns per accumulator row; the row lives on the stack.
+constexpr int64_t kRowChunk = 256;
+
+// Each output row is built a window element at a time: for every (ky, kx)
+// one pass over the row's outputs, which vectorizes. (A loop over each
+// output's window instead runs a compare-select chain per output, several
+// times slower.) Padding is never read: each pass covers only the outputs
+// whose element lies inside the input.
+template <typename T>
+void max_pool_typed(const Tensor& x4, const PoolGeometry& g, Tensor& out, int threads) {
+  using A = MaxAcc<T>;
+  const T* xd = x4.data_as<T>();
+  T* od = out.data_as<T>();
+  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t OH = g.out[0], OW = g.out[1];
+  const int64_t kh = g.kernel[0], kw = g.kernel[1], dh = g.dilation[0], dw = g.dilation[1];
+  const int64_t step = g.stride[1] * sW;
+  const int64_t planes = x4.sizes[0] * C;
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* plane = xd + (p / C) * sN + (p % C) * sC;
+    T* op = od + p * OH * OW;
+    A acc[kRowChunk];
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t hs = oh * g.stride[0] - g.pad_begin[0];
+      for (int64_t c0 = 0; c0 < OW; c0 += kRowChunk) {
+        const int64_t cn = std::min(kRowChunk, OW - c0);
+        std::fill_n(acc, cn, lowest_value<A>());
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          const int64_t iy = hs + ky * dh;
+          if (iy < 0 || iy >= H) continue;
+          const T* row = plane + iy * sH;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            int64_t lo, hi;
+            tap_columns(W, g.stride[1], g.pad_begin[1], dw, kx, c0, cn, lo, hi);
+            if (hi <= lo) continue;
+            const T* src = row + (lo * g.stride[1] - g.pad_begin[1] + kx * dw) * sW;
+            A* a = acc + (lo - c0);
+            if (step == 1) {
+              for (int64_t i = 0; i < hi - lo; ++i) take_max<A>(a[i], widen<T>(src[i]));
+            } else {
+              for (int64_t i = 0; i < hi - lo; ++i) take_max<A>(a[i], widen<T>(src[i * step]));
+            }
+          }
+        }
+        T* orow = op + oh * OW + c0;
+        if constexpr (std::is_same_v<T, Half>) {
+          for (int64_t i = 0; i < cn; ++i) orow[i] = from_float<Half>(acc[i]);
+        } else {
+          std::copy_n(acc, cn, orow);
+        }
+      }
+    }
+  }
+}
+
+Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+               std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "max_pool";
+  EDGEC_TRY(check_arity(kOp, inputs, outputs));
+  const Tensor& x = inputs[0];
+  PoolGeometry g;
+  EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/true, g));
+  Tensor& out = outputs[0];
+  EDGEC_TRY(resize_pooled(x, g, out));
+  const Tensor x4 = spatial::lift_to_2d(x);
+  const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
+  switch (x.dtype) {
+    case DType::Float32: max_pool_typed<float>(x4, g, out, threads); break;
+    case DType::Float16: max_pool_typed<Half>(x4, g, out, threads); break;
+    case DType::Int64: max_pool_typed<int64_t>(x4, g, out, threads); break;
+    case DType::Int32: max_pool_typed<int32_t>(x4, g, out, threads); break;
+    case DType::Int8: max_pool_typed<int8_t>(x4, g, out, threads); break;
+    case DType::UInt8: max_pool_typed<uint8_t>(x4, g, out, threads); break;
+    default:
+      return fail(Error::InvalidType, cat(kOp, ": expected a float or integer input, got ", dtype_name(x.dtype)));
+  }
+  return Error::Ok;
+}
+
+// ---- avg_pool ---------------------------------------------------------------
+
+template <typename T>
+void avg_pool_typed(const Tensor& x4, const PoolGeometry& g, bool count_include_pad, Tensor& out,
+                    int threads) {
+  const T* xd = x4.data_as<T>();
+  T* od = out.data_as<T>();
+  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t OH = g.out[0], OW = g.out[1];
+  const int64_t planes = x4.sizes[0] * C;
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* plane = xd + (p / C) * sN + (p % C) * sC;
+    T* op = od + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      // torch's divisor: count_include_pad counts padded positions, but only
+      // up to the padded extent; the overhang ceil_mode adds never counts.
+      int64_t h0 = oh * g.stride[0] - g.pad_begin[0];
+      int64_t h1 = std::min(h0 + g.kernel[0], H + g.pad_end[0]);
+      const int64_t padded_h = h1 - h0;
+      h0 = std::max<int64_t>(h0, 0);
+      h1 = std::min(h1, H);
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        int64_t w0 = ow * g.stride[1] - g.pad_begin[1];
+        int64_t w1 = std::min(w0 + g.kernel[1], W + g.pad_end[1]);
+        const int64_t padded_w = w1 - w0;
+        w0 = std::max<int64_t>(w0, 0);
+        w1 = std::min(w1, W);
+        // A window wholly inside the padding averages nothing; torch writes 0.
+        if (h0 >= h1 || w0 >= w1) {
+          op[oh * OW + ow] = from_float<T>(0.0f);
+          continue;
+        }
+        float sum = 0.0f;
+        for (int64_t iy = h0; iy < h1; ++iy) {
+          const T* row = plane + iy * sH;
+          for (int64_t ix = w0; ix < w1; ++ix) sum += to_float(row[ix * sW]);
+        }
+        const int64_t divisor = count_include_pad ? padded_h * padded_w : (h1 - h0) * (w1 - w0);
+        op[oh * OW + ow] = from_float<T>(sum / static_cast<float>(divisor));
+      }
+    }
+  }
+}
+
+Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+               std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "avg_pool";
+  EDGEC_TRY(check_arity(kOp, inputs, outputs));
+  const Tensor& x = inputs[0];
+  if (!is_floating(x.dtype)) {
+    return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
+  }
+  PoolGeometry g;
+  EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/false, g));
+  // Averaging over a dilated window is not a torch operator; refuse it rather
+  // than silently ignore the attribute.
+  int64_t dilation[2] = {1, 1};
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "dilation", g.nd, 1, dilation));
+  if (dilation[0] != 1 || dilation[1] != 1) {
+    return fail(Error::NotSupported, cat(kOp, ": dilation ", axes_string(dilation, g.nd), " is not supported"));
+  }
+  const bool count_include_pad = attrs.get_bool("count_include_pad", true);
+  Tensor& out = outputs[0];
+  EDGEC_TRY(resize_pooled(x, g, out));
+  const Tensor x4 = spatial::lift_to_2d(x);
+  const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
+  if (x.dtype == DType::Float32) {
+    avg_pool_typed<float>(x4, g, count_include_pad, out, threads);
+  } else {
+    avg_pool_typed<Half>(x4, g, count_include_pad, out, threads);
+  }
+  return Error::Ok;
+}
+
+// ---- adaptive_avg_pool --------------------------------------------------------
+
+/// Sum of n elements `stride` apart, in f32. Eight partial sums make the
+/// contiguous case vectorize (float addition is not reassociated for us)
+/// and round less on the long runs a global average pool reads.
+template <typename T>
+float sum_run(const T* p, int64_t n, int64_t stride) {
+  float acc[8] = {};
+  int64_t i = 0;
+  if (stride == 1) {
+    for (; i + 8 <= n; i += 8) {
+      for (int j = 0; j < 8; ++j) acc[j] += to_float(p[i + j]);
+    }
+  } else {
+    for (; i + 8 <= n; i += 8) {
+      for (int j = 0; j < 8; ++j) acc[j] += to_float(p[(i + j) * stride]);
+    }
+  }
+  for (; i < n; ++i) acc[0] += to_float(p[i * stride]);
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+template <typename T>
+void adaptive_avg_pool_typed(const Tensor& x4, const int64_t out_size[2], Tensor& out, int threads) {
+  const T* xd = x4.data_as<T>();
+  T* od = out.data_as<T>();
+  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t OH = out_size[0], OW = out_size[1];
+  const int64_t planes = x4.sizes[0] * C;
+  const bool whole_rows = H == 1 || sH == W * sW;  // consecutive rows continue one another
+
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* plane = xd + (p / C) * sN + (p % C) * sC;
+    T* op = od + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      // torch: start = floor(i * in / out), end = ceil((i + 1) * in / out).
+      const int64_t h0 = oh * H / OH;
+      const int64_t h1 = ((oh + 1) * H + OH - 1) / OH;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = ow * W / OW;
+        const int64_t w1 = ((ow + 1) * W + OW - 1) / OW;
+        float sum = 0.0f;
+        if (whole_rows && w0 == 0 && w1 == W) {
+          sum = sum_run(plane + h0 * sH, (h1 - h0) * W, sW);  // rows back to back: one run
+        } else {
+          for (int64_t iy = h0; iy < h1; ++iy) sum += sum_run(plane + iy * sH + w0 * sW, w1 - w0, sW);
+        }
+        op[oh * OW + ow] = from_float<T>(sum / static_cast<float>((h1 - h0) * (w1 - w0)));
+      }
+    }
+  }
+}
+
+Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                        std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "adaptive_avg_pool";
+  EDGEC_TRY(check_arity(kOp, inputs, outputs));
+  const Tensor& x = inputs[0];
+  if (!is_floating(x.dtype)) {
+    return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
+  }
+  const std::vector<int64_t>* os = attrs.get_ints("output_size");
+  if (os == nullptr || os->empty() || os->size() > 2) {
+    return fail(Error::InvalidArgument,
+                cat(kOp, ": 'output_size' must be an int list with 1 or 2 entries, got ",
+                    os == nullptr ? std::string("none") : std::to_string(os->size()) + " entries"));
+  }
+  const int nd = static_cast<int>(os->size());
+  if (x.rank != nd + 2) {
+    return fail(Error::InvalidShape, cat(kOp, ": a ", nd, "-d output_size needs a rank-", nd + 2,
+                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
+  }
+  int64_t out_size[2] = {1, 1};
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "output_size", nd, 0, out_size));
+  for (int i = 0; i < nd; ++i) {
+    const int64_t in = x.sizes[2 + i];
+    if (in == 0 && out_size[2 - nd + i] > 0) {
+      return fail(Error::InvalidShape, cat(kOp, ": cannot pool an empty spatial dim of input ",
+                                           shape_string(x.shape()), " to output_size ",
+                                           axes_string(out_size, nd)));
+    }
+  }
+  int64_t shape[4] = {x.sizes[0], x.sizes[1], out_size[0], out_size[1]};
+  if (nd == 1) shape[2] = out_size[1];
+  Tensor& out = outputs[0];
+  EDGEC_TRY(out.resize({shape, static_cast<size_t>(nd + 2)}));
+  const Tensor x4 = spatial::lift_to_2d(x);
+  // Windows overlap by at most one row/column when shrinking and hold one or
+  // two elements when growing, so this bounds the elements read.
+  const int threads = spatial::threads_for(ctx.num_threads, x.numel() + 4 * out.numel());
+  if (x.dtype == DType::Float32) {
+    adaptive_avg_pool_typed<float>(x4, out_size, out, threads);
+  } else {
+    adaptive_avg_pool_typed<Half>(x4, out_size, out, threads);
+  }
+  return Error::Ok;
+}
+
+constexpr KernelEntry kPoolingKernels[] = {
+    {"adaptive_avg_pool", adaptive_avg_pool},
+    {"avg_pool", avg_pool},
+    {"max_pool", max_pool},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> pooling_kernels() { return kPoolingKernels; }
 
 }  // namespace edgec

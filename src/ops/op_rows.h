@@ -11,8 +11,17 @@
 
 namespace edgec::ops {
 
-std::vector<OpInfo> elementwise_rows();
-std::vector<OpInfo> shape_rows();
+std::vector<OpInfo> elementwise_rows();  // elementwise_ops.cpp
+std::vector<OpInfo> reduction_rows();    // reduction_ops.cpp
+std::vector<OpInfo> linalg_rows();       // linalg_ops.cpp
+std::vector<OpInfo> nn_rows();           // nn_ops.cpp: conv, pooling, resize, normalization
+std::vector<OpInfo> shape_rows();        // shape_ops.cpp
+std::vector<OpInfo> indexing_rows();     // indexing_ops.cpp
+std::vector<OpInfo> creation_rows();     // creation_ops.cpp
+
+/// A row with the common fields filled in.
+OpInfo make_row(std::string name, std::string overload, std::vector<OperandSpec> operands,
+                std::vector<AttrSpec> attrs, ShapeFn shape, uint32_t flags, std::string summary);
 
 /// Throws "[op] message".
 [[noreturn]] void op_error(std::string_view op, const std::string& message);

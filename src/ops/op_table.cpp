@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "ir/diagnostic.h"
 #include "ir/operator.h"
 #include "ops/op_rows.h"
 
@@ -14,12 +15,16 @@ struct Table {
   std::vector<const OpInfo*> sorted;
 
   Table() {
-    for (auto family : {ops::elementwise_rows(), ops::shape_rows()}) {
+    for (auto family : {ops::elementwise_rows(), ops::reduction_rows(), ops::linalg_rows(), ops::nn_rows(),
+                        ops::shape_rows(), ops::indexing_rows(), ops::creation_rows()}) {
       for (auto& row : family) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
     }
     for (const auto& r : rows) sorted.push_back(r.get());
     std::sort(sorted.begin(), sorted.end(),
               [](const OpInfo* a, const OpInfo* b) { return a->name < b->name; });
+    for (size_t i = 1; i < sorted.size(); ++i)
+      if (sorted[i - 1]->name == sorted[i]->name)
+        throw CompileError("operator table: two rows named '" + sorted[i]->name + "'");
   }
 };
 

@@ -11,6 +11,19 @@ void op_error(std::string_view op, const std::string& message) {
   throw CompileError(text);
 }
 
+OpInfo make_row(std::string name, std::string overload, std::vector<OperandSpec> operands,
+                std::vector<AttrSpec> attrs, ShapeFn shape, uint32_t flags, std::string summary) {
+  OpInfo op;
+  op.name = std::move(name);
+  op.overload = std::move(overload);
+  op.operands = std::move(operands);
+  op.attrs = std::move(attrs);
+  op.shape = shape;
+  op.flags = flags;
+  op.summary = std::move(summary);
+  return op;
+}
+
 void expect_inputs(const ShapeQuery& q, size_t n) {
   if (q.inputs.size() != n)
     op_error(q.op, "expected " + std::to_string(n) + " tensor input(s), got " +

@@ -17,6 +17,16 @@ const std::vector<PassInfo>& registry() {
   static const std::vector<PassInfo> passes = {
       {"verify", "checks the program against SEMANTICS §1-2 (dialect, signature, stores, types)",
        [](std::string_view o) { return no_options("verify", o, create_verify_pass); }},
+      {"to_edge", "converts an aten program to the edge dialect, decomposing composite operators",
+       [](std::string_view o) { return no_options("to_edge", o, create_to_edge_pass); }},
+      {"constant_prop",
+       "folds calls on constant values into new constant placeholders (SEMANTICS 3); "
+       "options: skip=OP+OP... adds operators to the skip set",
+       create_constant_prop_pass},
+      {"dce", "removes calls whose results nothing reads",
+       [](std::string_view o) { return no_options("dce", o, create_dce_pass); }},
+      {"memory_plan", "places every call result in one arena, reusing memory after a value's last reader",
+       [](std::string_view o) { return no_options("memory_plan", o, create_memory_plan_pass); }},
   };
   return passes;
 }

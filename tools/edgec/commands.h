@@ -2,11 +2,22 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
+
+#include "ir/program.h"
+#include "passes/pipeline.h"
 
 namespace edgec::cli {
 
 void add_opt_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
+void add_compile_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_inspect_command(CLI::App& app);
+
+/// Imports a model file (by extension) into an aten program.
+std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options);
 
 /// Reads a whole file; throws CompileError naming the path on failure.
 std::string read_file(const std::string& path);

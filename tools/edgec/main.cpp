@@ -8,6 +8,10 @@
 int main(int argc, char** argv) {
   CLI::App app{"edgec: an ahead-of-time compiler and runtime for neural networks on devices"};
   app.require_subcommand(1);
+  edgec::cli::add_compile_command(app);
+  edgec::cli::add_run_command(app);
+  edgec::cli::add_inspect_command(app);
+  edgec::cli::add_eval_command(app);
   edgec::cli::add_opt_command(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,310 @@
+#!/usr/bin/python3
+"""Exports edgec's end-to-end fixtures: ONNX models made by Debian's torch 1.13
+(opset 17) with their inputs and PyTorch's outputs.
+
+    /usr/bin/python3 models/make_fixtures.py OUTDIR [--only NAME ...] [--large] [--list]
+
+For each fixture NAME it writes OUTDIR/NAME.onnx, OUTDIR/NAME.inputs.npz (keys:
+the graph's user inputs) and OUTDIR/NAME.outputs.npz (keys: the graph outputs,
+values from the PyTorch model in eval mode), and merges an entry into
+OUTDIR/manifest.json (inputs/outputs with shapes and dtypes, parameter count,
+operator histogram, notes).
+
+Without options it makes the small fixtures (committed under models/fixtures).
+--large adds resnet18, act_full and diffusion_full (tens to hundreds of MB;
+made at test/bench time, never committed). --only picks fixtures by name, of
+any size. The output is deterministic: fixed seeds, one thread, fixed zip
+timestamps; rerunning gives the same bytes.
+
+Must run with Debian's /usr/bin/python3 (python3-torch, python3-onnx).
+"""
+import sys
+
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
+
+import argparse
+import collections
+import copy
+import hashlib
+import io
+import json
+import os
+import re
+import time
+import warnings
+import zipfile
+import zlib
+
+import numpy as np
+import onnx
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nets import act, diffusion, small  # noqa: E402
+from nets.resnet import ResNet, calibrate_batchnorm, perturb_norm_affine  # noqa: E402
+
+OPSET = 17
+MANIFEST_VERSION = 1
+
+
+class Fixture:
+    def __init__(self, name, tier, build, outputs, notes):
+        self.name, self.tier, self.build, self.outputs, self.notes = name, tier, build, outputs, notes
+
+
+def build_resnet18():
+    model = ResNet(width=64, norm=torch.nn.BatchNorm2d, num_classes=1000)
+    perturb_norm_affine(model)
+    calibrate_batchnorm(model, [torch.rand(4, 3, 224, 224) * 2 - 1 for _ in range(2)])
+    return model, {"input": torch.rand(1, 3, 224, 224) * 2 - 1}
+
+
+def _fixtures():
+    fx = [
+        Fixture("act", "small", lambda: act.build(act.ActConfig()), ["action"],
+                "ACT-style policy, small: ResNet-18 layout at width 8 with frozen batch norm (buffers), "
+                "96x96 image, d_model 64, 4 heads, ff 256, 4 encoder + 1 decoder post-norm layers, chunk 20, "
+                "6-dim state/action, mean/std normalization buffers."),
+        Fixture("diffusion", "small", lambda: diffusion.build(diffusion.DiffusionConfig()), ["action"],
+                "Diffusion-Policy-style policy, small: 2 observation steps of 72x72 images center-cropped to "
+                "64x64, ResNet (width 16, 1 block per stage) with GroupNorm, spatial softmax (16 keypoints), "
+                "1-D U-Net down_dims (16, 32, 64) kernel 5 GroupNorm(8) Mish FiLM, horizon 16, 3 unrolled DDPM "
+                "steps (timesteps 66, 33, 0 folded to constants) with the noise as inputs."),
+        Fixture("unet1d", "small", lambda: diffusion.build_unet(diffusion.DiffusionConfig()), ["noise_pred"],
+                "The small diffusion U-Net alone, one call: the int64 timestep is a graph input, so the "
+                "sinusoidal embedding and its MLP are computed at run time (Cast int64 -> float)."),
+        Fixture("transformer", "small", lambda: small.build_transformer(dynamic=False), ["out"],
+                "nn.Transformer, 2 + 2 layers, d_model 64, 4 heads, ff 256, 32 source and 32 target tokens, "
+                "sequence first, causal target mask (a -inf/0 constant)."),
+        Fixture("transformer_dynamic", "small", lambda: small.build_transformer(dynamic=True), ["out"],
+                "The same transformer exported with dynamic sequence lengths (src_len, tgt_len; run with 24 "
+                "and 16): Shape/Gather/Concat chains and a causal mask built in the graph (Trilu)."),
+        Fixture("mlp", "small", lambda: small.build_mlp(dynamic=False), ["y"],
+                "MLP 64 -> 256 (ReLU) -> 256 (GELU) -> 16, batch 1."),
+        Fixture("mlp_dynamic", "small", lambda: small.build_mlp(dynamic=True), ["y"],
+                "The same MLP with a dynamic batch dimension (batch; run with 3)."),
+        Fixture("folded_output", "small", lambda: (small.FoldedOutput(), {"observation.state": torch.randn(1, 8)}),
+                ["action", "pos_embed", "action_scale"],
+                "Outputs: action (computed), pos_embed (a sine table that depends on no input: the exporter "
+                "folds it to a Constant node that feeds the output directly) and action_scale (a parameter "
+                "returned as is: Identity of an initializer)."),
+    ]
+    for name, (build, notes) in small.mask_fixtures().items():
+        fx.append(Fixture(name, "small", build, ["y"], notes))
+    fx += [
+        Fixture("resnet18", "large", build_resnet18, ["logits"],
+                "ResNet-18 (torchvision layout, 11.7M parameters), 1x3x224x224, random init with measured "
+                "batch-norm statistics; batch norm is folded into the convolutions by the exporter. Not "
+                "committed (47 MB): generate with --only resnet18."),
+        Fixture("act_full", "large", lambda: act.build(act.ACT_FULL), ["action"],
+                "ACT at its real size: ResNet-18 backbone, one 480x640 camera, d_model 512, 8 heads, ff 3200, "
+                "4 + 1 layers, chunk 100, 14-dim state/action. Benchmark only."),
+        Fixture("diffusion_full", "large", lambda: diffusion.build(diffusion.DIFFUSION_FULL), ["action"],
+                "Diffusion Policy at LeRobot's PushT size (ResNet-18 GroupNorm encoder, 96x96 crop 84, "
+                "down_dims 512/1024/2048, ~263M parameters), 3 unrolled steps. Benchmark only."),
+    ]
+    return fx
+
+
+FIXTURES = _fixtures()
+
+
+def fixture_seed(name):
+    return zlib.crc32(name.encode()) & 0x7FFFFFFF
+
+
+def np_dtype_name(arr):
+    return "bool" if arr.dtype == np.bool_ else str(arr.dtype)
+
+
+def save_npz(path, arrays):
+    """np.savez's format (stored .npy members, zip64 headers) with a fixed
+    timestamp, so the same arrays give the same bytes."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, arr in arrays:
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            with zf.open(info, "w", force_zip64=True) as f:
+                f.write(buf.getvalue())
+
+
+def value_info_shape(vi):
+    dims = []
+    for d in vi.type.tensor_type.shape.dim:
+        dims.append(d.dim_value if d.HasField("dim_value") else (d.dim_param or "?"))
+    return dims
+
+
+def to_numpy(t):
+    return t.detach().cpu().numpy()
+
+
+def export_one(fx, outdir):
+    """Builds, runs and exports one fixture; returns its manifest entry."""
+    torch.manual_seed(fixture_seed(fx.name))
+    built = fx.build()
+    model, inputs = built[0], built[1]
+    extra = dict(built[2]) if len(built) > 2 else {}
+    model.eval()
+    # Export from a copy taken before the reference run: a model that mutates a
+    # buffer must be exported from the same state the reference started from.
+    export_model = copy.deepcopy(model)
+    args = tuple(inputs.values())
+
+    # Grad stays enabled for the reference too: under no_grad, nn.Transformer
+    # and nn.MultiheadAttention take fused fast paths whose rounding differs
+    # from the graph that is exported.
+    ref = model(*args)
+    ref = ref if isinstance(ref, (tuple, list)) else (ref,)
+    if len(ref) != len(fx.outputs):
+        raise RuntimeError(f"{fx.name}: model returned {len(ref)} outputs, expected {fx.outputs}")
+
+    onnx_path = os.path.join(outdir, fx.name + ".onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(export_model, args, onnx_path, opset_version=OPSET, do_constant_folding=True,
+                          input_names=list(inputs), output_names=fx.outputs, **extra)
+    proto = onnx.load(onnx_path)
+    checker_error = None
+    try:
+        onnx.checker.check_model(proto, full_check=True)
+    except Exception as e:  # onnx raises several unrelated types
+        checker_error = f"{type(e).__name__}: {e}".strip()
+
+    initializer_names = {init.name for init in proto.graph.initializer}
+    graph_inputs = [vi for vi in proto.graph.input if vi.name not in initializer_names]
+    overridable = [vi.name for vi in proto.graph.input if vi.name in initializer_names]
+    graph_outputs = list(proto.graph.output)
+    if [vi.name for vi in graph_outputs] != fx.outputs:
+        raise RuntimeError(f"{fx.name}: graph outputs {[vi.name for vi in graph_outputs]} != {fx.outputs}")
+    unknown = [vi.name for vi in graph_inputs if vi.name not in inputs]
+    if unknown:
+        raise RuntimeError(f"{fx.name}: graph has inputs the model did not take: {unknown}")
+    dropped = [n for n in inputs if n not in {vi.name for vi in graph_inputs}]
+
+    in_arrays = [(vi.name, to_numpy(inputs[vi.name])) for vi in graph_inputs]
+    out_arrays = [(name, to_numpy(r)) for name, r in zip(fx.outputs, ref)]
+    save_npz(os.path.join(outdir, fx.name + ".inputs.npz"), in_arrays)
+    save_npz(os.path.join(outdir, fx.name + ".outputs.npz"), out_arrays)
+
+    op_types = collections.Counter(
+        (n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}") for n in proto.graph.node)
+    graph_vi = {vi.name: vi for vi in list(proto.graph.input) + graph_outputs}
+
+    def describe(name, arr):
+        return {"name": name, "shape": list(arr.shape), "dtype": np_dtype_name(arr),
+                "onnx_shape": value_info_shape(graph_vi[name])}
+
+    entry = {
+        "name": fx.name,
+        "committed": fx.tier == "small",
+        "notes": fx.notes,
+        "inputs": [describe(n, a) for n, a in in_arrays],
+        "outputs": [describe(n, a) for n, a in out_arrays],
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "buffers": sum(b.numel() for b in model.buffers()),
+        "initializers": len(proto.graph.initializer),
+        "initializer_elements": sum(int(np.prod(i.dims)) for i in proto.graph.initializer),
+        "nodes": len(proto.graph.node),
+        "op_types": dict(sorted(op_types.items())),
+        "opset": OPSET,
+        "ir_version": proto.ir_version,
+        "onnx_valid": checker_error is None,
+    }
+    if checker_error:
+        entry["checker_error"] = checker_error
+    if dropped:
+        entry["inputs_dropped_by_exporter"] = dropped
+    if overridable:
+        entry["overridable_initializers"] = overridable
+    if extra.get("dynamic_axes"):
+        entry["dynamic_axes"] = {k: {str(a): n for a, n in v.items()} for k, v in extra["dynamic_axes"].items()}
+    for suffix in (".onnx", ".inputs.npz", ".outputs.npz"):
+        path = os.path.join(outdir, fx.name + suffix)
+        with open(path, "rb") as f:
+            entry.setdefault("files", {})[fx.name + suffix] = {
+                "bytes": os.path.getsize(path), "sha256": hashlib.sha256(f.read()).hexdigest()}
+    return entry
+
+
+def write_manifest(outdir, entries):
+    """Merges `entries` into OUTDIR/manifest.json (so --only runs add to a
+    folder instead of forgetting what it already held), in registry order."""
+    path = os.path.join(outdir, "manifest.json")
+    known = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for e in json.load(f).get("fixtures", []):
+                known[e["name"]] = e
+    for e in entries:
+        known[e["name"]] = e
+    order = {fx.name: i for i, fx in enumerate(FIXTURES)}
+    fixtures = sorted(known.values(), key=lambda e: (order.get(e["name"], len(order)), e["name"]))
+    union = collections.Counter()
+    for e in fixtures:
+        union.update(e["op_types"])
+    manifest = {
+        "version": MANIFEST_VERSION,
+        "generator": "models/make_fixtures.py",
+        "torch": torch.__version__,
+        "onnx": onnx.__version__,
+        "opset": OPSET,
+        "op_types_union": dict(sorted(union.items())),
+        "fixtures": fixtures,
+    }
+    text = json.dumps(manifest, indent=1)
+    # Lists of plain values (shapes, names) on one line each.
+    text = re.sub(r"\[\s*([^\[\]{}]*?)\s*\]", lambda m: "[" + re.sub(r"\s*\n\s*", " ", m.group(1)) + "]", text)
+    with open(path, "w") as f:
+        f.write(text + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Export edgec's fixture models and PyTorch references.")
+    parser.add_argument("outdir", nargs="?")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="make only these fixtures (any size)")
+    parser.add_argument("--large", action="store_true", help="also make resnet18, act_full, diffusion_full")
+    parser.add_argument("--list", action="store_true", help="list the fixtures and exit")
+    args = parser.parse_args()
+
+    if args.list:
+        for fx in FIXTURES:
+            print(f"{fx.name:28s} {fx.tier:6s} {fx.notes}")
+        return 0
+    if not args.outdir:
+        parser.error("OUTDIR is required")
+    by_name = {fx.name: fx for fx in FIXTURES}
+    if args.only:
+        unknown = [n for n in args.only if n not in by_name]
+        if unknown:
+            parser.error(f"unknown fixture(s) {unknown}; --list shows them")
+        chosen = [by_name[n] for n in args.only]
+    else:
+        chosen = [fx for fx in FIXTURES if fx.tier == "small" or args.large]
+
+    torch.set_num_threads(1)  # bit-identical references from run to run
+    os.makedirs(args.outdir, exist_ok=True)
+    entries = []
+    for fx in chosen:
+        start = time.time()
+        entry = export_one(fx, args.outdir)
+        entries.append(entry)
+        size = sum(f["bytes"] for f in entry["files"].values())
+        status = "ok" if entry["onnx_valid"] else "INVALID (onnx checker: " + entry["checker_error"][:120] + ")"
+        print(f"{fx.name}: {entry['nodes']} nodes, {entry['parameters']} parameters, {size / 1e6:.2f} MB, "
+              f"{time.time() - start:.1f} s, {status}")
+        print("  inputs:  " + ", ".join(f"{i['name']} {i['dtype']}{i['shape']}" for i in entry["inputs"]))
+        print("  outputs: " + ", ".join(f"{o['name']} {o['dtype']}{o['shape']}" for o in entry["outputs"]))
+        print("  op_types: " + " ".join(f"{k}:{v}" for k, v in entry["op_types"].items()))
+    write_manifest(args.outdir, entries)
+    union = collections.Counter()
+    for e in entries:
+        union.update(e["op_types"])
+    print(f"op_types used ({len(union)}): " + " ".join(sorted(union)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

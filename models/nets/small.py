@@ -1,0 +1,289 @@
+"""Small models: boolean-mask indexing in every form the exporter handles (and
+one it does not), a model with folded outputs, a transformer and an MLP.
+
+Each builder returns (model, inputs) and may return extra export settings;
+make_fixtures.py seeds the RNG before calling it.
+"""
+import math
+
+import torch
+from torch import nn
+
+# One fixed mask pattern reused below, so that results are easy to read.
+MASK_8 = [True, False, True, True, False, True, False, True]  # 5 of 8
+
+
+class MaskConst1d(nn.Module):
+    """Token selection with a fixed 1-D mask kept as a non-persistent buffer
+    (exported as a Constant node)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor(MASK_8), persistent=False)
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.proj(x[self.mask])
+
+
+class MaskConst2d(nn.Module):
+    """A 2-D mask written as a literal in forward (a Constant node)."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(16, 8)
+        self.pattern = (torch.arange(24).reshape(4, 6) % 3 != 1).tolist()
+
+    def forward(self, x):
+        mask = torch.tensor(self.pattern)
+        return self.proj(x[mask])
+
+
+class MaskConst3d(nn.Module):
+    """A mask over every dimension: the result is 1-D."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.rand(4, 6, 16) > 0.6, persistent=False)
+
+    def forward(self, x):
+        return x[self.mask] * 2.0 + 1.0
+
+
+class MaskAxis1(nn.Module):
+    """x[:, mask] with a 1-D mask: NonZero -> Transpose -> Squeeze -> Gather(axis=1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor(MASK_8[:6]), persistent=False)
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.proj(x[:, self.mask])
+
+
+class Mask2dAxis1(nn.Module):
+    """x[:, mask2d]: torch 1.13 exports a Squeeze of a size-2 axis, an invalid graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor([[True, False, True], [False, True, True]]), persistent=False)
+
+    def forward(self, x):
+        return x[:, self.mask] * 2.0
+
+
+class MaskBuffer(nn.Module):
+    """A persistent buffer mask: an initializer in the ONNX file."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor(MASK_8))
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.proj(x[self.mask])
+
+
+class MaskComputed(nn.Module):
+    def forward(self, x):
+        return x[x > 0.5] * 2.0
+
+
+class MaskAllFalse(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.zeros(4, 6, dtype=torch.bool), persistent=False)
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.proj(x[self.mask])
+
+
+class MaskInput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x, mask):
+        return self.proj(x[mask])
+
+
+class MaskMutatedBuffer(nn.Module):
+    """A running "slot was ever active" mask, updated in place from the input
+    before it is used. ONNX has no state: the exporter turns the update into an
+    Or of the buffer's initial value and the comparison, and drops the
+    write-back. Each eager call changes the buffer; the reference is the first
+    call on a fresh model, which is what the exported graph computes."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("active", torch.tensor([True, False, False, True, False, False, True, False]))
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        self.active.logical_or_(x.norm(dim=-1) > 4.0)
+        return self.proj(x[self.active])
+
+
+class MaskMutatedBufferConst(nn.Module):
+    """The buffer is written with a constant (self.active[1] = True): the exporter
+    emits a ScatterND chain on the initializer, which torch's own constant
+    folding leaves alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("active", torch.tensor([True, False, False, True, False, False, True, False]))
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        self.active[1] = True
+        return self.proj(x[self.active])
+
+
+class MaskWithIndex(nn.Module):
+    """x[idx, mask]: an integer index and a mask in one advanced index; their
+    positions are paired (result[i] = x[idx[i], nonzero(mask)[i]])."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor([True, False, True, True, False, True]), persistent=False)
+        self.register_buffer("idx", torch.tensor([0, 2, 1, 3]), persistent=False)
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.proj(x[self.idx, self.mask])
+
+
+class MaskWithSlice(nn.Module):
+    """x[mask, 1:]: exported as a Slice followed by the masked gather."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor(MASK_8), persistent=False)
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.proj(x[self.mask, 1:])
+
+
+def mask_fixtures():
+    """name -> (builder, notes). A builder returns (model, inputs[, export kwargs])."""
+    x8 = lambda: torch.randn(8, 16)
+    x3d = lambda: torch.randn(4, 6, 16)
+    return {
+        "mask_const_1d": (lambda: (MaskConst1d(), {"x": x8()}),
+                          "x[mask] with a constant 1-D mask (non-persistent buffer -> Constant node); "
+                          "5 of 8 rows, then Linear(16, 8)."),
+        "mask_const_2d": (lambda: (MaskConst2d(), {"x": x3d()}),
+                          "x[mask] with a constant (4, 6) mask literal (Constant node); 16 of 24 rows, then Linear."),
+        "mask_const_3d": (lambda: (MaskConst3d(), {"x": x3d()}),
+                          "x[mask] with a constant mask of x's full shape (Constant node); 1-D result, then *2+1."),
+        "mask_axis1": (lambda: (MaskAxis1(), {"x": x3d()}),
+                       "x[:, mask] with a constant 1-D mask at axis 1: NonZero->Transpose->Squeeze->Gather(axis 1)."),
+        "mask_buffer": (lambda: (MaskBuffer(), {"x": x8()}),
+                        "x[mask] with a persistent buffer mask: an initializer that is not a graph input "
+                        "(SEMANTICS 1: a constant)."),
+        "mask_buffer_overridable": (lambda: (MaskBuffer(), {"x": x8()}, {"keep_initializers_as_inputs": True}),
+                                    "The same model exported with keep_initializers_as_inputs=True: every "
+                                    "initializer, the mask included, is also a graph input (an overridable "
+                                    "default, SEMANTICS 1: a parameter). inputs.npz holds only x."),
+        "mask_computed": (lambda: (MaskComputed(), {"x": x3d()}),
+                          "x[x > 0.5]: a mask computed in the graph; data-dependent 1-D result."),
+        "mask_all_false": (lambda: (MaskAllFalse(), {"x": x3d()}),
+                           "x[mask] with a constant all-false (4, 6) mask: the result is (0, 16), "
+                           "then Linear -> (0, 8)."),
+        "mask_input": (lambda: (MaskInput(), {"x": x3d(), "mask": torch.rand(4, 6) > 0.5}),
+                       "x[mask] with the mask as a bool user input."),
+        "mask_mutated_buffer": (lambda: (MaskMutatedBuffer(), {"x": x8()}),
+                                "x[active] after active.logical_or_(|x| > 4) in forward. ONNX cannot express "
+                                "a buffer mutation: the export is Or(initializer, Greater(...)), a computed "
+                                "mask, and the write-back is lost (the reference is the first call on a fresh "
+                                "model)."),
+        "mask_mutated_buffer_const": (lambda: (MaskMutatedBufferConst(), {"x": x8()}),
+                                      "x[active] after active[1] = True in forward: exported as ScatterND on "
+                                      "the buffer's initializer (foldable; write-back lost as above)."),
+        "mask_with_index": (lambda: (MaskWithIndex(), {"x": x3d()}),
+                            "x[idx, mask] with constant idx (4,) and mask (6,) (4 true): paired advanced "
+                            "indices, exported as flattened-index arithmetic + Gather."),
+        "mask_with_slice": (lambda: (MaskWithSlice(), {"x": torch.randn(8, 6, 16)}),
+                            "x[mask, 1:] with a constant 1-D mask: Slice, then NonZero->Transpose->GatherND."),
+        "mask_2d_axis1_invalid": (lambda: (Mask2dAxis1(), {"x": torch.randn(4, 2, 3)}),
+                                  "x[:, mask2d]: torch 1.13 exports an INVALID graph (Squeeze of a size-2 "
+                                  "axis; the onnx checker rejects it). Kept so the importer can be tested to "
+                                  "refuse it cleanly; outputs.npz holds PyTorch's correct result."),
+    }
+
+
+class FoldedOutput(nn.Module):
+    """Returns, beside a computed action, a sine table that depends on no input
+    (folded to a constant by the exporter) and a parameter returned as is (an
+    Identity of an initializer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 4)
+        self.action_scale = nn.Parameter(torch.rand(4) + 0.5)
+
+    def forward(self, state):
+        positions = torch.arange(4, dtype=torch.float32).unsqueeze(1)
+        freqs = torch.exp(torch.arange(0, 4, 2, dtype=torch.float32) * (-math.log(10000.0) / 4))
+        pos_embed = torch.cat([torch.sin(positions * freqs), torch.cos(positions * freqs)], dim=1)  # (4, 4)
+        action = self.head(state) * self.action_scale + pos_embed[0]
+        return action, pos_embed, self.action_scale
+
+
+class SmallTransformer(nn.Module):
+    """nn.Transformer, sequence first, with a causal target mask."""
+
+    def __init__(self, dynamic):
+        super().__init__()
+        self.dynamic = dynamic
+        self.transformer = nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2,
+                                          dim_feedforward=256, dropout=0.1)
+        if not dynamic:
+            self.register_buffer("tgt_mask", nn.Transformer.generate_square_subsequent_mask(32),
+                                 persistent=False)
+
+    def forward(self, src, tgt):
+        if self.dynamic:
+            n = tgt.shape[0]
+            tgt_mask = torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+        else:
+            tgt_mask = self.tgt_mask
+        return self.transformer(src, tgt, tgt_mask=tgt_mask)
+
+
+class Mlp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.GELU(),
+                                 nn.Linear(256, 16))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def perturb_layer_norms(model):
+    for m in model.modules():
+        if isinstance(m, nn.LayerNorm):
+            with torch.no_grad():
+                m.weight.uniform_(0.8, 1.2)
+                m.bias.normal_(0, 0.1)
+    return model
+
+
+def build_transformer(dynamic):
+    model = perturb_layer_norms(SmallTransformer(dynamic))
+    n_src, n_tgt = (24, 16) if dynamic else (32, 32)
+    inputs = {"src": torch.randn(n_src, 1, 64), "tgt": torch.randn(n_tgt, 1, 64)}
+    extra = {}
+    if dynamic:
+        extra["dynamic_axes"] = {"src": {0: "src_len"}, "tgt": {0: "tgt_len"}, "out": {0: "tgt_len"}}
+    return model, inputs, extra
+
+
+def build_mlp(dynamic):
+    inputs = {"x": torch.randn(3 if dynamic else 1, 64)}
+    extra = {"dynamic_axes": {"x": {0: "batch"}, "y": {0: "batch"}}} if dynamic else {}
+    return Mlp(), inputs, extra

@@ -1,0 +1,154 @@
+// The importer's working state, shared by the operator handlers (one file
+// per family: ops_elementwise.cpp, ops_shape.cpp, ops_nn.cpp, ops_index.cpp).
+//
+// Every ONNX tensor name maps to an Entry: its type and, when known, its IR
+// value, its data (constants, and results computed only from constants) and
+// its elements as SymInts (shape values). IR values are made lazily: a
+// Constant that only feeds a Reshape's shape never becomes a placeholder,
+// and a Shape -> Gather -> Concat chain becomes attributes, not calls.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/importer.h"
+#include "frontends/onnx/sym_int.h"
+#include "frontends/onnx/tensor_data.h"
+#include "kernels/registry.h"
+
+namespace edgec::onnx_import {
+
+struct Entry {
+  TensorType type;
+  Value* value = nullptr;                  ///< Null until materialized.
+  std::optional<TensorData> data;          ///< Values known at import time.
+  std::optional<std::vector<SymInt>> sym;  ///< Elements of an int tensor of rank <= 1.
+  std::string unavailable;                 ///< Non-empty: reading it is an error saying why.
+};
+
+class Importer {
+ public:
+  Importer(Program& program, std::string what, const OnnxImportOptions& options)
+      : program_(program), what_(std::move(what)), options_(options) {}
+
+  Program& program() { return program_; }
+  const std::string& what() const { return what_; }
+  const OnnxImportOptions& options() const { return options_; }
+
+  // ---- entries ----
+  bool has_entry(const std::string& name) const { return entries_.count(name) != 0; }
+  Entry& entry(const std::string& name) { return entries_.at(name); }
+  void define(const std::string& name, Entry e) { entries_[name] = std::move(e); }
+  /// The IR value of an entry, creating a placeholder or calls if needed.
+  Value* materialize(const std::string& name);
+
+  // ---- emitting calls ----
+  /// Emits aten.<op> with result types from the operator table; evaluates
+  /// the call when all inputs are known (data recorded, see known()).
+  std::vector<Value*> emit_n(const std::string& op, const std::vector<Value*>& inputs, const Attrs& attrs,
+                             const std::string& hint, std::vector<OperandGroup> groups = {});
+  Value* emit(const std::string& op, const std::vector<Value*>& inputs, const Attrs& attrs = {},
+              const std::string& hint = "");
+  /// The data of an emitted value computed from constants only, or null.
+  const TensorData* known(const Value* v) const;
+  /// An entry for an emitted value (type, value, known data).
+  Entry entry_of(Value* v) const;
+
+  // ---- helpers for handlers ----
+  /// A scalar (rank 0) or filled tensor of static shape.
+  Value* full(const std::vector<int64_t>& shape, double value, DType dtype, const std::string& hint);
+  /// A bool tensor of shape [n] where n is the part's dim (built from its
+  /// source value): broadcasting with it gives a tensor that size.
+  Value* dim_carrier(const SymPart& part, const std::string& hint);
+  /// A tensor of `dims` (SymInts, each static or one dim), filled with
+  /// `value`: statics via full, symbolic dims by broadcasting carriers.
+  Value* filled(const std::vector<SymInt>& dims, double value, DType dtype, const std::string& hint);
+  /// The run-time i64 scalar equal to `s`.
+  Value* sym_scalar(const SymInt& s, const std::string& hint);
+  /// Broadcasts `x` (right-aligned) to dims that are static or single dims.
+  Value* broadcast_to(Value* x, const std::vector<SymInt>& dims, const std::string& hint);
+  /// permute(x, perm), composed with a permute that produced `x` (NonZero's
+  /// [n, rank] -> [rank, n] followed by the exporter's Transpose cancels).
+  Value* permute(Value* x, std::vector<int64_t> perm, const std::string& hint);
+
+ private:
+  Value* add_constant_placeholder(const std::string& target, const TensorData& data);
+
+  Program& program_;
+  std::string what_;
+  const OnnxImportOptions& options_;
+  std::map<std::string, Entry> entries_;
+  std::map<const Value*, TensorData> known_;
+  KernelContext kernel_ctx_;
+};
+
+/// One node being imported: its inputs, attributes and outputs.
+class NodeContext {
+ public:
+  NodeContext(Importer& im, const onnx::NodeProto& node, int opset) : im_(im), node_(node), opset_(opset) {}
+
+  Importer& im() { return im_; }
+  const onnx::NodeProto& proto() const { return node_; }
+  int opset() const { return opset_; }
+
+  // ---- inputs ----
+  size_t num_inputs() const { return static_cast<size_t>(node_.input_size()); }
+  /// Input i, or null when absent (past the end or named "").
+  Entry* input(size_t i);
+  Entry& required(size_t i);
+  const TensorType& type(size_t i) { return required(i).type; }
+  Value* value(size_t i);
+  /// An input that must be known at import time, as int64s.
+  std::vector<int64_t> ints(size_t i, const std::string& what);
+  /// An input whose elements are known, possibly symbolically.
+  std::optional<std::vector<SymInt>> sym(size_t i);
+  /// The input's data, or null.
+  const TensorData* data(size_t i);
+
+  // ---- attributes ----
+  const onnx::AttributeProto* attr(const std::string& name) const;
+  int64_t attr_int(const std::string& name, int64_t dflt) const;
+  double attr_float(const std::string& name, double dflt) const;
+  std::string attr_string(const std::string& name, const std::string& dflt) const;
+  std::optional<std::vector<int64_t>> attr_ints(const std::string& name) const;
+
+  // ---- outputs ----
+  size_t num_outputs() const { return static_cast<size_t>(node_.output_size()); }
+  bool has_output(size_t i) const { return i < num_outputs() && !node_.output(static_cast<int>(i)).empty(); }
+  /// A value-name hint for output i.
+  std::string hint(size_t i = 0) const;
+  void set_output(size_t i, Value* v);
+  void set_output(size_t i, Entry e);
+  /// Defines a shape value: int64 [n] (or rank 0 when `scalar`).
+  void set_sym_output(size_t i, std::vector<SymInt> elems, bool scalar, DType dtype = DType::Int64);
+  /// Marks optional outputs past `count` as unavailable (erroring if read).
+  void outputs_unsupported_from(size_t count, const std::string& why);
+
+  Value* emit(const std::string& op, const std::vector<Value*>& inputs, const Attrs& attrs = {}) {
+    return im_.emit(op, inputs, attrs, hint());
+  }
+
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  Importer& im_;
+  const onnx::NodeProto& node_;
+  int opset_;
+};
+
+using Handler = void (*)(NodeContext& n);
+using HandlerTable = std::map<std::string, Handler>;
+
+void register_elementwise_handlers(HandlerTable& table);  // ops_elementwise.cpp
+void register_shape_handlers(HandlerTable& table);        // ops_shape.cpp
+void register_nn_handlers(HandlerTable& table);           // ops_nn.cpp
+void register_index_handlers(HandlerTable& table);        // ops_index.cpp
+
+// Attribute-building shorthands.
+Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items);
+
+}  // namespace edgec::onnx_import

@@ -1,0 +1,155 @@
+#include "interpreter/interpreter.h"
+
+#include "ir/diagnostic.h"
+#include "ir/operator.h"
+
+namespace edgec {
+namespace {
+
+std::string node_where(const Node& call) { return "node " + call.label() + " (" + call.op() + ")"; }
+
+}  // namespace
+
+Tensor tensor_view(const TensorData& data) {
+  const auto shape = data.type.static_shape();
+  void* ptr = data.bytes ? const_cast<std::byte*>(data.bytes->data()) : nullptr;
+  return make_tensor(data.type.dtype, shape, ptr, 0);
+}
+
+std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorData> inputs,
+                                      KernelContext& ctx) {
+  const OpInfo* op = find_op(call.op());
+  if (!op) throw CompileError(node_where(call) + ": unknown operator");
+  if (!op->core)
+    throw CompileError(node_where(call) + ": composite operator '" + op->name +
+                       "' has no kernel; run to_edge to decompose it first");
+  KernelFn kernel = find_kernel(op->name);
+  if (!kernel) throw CompileError(node_where(call) + ": operator '" + op->name + "' has no portable kernel");
+
+  // Size each output by the shape function on the actual input shapes: exact
+  // for ordinary operators, an upper bound for data-dependent ones.
+  std::vector<TensorType> in_types;
+  in_types.reserve(inputs.size());
+  for (const TensorData& d : inputs) {
+    if (!d.bytes) throw CompileError(node_where(call) + ": an input's data is elided (opaque)");
+    in_types.push_back(d.type);
+  }
+  std::vector<TensorType> out_types;
+  try {
+    out_types = op->shape(ShapeQuery{op->name, in_types, call.operand_groups(), call.attrs()});
+  } catch (const CompileError& e) {
+    throw CompileError(node_where(call) + ": " + e.what());
+  }
+
+  std::vector<Tensor> in_tensors;
+  in_tensors.reserve(inputs.size());
+  for (const TensorData& d : inputs) in_tensors.push_back(tensor_view(d));
+
+  std::vector<std::shared_ptr<std::vector<std::byte>>> buffers;
+  std::vector<Tensor> out_tensors;
+  for (const TensorType& t : out_types) {
+    auto bound = t.max_numel();
+    if (!bound) throw CompileError(node_where(call) + ": result type " + t.str() + " has no size bound");
+    auto buf = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(*bound) * dtype_size(t.dtype));
+    Tensor out;
+    out.dtype = t.dtype;
+    out.data = buf->data();
+    out.capacity = buf->size();
+    buffers.push_back(std::move(buf));
+    out_tensors.push_back(out);
+  }
+  const Error err = kernel(ctx, in_tensors, call.attrs(), out_tensors);
+  if (err != Error::Ok)
+    throw CompileError(node_where(call) + ": " + error_detail() + " (" + error_name(err) + ")");
+
+  std::vector<TensorData> results;
+  for (size_t i = 0; i < out_tensors.size(); ++i) {
+    const Tensor& t = out_tensors[i];
+    std::vector<int64_t> shape(t.sizes.begin(), t.sizes.begin() + t.rank);
+    buffers[i]->resize(t.nbytes());
+    results.push_back(TensorData{TensorType::of(t.dtype, shape), buffers[i]});
+  }
+  return results;
+}
+
+std::string check_against_type(const TensorType& declared, DType dtype, std::span<const int64_t> shape,
+                               std::map<std::string, int64_t>& symbols) {
+  std::string got = std::string(dtype_name(dtype)) + shape_string(shape);
+  if (dtype != declared.dtype || static_cast<int>(shape.size()) != declared.rank())
+    return "expected " + declared.str() + ", got " + got;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const Dim& d = declared.dims[i];
+    const int64_t s = shape[i];
+    if (d.is_static() && d.value != s)
+      return "expected " + declared.str() + ", got " + got + " (dim " + std::to_string(i) + ")";
+    if (auto ub = d.upper_bound(); ub && s > *ub)
+      return "expected " + declared.str() + ", got " + got + " (dim " + std::to_string(i) + " exceeds its bound " + std::to_string(*ub) + ")";
+    if (d.kind == Dim::Kind::Symbolic) {
+      auto [it, inserted] = symbols.emplace(d.symbol, s);
+      if (!inserted && it->second != s)
+        return "expected " + declared.str() + ", got " + got + " (symbol '" + d.symbol + "' is " +
+               std::to_string(it->second) + " elsewhere)";
+    }
+  }
+  return {};
+}
+
+std::vector<TensorData> run_program(const Program& program,
+                                    const std::map<std::string, TensorData>& user_inputs,
+                                    KernelContext& ctx) {
+  std::map<const Value*, TensorData> values;
+  std::map<std::string, int64_t> symbols;
+  const auto placeholders = program.graph.placeholders();
+  if (placeholders.size() != program.inputs.size())
+    throw CompileError("the program's placeholders and input specs disagree; run the verifier");
+  size_t used_inputs = 0;
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    const InputSpec& spec = program.inputs[i];
+    const Value* v = placeholders[i]->result();
+    if (spec.kind == InputKind::UserInput) {
+      auto it = user_inputs.find(spec.target);
+      if (it == user_inputs.end()) throw CompileError("missing input '" + spec.target + "' (" + v->type().str() + ")");
+      ++used_inputs;
+      const auto shape = it->second.type.static_shape();
+      const std::string problem = check_against_type(v->type(), it->second.type.dtype, shape, symbols);
+      if (!problem.empty()) throw CompileError("input '" + spec.target + "': " + problem);
+      values[v] = it->second;
+      continue;
+    }
+    const Store& store = program.store_for(spec);
+    auto it = store.find(spec.target);
+    if (it == store.end() || !it->second.bytes)
+      throw CompileError(std::string(input_kind_name(spec.kind)) + " " + placeholders[i]->label() +
+                         ": no data for target '" + spec.target + "'");
+    values[v] = it->second;
+  }
+  if (used_inputs != user_inputs.size()) {
+    for (const auto& [name, data] : user_inputs) {
+      bool known = false;
+      for (const auto& spec : program.inputs) known |= spec.kind == InputKind::UserInput && spec.target == name;
+      if (!known) throw CompileError("unexpected input '" + name + "': the program has no such input");
+    }
+  }
+
+  // Free each value after its last reader so peak memory follows the graph.
+  std::map<const Value*, size_t> remaining;
+  for (const Node* n : program.graph.nodes())
+    for (const Value* in : n->inputs()) ++remaining[in];
+
+  for (const Node* n : program.graph.calls()) {
+    std::vector<TensorData> ins;
+    ins.reserve(n->inputs().size());
+    for (const Value* in : n->inputs()) ins.push_back(values.at(in));
+    auto outs = evaluate_call(*n, ins, ctx);
+    for (size_t i = 0; i < outs.size(); ++i) values[n->result(i)] = std::move(outs[i]);
+    for (const Value* in : n->inputs())
+      if (--remaining[in] == 0) values.erase(in);
+  }
+  std::vector<TensorData> outputs;
+  const Node* out = program.graph.output_node();
+  if (!out) throw CompileError("the graph has no output node");
+  for (const Value* v : out->inputs()) outputs.push_back(values.at(v));
+  return outputs;
+}
+
+}  // namespace edgec

@@ -1,0 +1,171 @@
+// Pieces shared by the spatial kernels (convolution, pooling, resize): reading
+// the per-axis attribute lists, lifting 1-D tensors to 2-D views, and f16
+// conversion helpers.
+//
+// Every spatial kernel runs as a 2-D kernel over an [N, C, H, W] view: a 1-D
+// operator (NCL) is the 2-D one with H = 1 and a height-1 window. One loop
+// nest per operator is easier to make fast and to keep correct than two.
+// Per-axis arrays below are therefore always indexed in 2-D coordinates
+// (0 = H, 1 = W); a 1-D operator's values land in index 1.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "base/attrs.h"
+#include "base/error.h"
+#include "base/half.h"
+#include "kernels/tensor.h"
+
+namespace edgec::spatial {
+
+/// Upper bound on any kernel size, stride, dilation or padding. It keeps every
+/// product of two of them (dilation * kernel, index * stride) far from int64
+/// overflow, and no real network comes near it.
+inline constexpr int64_t kMaxAttrValue = int64_t{1} << 31;
+
+/// Division rounding toward -inf / +inf (C++ truncates toward 0), for window
+/// bounds that may start in the padding.
+inline int64_t floor_div(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+// ---- element conversion: f16 is stored as Half and computed in f32 ----------
+
+template <typename T>
+inline float to_float(T v) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return half_to_float(v);
+  } else {
+    return static_cast<float>(v);
+  }
+}
+
+template <typename T>
+inline T from_float(float v) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return float_to_half(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+// ---- messages (built only on failure paths) ----------------------------------
+
+inline void append_piece(std::string& s, std::string_view v) { s += v; }
+inline void append_piece(std::string& s, const char* v) { s += v; }
+inline void append_piece(std::string& s, const std::string& v) { s += v; }
+template <typename T>
+  requires std::is_integral_v<T>
+inline void append_piece(std::string& s, T v) {
+  s += std::to_string(v);
+}
+
+/// Concatenates strings and integers, for error details.
+template <typename... Args>
+std::string cat(const Args&... args) {
+  std::string s;
+  (append_piece(s, args), ...);
+  return s;
+}
+
+/// "[a, b]" of the first n entries of a per-axis array (n = 1 or 2, read from
+/// the end so a 1-D operator prints its one value).
+inline std::string axes_string(const int64_t* v, int nd) {
+  std::string s = "[";
+  for (int i = 2 - nd; i < 2; ++i) {
+    if (i > 2 - nd) s += ", ";
+    s += std::to_string(v[i]);
+  }
+  return s + "]";
+}
+
+// ---- attributes -----------------------------------------------------------
+
+/// Reads the int-list attribute `name` with `nd` entries into out[2 - nd ..].
+/// Absent or empty leaves `out` as it is (the caller's default). Every entry
+/// must lie in [min_value, kMaxAttrValue].
+inline Error read_axis_ints(std::string_view op, const Attrs& attrs, std::string_view name, int nd,
+                            int64_t min_value, int64_t out[2]) {
+  const AttrValue* v = attrs.find(name);
+  if (v == nullptr) return Error::Ok;
+  const auto* list = std::get_if<std::vector<int64_t>>(v);
+  if (list == nullptr) {
+    return fail(Error::InvalidArgument,
+                cat(op, ": attribute '", name, "' must be an int list, got ", attr_kind_name(attr_kind(*v))));
+  }
+  if (list->empty()) return Error::Ok;
+  if (static_cast<int>(list->size()) != nd) {
+    return fail(Error::InvalidArgument, cat(op, ": expected ", nd, " entries in '", name, "' (one per spatial dim), got ",
+                                            list->size()));
+  }
+  for (int i = 0; i < nd; ++i) {
+    const int64_t value = (*list)[i];
+    if (value < min_value || value > kMaxAttrValue) {
+      return fail(Error::InvalidArgument, cat(op, ": '", name, "' entries must be in [", min_value, ", ",
+                                              kMaxAttrValue, "], got ", value));
+    }
+    out[2 - nd + i] = value;
+  }
+  return Error::Ok;
+}
+
+/// Reads `padding`: nd entries (symmetric) or 2 * nd entries in ONNX order
+/// (all begins, then all ends). Absent or empty means no padding.
+inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64_t begin[2],
+                          int64_t end[2]) {
+  begin[0] = begin[1] = end[0] = end[1] = 0;
+  const AttrValue* v = attrs.find("padding");
+  if (v == nullptr) return Error::Ok;
+  const auto* list = std::get_if<std::vector<int64_t>>(v);
+  if (list == nullptr) {
+    return fail(Error::InvalidArgument,
+                cat(op, ": attribute 'padding' must be an int list, got ", attr_kind_name(attr_kind(*v))));
+  }
+  if (list->empty()) return Error::Ok;
+  const int count = static_cast<int>(list->size());
+  if (count != nd && count != 2 * nd) {
+    return fail(Error::InvalidArgument, cat(op, ": expected ", nd, " or ", 2 * nd,
+                                            " entries in 'padding', got ", count));
+  }
+  for (int64_t value : *list) {
+    if (value < 0 || value > kMaxAttrValue) {
+      return fail(Error::InvalidArgument,
+                  cat(op, ": 'padding' entries must be in [0, ", kMaxAttrValue, "], got ", value));
+    }
+  }
+  for (int i = 0; i < nd; ++i) {
+    begin[2 - nd + i] = (*list)[i];
+    end[2 - nd + i] = (*list)[count == nd ? i : nd + i];
+  }
+  return Error::Ok;
+}
+
+// ---- views ----------------------------------------------------------------
+
+/// `t` (rank 3 [N, C, L] or rank 4) as an [N, C, H, W] view; rank 3 gets H = 1.
+inline Tensor lift_to_2d(const Tensor& t) {
+  if (t.rank != 3) return t;
+  Tensor v = t;
+  v.rank = 4;
+  v.sizes[3] = t.sizes[2];
+  v.strides[3] = t.strides[2];
+  v.sizes[2] = 1;
+  v.strides[2] = 0;
+  return v;
+}
+
+/// Threads to use for `work` element operations: parallel regions cost
+/// microseconds, so small tensors stay on the calling thread.
+inline int threads_for(int max_threads, int64_t work) {
+  constexpr int64_t kMinParallelWork = 32 * 1024;
+  return (max_threads > 1 && work >= kMinParallelWork) ? max_threads : 1;
+}
+
+}  // namespace edgec::spatial

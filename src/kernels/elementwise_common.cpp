@@ -1,0 +1,102 @@
+#include "kernels/elementwise_common.h"
+
+#include <variant>
+
+namespace edgec {
+
+namespace {
+
+// "1 input", "2 inputs".
+std::string count_of(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+Error check_operands(std::string_view op, std::span<const Tensor> inputs, size_t num_inputs,
+                     std::span<Tensor> outputs, size_t num_outputs) {
+  if (inputs.size() != num_inputs) {
+    return fail(Error::InvalidArgument, std::string(op) + ": expected " +
+                                            count_of(num_inputs, "input") + ", got " +
+                                            std::to_string(inputs.size()));
+  }
+  if (outputs.size() != num_outputs) {
+    return fail(Error::InvalidArgument, std::string(op) + ": expected " +
+                                            count_of(num_outputs, "output") + ", got " +
+                                            std::to_string(outputs.size()));
+  }
+  for (const Tensor& t : inputs) EDGEC_TRY(check_tensor_layout(op, t));
+  return Error::Ok;
+}
+
+Error resize_output(std::string_view op, Tensor& out, std::span<const int64_t> shape) {
+  const Error err = out.resize(shape);
+  if (err != Error::Ok) set_error_detail(std::string(op) + ": " + error_detail());
+  return err;
+}
+
+Error check_output_dtype(std::string_view op, const Tensor& out, DType expected) {
+  if (out.dtype == expected) return Error::Ok;
+  return fail(Error::InvalidType, std::string(op) + ": expected output dtype " +
+                                      std::string(dtype_name(expected)) + ", got " +
+                                      std::string(dtype_name(out.dtype)));
+}
+
+Error check_same_dtype(std::string_view op, const Tensor& a, const Tensor& b) {
+  if (a.dtype == b.dtype) return Error::Ok;
+  return fail(Error::InvalidType, std::string(op) + ": expected inputs of the same dtype, got " +
+                                      std::string(dtype_name(a.dtype)) + " and " +
+                                      std::string(dtype_name(b.dtype)));
+}
+
+Error read_float_attr(std::string_view op, const Attrs& attrs, std::string_view name, double dflt,
+                      double& value) {
+  const AttrValue* v = attrs.find(name);
+  if (v == nullptr) {
+    value = dflt;
+    return Error::Ok;
+  }
+  if (const double* f = std::get_if<double>(v)) {
+    value = *f;
+    return Error::Ok;
+  }
+  if (const int64_t* i = std::get_if<int64_t>(v)) {
+    value = static_cast<double>(*i);
+    return Error::Ok;
+  }
+  return fail(Error::InvalidArgument, std::string(op) + ": expected attribute " +
+                                          std::string(name) + " to be a float, got " +
+                                          std::string(attr_kind_name(attr_kind(*v))));
+}
+
+Error read_choice_attr(std::string_view op, const Attrs& attrs, std::string_view name,
+                       std::string_view dflt, std::initializer_list<std::string_view> choices,
+                       std::string_view& value) {
+  const AttrValue* v = attrs.find(name);
+  if (v == nullptr) {
+    value = dflt;
+    return Error::Ok;
+  }
+  const std::string* s = std::get_if<std::string>(v);
+  if (s != nullptr) {
+    for (std::string_view c : choices) {
+      if (*s == c) {
+        value = c;
+        return Error::Ok;
+      }
+    }
+  }
+  std::string expected;
+  for (std::string_view c : choices) {
+    expected += expected.empty() ? "'" : ", '";
+    expected += c;
+    expected += "'";
+  }
+  const std::string got = s != nullptr ? "'" + *s + "'"
+                                       : "a " + std::string(attr_kind_name(attr_kind(*v)));
+  return fail(Error::InvalidArgument, std::string(op) + ": expected attribute " +
+                                          std::string(name) + " to be one of " + expected +
+                                          ", got " + got);
+}
+
+}  // namespace edgec

@@ -1,0 +1,288 @@
+// Unary elementwise kernels: float math (computed in float32 for float16),
+// activations with torch's definitions and defaults, and the few ops that
+// also take integers (neg, abs, relu, sign, clamp). exp, tanh, erf and what
+// is built on them (sigmoid, gelu) use the vectorizable versions of
+// elementwise_math.h; the rest call libm.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/elementwise_common.h"
+#include "kernels/elementwise_math.h"
+
+namespace edgec {
+namespace {
+
+/// The kernel of a unary op: input dtype from `Types`, output of that dtype
+/// (bool for predicates). An Op with `static Error from_attrs(const Attrs&,
+/// Op&)` reads its attributes first; one with `bind<T>()` returns the functor
+/// for compute type T (to hoist per-dtype constants out of the loop).
+template <typename Op, typename Types, bool kBoolOut = false>
+Error unary_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                   std::span<Tensor> outputs) {
+  constexpr std::string_view op_name = Op::kName;
+  EDGEC_TRY(check_operands(op_name, inputs, 1, outputs, 1));
+  const Tensor& x = inputs[0];
+  Tensor& out = outputs[0];
+
+  // Attributes and dtypes.
+  Op op{};
+  if constexpr (requires { Op::from_attrs(attrs, op); }) {
+    EDGEC_TRY(Op::from_attrs(attrs, op));
+  }
+  EDGEC_TRY(check_dtype_in(op_name, x, Types{}));
+  EDGEC_TRY(check_output_dtype(op_name, out, kBoolOut ? DType::Bool : x.dtype));
+
+  // Shape and compute.
+  EDGEC_TRY(resize_output(op_name, out, x.shape()));
+  dispatch_dtype(Types{}, x.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using O = std::conditional_t<kBoolOut, bool, T>;
+    if constexpr (requires { op.template bind<compute_t<T>>(); }) {
+      map_unary<O, T>(ctx, x, out, op.template bind<compute_t<T>>());
+    } else {
+      map_unary<O, T>(ctx, x, out, op);
+    }
+  });
+  return Error::Ok;
+}
+
+// --- Ops on numbers of any kind ---------------------------------------------
+
+struct Neg {
+  static constexpr std::string_view kName = "neg";
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) return wrapping_neg(x);
+    else return -x;
+  }
+};
+
+struct Abs {
+  static constexpr std::string_view kName = "abs";
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
+    else if constexpr (std::is_signed_v<T>) return x < 0 ? wrapping_neg(x) : x;  // abs(MIN) wraps
+    else return x;
+  }
+};
+
+struct Relu {
+  static constexpr std::string_view kName = "relu";
+  template <typename T>
+  T operator()(T x) const {
+    // `x < 0` rather than `x > 0` so NaN passes through, as in torch.
+    if constexpr (std::is_signed_v<T> || std::is_floating_point_v<T>) return x < 0 ? T(0) : x;
+    else return x;
+  }
+};
+
+struct Sign {
+  static constexpr std::string_view kName = "sign";
+  template <typename T>
+  T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) return x > 0 ? T(1) : x < 0 ? T(-1) : x == 0 ? T(0) : x;
+    else if constexpr (std::is_signed_v<T>) return static_cast<T>((x > 0) - (x < 0));
+    else return static_cast<T>(x > 0);
+  }
+};
+
+struct Clamp {
+  static constexpr std::string_view kName = "clamp";
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+
+  static Error from_attrs(const Attrs& attrs, Clamp& op) {
+    EDGEC_TRY(read_float_attr(kName, attrs, "min", op.lo, op.lo));
+    EDGEC_TRY(read_float_attr(kName, attrs, "max", op.hi, op.hi));
+    if (std::isnan(op.lo) || std::isnan(op.hi)) {
+      return fail(Error::InvalidArgument, "clamp: expected numeric bounds, got min " +
+                                              std::to_string(op.lo) + ", max " +
+                                              std::to_string(op.hi));
+    }
+    return Error::Ok;
+  }
+
+  // Like numpy's clip: max with min, then min with max, so min > max gives
+  // max everywhere.
+  template <typename T>
+  auto bind() const {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T l = static_cast<T>(lo);
+      const T h = static_cast<T>(hi);
+      return [l, h](T x) { return std::min(std::max(x, l), h); };
+    } else {
+      // The bounds stay real numbers: an integer x is below lo exactly when
+      // x < ceil(lo), and then becomes lo truncated, as if x were clamped in
+      // float and cast back. Bounds outside the dtype's range saturate.
+      const T below = saturating_float_to_int<T>(std::ceil(lo));
+      const T above = saturating_float_to_int<T>(std::floor(hi));
+      const T lo_value = saturating_float_to_int<T>(lo);
+      const T hi_value = saturating_float_to_int<T>(hi);
+      const bool all_hi = lo > hi;
+      return [=](T x) {
+        if (all_hi) return hi_value;
+        return x < below ? lo_value : x > above ? hi_value : x;
+      };
+    }
+  }
+};
+
+// --- Float math ----------------------------------------------------------------
+
+#define EDGEC_FLOAT_UNARY(Name, name, expr)          \
+  struct Name {                                     \
+    static constexpr std::string_view kName = name; \
+    float operator()(float x) const { return expr; } \
+  };
+EDGEC_FLOAT_UNARY(Exp, "exp", vexp(x))
+EDGEC_FLOAT_UNARY(Log, "log", std::log(x))
+EDGEC_FLOAT_UNARY(Sqrt, "sqrt", std::sqrt(x))
+EDGEC_FLOAT_UNARY(Rsqrt, "rsqrt", 1.0f / std::sqrt(x))
+EDGEC_FLOAT_UNARY(Reciprocal, "reciprocal", 1.0f / x)
+EDGEC_FLOAT_UNARY(Sin, "sin", std::sin(x))
+EDGEC_FLOAT_UNARY(Cos, "cos", std::cos(x))
+EDGEC_FLOAT_UNARY(Tanh, "tanh", vtanh(x))
+EDGEC_FLOAT_UNARY(Erf, "erf", verf(x))
+EDGEC_FLOAT_UNARY(Floor, "floor", std::floor(x))
+EDGEC_FLOAT_UNARY(Ceil, "ceil", std::ceil(x))
+// The default rounding mode is to nearest, ties to even, as numpy rounds.
+EDGEC_FLOAT_UNARY(Round, "round", std::nearbyint(x))
+EDGEC_FLOAT_UNARY(Hardsigmoid, "hardsigmoid", std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f)
+EDGEC_FLOAT_UNARY(Hardswish, "hardswish", x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f)
+#undef EDGEC_FLOAT_UNARY
+
+struct Sigmoid {
+  static constexpr std::string_view kName = "sigmoid";
+  // e^-|x| never overflows: 1/(1+e) for x >= 0, e/(1+e) below, which keeps
+  // the tiny (even subnormal) results of large negative x instead of 0.
+  float operator()(float x) const {
+    const float e = vexp(-std::fabs(x));
+    const float s = 1.0f / (1.0f + e);
+    return blend(x < 0, e * s, s);
+  }
+};
+
+struct IsNan {
+  static constexpr std::string_view kName = "isnan";
+  bool operator()(float x) const { return x != x; }
+};
+
+// Softplus with torch's overflow guard: above the threshold, log1p(exp(bx))/b
+// equals x to float precision, and exp would overflow soon after.
+inline float softplus(float x, float beta, float threshold) {
+  const float bx = beta * x;
+  return bx > threshold ? x : std::log1p(std::exp(bx)) / beta;
+}
+
+struct Softplus {
+  static constexpr std::string_view kName = "softplus";
+  float beta = 1.0f;
+  float threshold = 20.0f;
+
+  static Error from_attrs(const Attrs& attrs, Softplus& op) {
+    double beta, threshold;
+    EDGEC_TRY(read_float_attr(kName, attrs, "beta", 1.0, beta));
+    EDGEC_TRY(read_float_attr(kName, attrs, "threshold", 20.0, threshold));
+    if (beta == 0) return fail(Error::InvalidArgument, "softplus: expected a non-zero beta, got 0");
+    op.beta = static_cast<float>(beta);
+    op.threshold = static_cast<float>(threshold);
+    return Error::Ok;
+  }
+  float operator()(float x) const { return softplus(x, beta, threshold); }
+};
+
+struct Mish {
+  static constexpr std::string_view kName = "mish";
+  float operator()(float x) const { return x * vtanh(softplus(x, 1.0f, 20.0f)); }
+};
+
+struct LeakyRelu {
+  static constexpr std::string_view kName = "leaky_relu";
+  float slope = 0.01f;
+
+  static Error from_attrs(const Attrs& attrs, LeakyRelu& op) {
+    double slope;
+    EDGEC_TRY(read_float_attr(kName, attrs, "negative_slope", 0.01, slope));
+    op.slope = static_cast<float>(slope);
+    return Error::Ok;
+  }
+  float operator()(float x) const { return x > 0 ? x : x * slope; }
+};
+
+struct Elu {
+  static constexpr std::string_view kName = "elu";
+  float alpha = 1.0f;
+
+  static Error from_attrs(const Attrs& attrs, Elu& op) {
+    double alpha;
+    EDGEC_TRY(read_float_attr(kName, attrs, "alpha", 1.0, alpha));
+    op.alpha = static_cast<float>(alpha);
+    return Error::Ok;
+  }
+  // expm1: exp(x) - 1 loses all digits near 0.
+  float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x); }
+};
+
+struct GeluErf {
+  static constexpr std::string_view kName = "gelu";
+  float operator()(float x) const { return vgelu_erf(x); }
+};
+
+struct GeluTanh {
+  static constexpr std::string_view kName = "gelu";
+  float operator()(float x) const {
+    constexpr float kSqrt2OverPi = 0.79788456080286536f;
+    return 0.5f * x * (1.0f + vtanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  }
+};
+
+Error gelu_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                  std::span<Tensor> outputs) {
+  std::string_view approximate;
+  EDGEC_TRY(read_choice_attr("gelu", attrs, "approximate", "none", {"none", "tanh"}, approximate));
+  if (approximate == "tanh") return unary_kernel<GeluTanh, FloatTypes>(ctx, inputs, attrs, outputs);
+  return unary_kernel<GeluErf, FloatTypes>(ctx, inputs, attrs, outputs);
+}
+
+struct LogicalNot {
+  static constexpr std::string_view kName = "logical_not";
+  bool operator()(bool x) const { return !x; }
+};
+
+constexpr KernelEntry kUnaryKernels[] = {
+    {"neg", unary_kernel<Neg, NumericTypes>},
+    {"abs", unary_kernel<Abs, NumericTypes>},
+    {"relu", unary_kernel<Relu, NumericTypes>},
+    {"sign", unary_kernel<Sign, NumericTypes>},
+    {"clamp", unary_kernel<Clamp, NumericTypes>},
+    {"exp", unary_kernel<Exp, FloatTypes>},
+    {"log", unary_kernel<Log, FloatTypes>},
+    {"sqrt", unary_kernel<Sqrt, FloatTypes>},
+    {"rsqrt", unary_kernel<Rsqrt, FloatTypes>},
+    {"reciprocal", unary_kernel<Reciprocal, FloatTypes>},
+    {"sin", unary_kernel<Sin, FloatTypes>},
+    {"cos", unary_kernel<Cos, FloatTypes>},
+    {"tanh", unary_kernel<Tanh, FloatTypes>},
+    {"sigmoid", unary_kernel<Sigmoid, FloatTypes>},
+    {"erf", unary_kernel<Erf, FloatTypes>},
+    {"floor", unary_kernel<Floor, FloatTypes>},
+    {"ceil", unary_kernel<Ceil, FloatTypes>},
+    {"round", unary_kernel<Round, FloatTypes>},
+    {"hardsigmoid", unary_kernel<Hardsigmoid, FloatTypes>},
+    {"hardswish", unary_kernel<Hardswish, FloatTypes>},
+    {"isnan", unary_kernel<IsNan, FloatTypes, true>},
+    {"softplus", unary_kernel<Softplus, FloatTypes>},
+    {"mish", unary_kernel<Mish, FloatTypes>},
+    {"leaky_relu", unary_kernel<LeakyRelu, FloatTypes>},
+    {"elu", unary_kernel<Elu, FloatTypes>},
+    {"gelu", gelu_kernel},
+    {"logical_not", unary_kernel<LogicalNot, BoolTypes>},
+};
+
+}  // namespace
+
+std::span<const KernelEntry> elementwise_unary_kernels() { return kUnaryKernels; }
+
+}  // namespace edgec

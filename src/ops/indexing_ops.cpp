@@ -1,0 +1,208 @@
+// Operator-table rows of the indexing family: take (ONNX Gather), gather
+// (torch.gather / GatherElements), index (PyTorch advanced indexing of the
+// leading dims, or a bool mask) and nonzero. topk is in shape_ops.cpp.
+//
+// Static inputs give exactly the shapes of src/kernels/indexing.cpp. Index
+// values come from data, so only the errors types decide are raised here
+// (wrong dtypes, ranks, shapes, and any index into a dim of size 0). A mask
+// index and nonzero have a data-dependent row count: ?<=N where N bounds the
+// number of mask elements.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "kernels/tensor.h"  // kMaxRank
+#include "ops/op_rows.h"
+
+namespace edgec::ops {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+int64_t int_attr_or(const ShapeQuery& q, std::string_view name, int64_t dflt) {
+  const AttrValue* v = q.attrs.find(name);
+  if (!v) return dflt;
+  if (const auto* i = std::get_if<int64_t>(v)) return *i;
+  op_error(q.op, "expected attribute '" + std::string(name) + "' of kind int, got " +
+                     std::string(attr_kind_name(attr_kind(*v))));
+}
+
+/// Wraps a possibly negative dim into [0, rank), rank >= 1.
+int wrap_dim(const ShapeQuery& q, int64_t dim, int64_t rank) {
+  const int64_t wrapped = dim < 0 ? dim + rank : dim;
+  if (wrapped < 0 || wrapped >= rank)
+    op_error(q.op, "expected a dim in [" + str(-rank) + ", " + str(rank - 1) + "] for rank " +
+                       str(rank) + ", got " + str(dim));
+  return static_cast<int>(wrapped);
+}
+
+void check_rank_fits(const ShapeQuery& q, int64_t rank) {
+  if (rank > kMaxRank)
+    op_error(q.op, "expected a result of rank at most " + str(kMaxRank) + ", got rank " + str(rank));
+}
+
+void expect_index_dtype(const ShapeQuery& q, const TensorType& t, const std::string& what) {
+  expect_dtype(q, t, {DType::Int64, DType::Int32}, what);
+}
+
+bool has_elements(const TensorType& t) {
+  return t.is_static() && std::all_of(t.dims.begin(), t.dims.end(), [](const Dim& d) { return d.value > 0; });
+}
+
+/// Every index value is out of range for a dim of size 0, so an index
+/// tensor known to hold elements fails whatever its values.
+void check_not_empty_dim(const ShapeQuery& q, const TensorType& x, int dim, const TensorType& index) {
+  const Dim& d = x.dims[dim];
+  if (d.is_static() && d.value == 0 && has_elements(index))
+    op_error(q.op, "expected a non-empty dim " + str(dim) + " of " + x.str() + " to index with " +
+                       index.str() + ", got size 0");
+}
+
+/// The row count of a data-dependent result: the number of nonzero elements
+/// of a mask whose dims are `dims` (each dim bounded by the tighter of
+/// `dims[i]` and `also[i]`, which may be shorter or empty). Unbounded masks
+/// give a symbol named after their dims.
+Dim nonzero_count(const std::vector<Dim>& dims, const std::vector<Dim>& also) {
+  std::optional<int64_t> bound = 1;
+  std::string name;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    std::optional<int64_t> ub = dims[i].upper_bound();
+    if (i < also.size()) {
+      const auto other = also[i].upper_bound();
+      if (other) ub = ub ? std::min(*ub, *other) : *other;
+    }
+    if (!dims[i].is_static()) {
+      const Dim& named = dims[i].kind == Dim::Kind::Symbolic || i >= also.size() ? dims[i] : also[i];
+      if (!name.empty()) name += "_x_";
+      name += named.kind == Dim::Kind::Symbolic ? named.symbol : "dyn";
+    }
+    if (!bound || !ub || __builtin_mul_overflow(*bound, *ub, &*bound)) bound.reset();
+  }
+  if (bound) return Dim::dynamic(*bound);
+  return Dim::symbolic(name + "_nonzero", -1);
+}
+
+// ---- take, gather ----------------------------------------------------------------
+
+// ONNX Gather: x.shape[:dim] + indices.shape + x.shape[dim+1:].
+std::vector<TensorType> take_shape(const ShapeQuery& q) {
+  expect_inputs(q, 2);
+  const TensorType& x = q.inputs[0];
+  const TensorType& index = q.inputs[1];
+  expect_index_dtype(q, index, "indices");
+  if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
+  const int dim = wrap_dim(q, int_attr_or(q, "dim", 0), x.rank());
+  check_rank_fits(q, x.rank() - 1 + index.rank());
+  check_not_empty_dim(q, x, dim, index);
+  std::vector<Dim> out(x.dims.begin(), x.dims.begin() + dim);
+  out.insert(out.end(), index.dims.begin(), index.dims.end());
+  out.insert(out.end(), x.dims.begin() + dim + 1, x.dims.end());
+  return {TensorType(x.dtype, std::move(out))};
+}
+
+// torch.gather: the result has the index's shape; the index may be smaller
+// than x outside dim.
+std::vector<TensorType> gather_shape(const ShapeQuery& q) {
+  expect_inputs(q, 2);
+  const TensorType& x = q.inputs[0];
+  const TensorType& index = q.inputs[1];
+  expect_index_dtype(q, index, "index");
+  if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
+  const int dim = wrap_dim(q, int_attr_or(q, "dim", 0), x.rank());
+  bool fits = index.rank() == x.rank();
+  for (int d = 0; fits && d < x.rank(); ++d) {
+    const Dim &i = index.dims[d], &s = x.dims[d];
+    const auto ub = s.upper_bound();
+    fits = d == dim || !i.is_static() || !ub || i.value <= *ub;
+  }
+  if (!fits)
+    op_error(q.op, "expected an index of rank " + str(x.rank()) + " no larger than " + x.str() +
+                       " outside dim " + str(dim) + ", got " + index.str());
+  check_not_empty_dim(q, x, dim, index);
+  return {TensorType(x.dtype, index.dims)};
+}
+
+// ---- index -----------------------------------------------------------------------
+
+// x[mask]: [count] + x.shape[mask.rank:], count data-dependent.
+std::vector<TensorType> index_by_mask(const ShapeQuery& q, const TensorType& x, const TensorType& mask) {
+  bool matches = mask.rank() <= x.rank();
+  for (int d = 0; matches && d < mask.rank(); ++d) {
+    const Dim &m = mask.dims[d], &s = x.dims[d];
+    matches = !m.is_static() || !s.is_static() || m.value == s.value;
+  }
+  if (!matches)
+    op_error(q.op, "expected a bool mask matching the leading dims of " + x.str() + ", got " + mask.str());
+  check_rank_fits(q, 1 + x.rank() - mask.rank());
+  std::vector<Dim> out = {nonzero_count(mask.dims, x.dims)};
+  out.insert(out.end(), x.dims.begin() + mask.rank(), x.dims.end());
+  return {TensorType(x.dtype, std::move(out))};
+}
+
+// x[i0, i1, ...]: broadcast(index shapes) + x.shape[count:].
+std::vector<TensorType> index_by_integers(const ShapeQuery& q, const TensorType& x,
+                                          std::span<const TensorType> indices) {
+  const int64_t count = static_cast<int64_t>(indices.size());
+  if (count > x.rank())
+    op_error(q.op, "expected at most " + str(x.rank()) + " indices for " + x.str() + ", got " +
+                       str(count));
+  std::vector<Dim> shape;
+  for (const TensorType& t : indices) shape = broadcast_dims(q, shape, t.dims);
+  check_rank_fits(q, static_cast<int64_t>(shape.size()) + x.rank() - count);
+  for (int j = 0; j < count; ++j) check_not_empty_dim(q, x, j, indices[j]);
+  shape.insert(shape.end(), x.dims.begin() + count, x.dims.end());
+  return {TensorType(x.dtype, std::move(shape))};
+}
+
+std::vector<TensorType> index_shape(const ShapeQuery& q) {
+  if (q.inputs.size() < 2)
+    op_error(q.op, "expected an input and at least 1 index, got " + str(static_cast<int64_t>(q.inputs.size())) +
+                       " tensor(s)");
+  const TensorType& x = q.inputs[0];
+  const std::span<const TensorType> indices = q.inputs.subspan(1);
+  bool any_mask = false;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    if (indices[j].dtype == DType::Bool) {
+      any_mask = true;
+    } else {
+      expect_index_dtype(q, indices[j], "index " + str(static_cast<int64_t>(j)));
+    }
+  }
+  if (any_mask) {
+    if (indices.size() != 1)
+      op_error(q.op, "expected a single bool mask or only integer indices, got a mask among " +
+                         str(static_cast<int64_t>(indices.size())) + " indices (not supported)");
+    return index_by_mask(q, x, indices[0]);
+  }
+  return index_by_integers(q, x, indices);
+}
+
+// ---- nonzero ---------------------------------------------------------------------
+
+// torch.nonzero: i64 [count, rank].
+std::vector<TensorType> nonzero_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  return {TensorType(DType::Int64, {nonzero_count(x.dims, {}), Dim::fixed(x.rank())})};
+}
+
+}  // namespace
+
+std::vector<OpInfo> indexing_rows() {
+  using K = AttrKind;
+  const uint32_t kMoves = kOpShapeOnly;
+  return {
+      make_row("take", "default", {{"self"}, {"indices"}}, {{"dim", K::Int, false}}, take_shape, kMoves,
+               "ONNX Gather: whole slices along dim picked by indices"),
+      make_row("gather", "default", {{"self"}, {"index"}}, {{"dim", K::Int, false}}, gather_shape,
+               kMoves, "torch.gather: elements along dim picked by an index of the result's shape"),
+      make_row("index", "default", {{"self"}, {"indices", OperandKind::List}}, {}, index_shape,
+               kMoves | kOpDataDependent,
+               "x[i0, i1, ...] on the leading dims (integer indices), or x[mask] (one bool mask)"),
+      make_row("nonzero", "default", {{"self"}}, {}, nonzero_shape, kOpDataDependent,
+               "i64 [n, rank] coordinates of the nonzero elements"),
+  };
+}
+
+}  // namespace edgec::ops

@@ -1,0 +1,548 @@
+// Operator-table rows of the nn family: convolution, pooling, resize
+// (src/kernels/convolution.cpp, pooling.cpp, resize.cpp) and normalization
+// (src/kernels/normalization.cpp). Every check below mirrors a check of the
+// kernel that can be decided from types alone; static shapes give exactly the
+// kernel's output shape.
+//
+// Spatial sizes of a symbolic (or data-dependent) input: every spatial
+// formula here is nondecreasing in the input size, so a bounded input gives
+// the formula at the bound as the result's bound. A stride-1 window is
+// `in + offset`: offset 0 keeps the input dim itself, other offsets are named
+// "<sym>_plus_<n>" / "<sym>_minus_<n>"; a strided window is named after the
+// input symbol and the window ("<sym>_win_k3_s2_d1_p1_1"), so equal windows
+// over equal dims give equal dims (conv and floor-mode max_pool share the
+// formula, hence the name).
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ops/op_rows.h"
+
+namespace edgec::ops {
+namespace {
+
+constexpr std::initializer_list<DType> kFloat = {DType::Float32, DType::Float16};
+constexpr std::initializer_list<DType> kPoolable = {DType::Float32, DType::Float16, DType::Int64,
+                                                     DType::Int32,   DType::Int8,    DType::UInt8};
+
+/// Upper bound on spatial attribute values (kernels: spatial::kMaxAttrValue).
+constexpr int64_t kMaxAttrValue = int64_t{1} << 31;
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+std::string list_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + num(v[i]);
+  return s + "]";
+}
+
+bool is_static_value(const Dim& d, int64_t v) { return d.is_static() && d.value == v; }
+
+/// Requires between `lo` and `hi` tensor inputs.
+void expect_inputs_between(const ShapeQuery& q, size_t lo, size_t hi) {
+  if (q.inputs.size() < lo || q.inputs.size() > hi)
+    op_error(q.op, "expected " + num(static_cast<int64_t>(lo)) + " to " + num(static_cast<int64_t>(hi)) +
+                       " tensor inputs, got " + num(static_cast<int64_t>(q.inputs.size())));
+}
+
+/// Requires `t` to have `x`'s dtype.
+void expect_same_dtype(const ShapeQuery& q, const TensorType& t, const TensorType& x, const std::string& what) {
+  if (t.dtype != x.dtype)
+    op_error(q.op, what + ": expected dtype " + std::string(dtype_name(x.dtype)) + " (the input's), got " +
+                       std::string(dtype_name(t.dtype)));
+}
+
+// ---- per-axis attribute lists ------------------------------------------------
+
+/// The int-list attribute `name` with `nd` entries in [min_value, kMaxAttrValue];
+/// absent or empty gives `dflt` (nd entries). Other kinds are errors, as in
+/// the kernels.
+std::vector<int64_t> axis_ints(const ShapeQuery& q, std::string_view name, size_t nd, int64_t min_value,
+                               std::vector<int64_t> dflt) {
+  const AttrValue* v = q.attrs.find(name);
+  if (v == nullptr) return dflt;
+  const auto* list = std::get_if<std::vector<int64_t>>(v);
+  if (list == nullptr)
+    op_error(q.op, "expected attribute '" + std::string(name) + "' to be int[], got " +
+                       std::string(attr_kind_name(attr_kind(*v))));
+  if (list->empty()) return dflt;
+  if (list->size() != nd)
+    op_error(q.op, "expected " + num(static_cast<int64_t>(nd)) + " entries in '" + std::string(name) +
+                       "' (one per spatial dim), got " + list_str(*list));
+  for (int64_t value : *list)
+    if (value < min_value || value > kMaxAttrValue)
+      op_error(q.op, "expected '" + std::string(name) + "' entries in [" + num(min_value) + ", " +
+                         num(kMaxAttrValue) + "], got " + list_str(*list));
+  return *list;
+}
+
+/// `padding`: nd entries (symmetric) or 2 * nd (all begins, then all ends).
+void read_padding(const ShapeQuery& q, size_t nd, std::vector<int64_t>& begin, std::vector<int64_t>& end) {
+  begin.assign(nd, 0);
+  end.assign(nd, 0);
+  const AttrValue* v = q.attrs.find("padding");
+  if (v == nullptr) return;
+  const auto* list = std::get_if<std::vector<int64_t>>(v);
+  if (list == nullptr)
+    op_error(q.op, "expected attribute 'padding' to be int[], got " + std::string(attr_kind_name(attr_kind(*v))));
+  if (list->empty()) return;
+  if (list->size() != nd && list->size() != 2 * nd)
+    op_error(q.op, "expected " + num(static_cast<int64_t>(nd)) + " or " + num(static_cast<int64_t>(2 * nd)) +
+                       " entries in 'padding', got " + list_str(*list));
+  for (int64_t value : *list)
+    if (value < 0 || value > kMaxAttrValue)
+      op_error(q.op, "expected 'padding' entries in [0, " + num(kMaxAttrValue) + "], got " + list_str(*list));
+  for (size_t i = 0; i < nd; ++i) {
+    begin[i] = (*list)[i];
+    end[i] = (*list)[list->size() == nd ? i : nd + i];
+  }
+}
+
+/// A required int list of 1 or 2 entries that fixes the spatial rank
+/// (pooling's kernel_size, resize's output_size).
+size_t spatial_rank_from(const ShapeQuery& q, std::string_view name) {
+  const std::vector<int64_t>* list = q.attrs.get_ints(name);
+  if (list == nullptr || list->empty() || list->size() > 2)
+    op_error(q.op, "expected attribute '" + std::string(name) + "' to be an int list with 1 or 2 entries, got " +
+                       (list == nullptr ? std::string("none") : list_str(*list)));
+  return list->size();
+}
+
+// ---- spatial output sizes ----------------------------------------------------
+
+/// One spatial axis: out = size(in), nondecreasing in `in`; a result < 1
+/// means the kernel rejects that input size.
+struct AxisFormula {
+  int64_t (*size)(int64_t in, const int64_t* p) = nullptr;
+  int64_t params[8] = {};
+  int64_t stride = 1;  ///< The slope: with 1, size is in + a constant.
+  std::string tag;     ///< Names the window in derived symbols.
+  int64_t at(int64_t in) const { return size(in, params); }
+};
+
+int64_t floor_div(int64_t a, int64_t b) {
+  const int64_t quot = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? quot - 1 : quot;
+}
+
+// params: k, s, d, pb, pe, ceil_mode. conv (ceil_mode 0) and torch's
+// pooling_output_shape: with ceil_mode the last window must start inside the
+// input or the left padding.
+int64_t window_size(int64_t in, const int64_t* p) {
+  const int64_t k = p[0], s = p[1], d = p[2], pb = p[3], pe = p[4];
+  const bool ceil_mode = p[5] != 0;
+  int64_t out = floor_div(in + pb + pe - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pb) --out;
+  return out;
+}
+
+// params: k, s, d, pb, pe, output_padding. An empty input is an error.
+int64_t transpose_size(int64_t in, const int64_t* p) {
+  if (in < 1) return 0;
+  return (in - 1) * p[1] - p[3] - p[4] + p[2] * (p[0] - 1) + p[5] + 1;
+}
+
+AxisFormula window_formula(int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe, bool ceil_mode) {
+  AxisFormula f;
+  f.size = window_size;
+  const int64_t p[] = {k, s, d, pb, pe, ceil_mode ? 1 : 0};
+  std::copy(std::begin(p), std::end(p), f.params);
+  f.stride = s;
+  f.tag = "win_k" + num(k) + "_s" + num(s) + "_d" + num(d) + "_p" + num(pb) + "_" + num(pe) +
+          (ceil_mode ? "_ceil" : "");
+  return f;
+}
+
+AxisFormula transpose_formula(int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe, int64_t op) {
+  AxisFormula f;
+  f.size = transpose_size;
+  const int64_t p[] = {k, s, d, pb, pe, op};
+  std::copy(std::begin(p), std::end(p), f.params);
+  f.stride = s;
+  f.tag = "up_k" + num(k) + "_s" + num(s) + "_d" + num(d) + "_p" + num(pb) + "_" + num(pe) + "_o" + num(op);
+  return f;
+}
+
+/// The result dim of one spatial axis for input dim `in`; `invalid(in_size)`
+/// throws for a static (or bound) size the kernel rejects.
+template <typename Invalid>
+Dim spatial_dim(const Dim& in, const AxisFormula& f, Invalid invalid) {
+  if (in.is_static()) {
+    const int64_t out = f.at(in.value);
+    if (out < 1) invalid(in.value);
+    return Dim::fixed(out);
+  }
+  // Every size up to the bound gives at most the bound's result; if even
+  // that is invalid, so is every size.
+  std::optional<int64_t> bound;
+  if (auto ub = in.upper_bound()) {
+    bound = f.at(*ub);
+    if (*bound < 1) invalid(*ub);
+  }
+  if (in.kind == Dim::Kind::Dynamic) return Dim::dynamic(*bound);
+  std::string name = in.symbol + "_" + f.tag;
+  if (f.stride == 1) {
+    // Affine with slope 1: read the offset off a size every window fits.
+    constexpr int64_t kProbe = int64_t{1} << 40;
+    const int64_t offset = f.at(kProbe) - kProbe;
+    if (offset == 0) return in;
+    name = in.symbol + (offset > 0 ? "_plus_" : "_minus_") + num(offset > 0 ? offset : -offset);
+  }
+  return Dim::symbolic(name, bound ? *bound : -1);
+}
+
+// ---- conv / conv_transpose ---------------------------------------------------
+
+struct ConvAttrs {
+  size_t nd = 2;
+  std::vector<int64_t> stride, dilation, pad_begin, pad_end;
+  int64_t groups = 1;
+};
+
+/// Checks what conv and conv_transpose share: arity, dtypes, ranks, attributes.
+ConvAttrs conv_common(const ShapeQuery& q) {
+  expect_inputs_between(q, 2, 3);
+  const TensorType& x = q.inputs[0];
+  const TensorType& w = q.inputs[1];
+  expect_dtype(q, x, kFloat, "input");
+  expect_same_dtype(q, w, x, "weight");
+  if (q.inputs.size() == 3) expect_same_dtype(q, q.inputs[2], x, "bias");
+  if (x.rank() != 3 && x.rank() != 4)
+    op_error(q.op, "expected a rank-3 (N, C, L) or rank-4 (N, C, H, W) input, got " + x.str());
+  if (w.rank() != x.rank())
+    op_error(q.op, "expected a weight of the input's rank " + num(x.rank()) + ", got " + w.str() + " (input " +
+                       x.str() + ")");
+  ConvAttrs ca;
+  ca.nd = static_cast<size_t>(x.rank() - 2);
+  for (size_t i = 0; i < ca.nd; ++i) {
+    const Dim& k = w.dims[2 + i];
+    if (k.is_static() && (k.value < 1 || k.value > kMaxAttrValue))
+      op_error(q.op, "expected a non-empty kernel, got weight " + w.str());
+  }
+  ca.stride = axis_ints(q, "stride", ca.nd, 1, std::vector<int64_t>(ca.nd, 1));
+  ca.dilation = axis_ints(q, "dilation", ca.nd, 1, std::vector<int64_t>(ca.nd, 1));
+  read_padding(q, ca.nd, ca.pad_begin, ca.pad_end);
+  ca.groups = q.attrs.get_int("groups", 1);
+  if (ca.groups < 1) op_error(q.op, "expected groups >= 1, got " + num(ca.groups));
+  return ca;
+}
+
+void check_bias(const ShapeQuery& q, const Dim& cout) {
+  if (q.inputs.size() < 3) return;
+  const TensorType& b = q.inputs[2];
+  if (b.rank() != 1 || (cout.is_static() && b.dims[0].is_static() && b.dims[0].value != cout.value))
+    op_error(q.op, "expected bias of shape [" + cout.str() + "] (output channels), got " + b.str());
+}
+
+/// A name part for a dim in a derived symbol.
+std::string dim_part(const Dim& d) {
+  return d.kind == Dim::Kind::Symbolic ? d.symbol : d.is_static() ? num(d.value) : "dyn";
+}
+
+/// The spatial result dim for a kernel size that is not static (weights are
+/// constants in practice, so this is a corner): named after both, bounded by
+/// the smallest kernel when the input is bounded.
+Dim unknown_kernel_dim(const Dim& in, const Dim& k, const AxisFormula& at_k1) {
+  std::string name = "conv_" + dim_part(in) + "_k" + dim_part(k) + "_" + at_k1.tag;
+  auto ub = in.upper_bound();
+  if (!ub) return Dim::symbolic(name, -1);
+  return Dim::symbolic(name, std::max<int64_t>(at_k1.at(*ub), 0));
+}
+
+std::vector<TensorType> conv_shape(const ShapeQuery& q) {
+  const ConvAttrs ca = conv_common(q);
+  const TensorType& x = q.inputs[0];
+  const TensorType& w = q.inputs[1];
+  const Dim& cin = x.dims[1];
+  const Dim& cout = w.dims[0];
+  const Dim& cig = w.dims[1];
+  if ((cin.is_static() && cin.value % ca.groups != 0) || (cout.is_static() && cout.value % ca.groups != 0))
+    op_error(q.op, "expected groups " + num(ca.groups) + " to divide both the input channels " + cin.str() +
+                       " and the output channels " + cout.str());
+  if (cin.is_static() && cig.is_static() && cig.value * ca.groups != cin.value)
+    op_error(q.op, "expected an input with " + num(cig.value * ca.groups) + " channels (weight " + w.str() +
+                       ": " + num(cig.value) + " per group x " + num(ca.groups) + " groups), got " + x.str());
+  check_bias(q, cout);
+  TensorType out(x.dtype, {x.dims[0], cout});
+  for (size_t i = 0; i < ca.nd; ++i) {
+    const Dim& in = x.dims[2 + i];
+    const Dim& k = w.dims[2 + i];
+    const AxisFormula f =
+        window_formula(k.is_static() ? k.value : 1, ca.stride[i], ca.dilation[i], ca.pad_begin[i], ca.pad_end[i], false);
+    if (!k.is_static()) {
+      out.dims.push_back(unknown_kernel_dim(in, k, f));
+      continue;
+    }
+    out.dims.push_back(spatial_dim(in, f, [&](int64_t size) {
+      op_error(q.op, "expected the input padded by " + list_str(ca.pad_begin) + " + " + list_str(ca.pad_end) +
+                         " to hold the kernel " + w.str() + " with dilation " + list_str(ca.dilation) +
+                         ", got spatial size " + num(size) + " in input " + x.str());
+    }));
+  }
+  return {out};
+}
+
+std::vector<TensorType> conv_transpose_shape(const ShapeQuery& q) {
+  const ConvAttrs ca = conv_common(q);
+  const std::vector<int64_t> output_padding =
+      axis_ints(q, "output_padding", ca.nd, 0, std::vector<int64_t>(ca.nd, 0));
+  const TensorType& x = q.inputs[0];
+  const TensorType& w = q.inputs[1];
+  const Dim& cin = x.dims[1];
+  if (cin.is_static() && w.dims[0].is_static() && w.dims[0].value != cin.value)
+    op_error(q.op, "expected an input with " + num(w.dims[0].value) + " channels (weight " + w.str() + "), got " +
+                       x.str());
+  if (cin.is_static() && cin.value % ca.groups != 0)
+    op_error(q.op, "expected groups " + num(ca.groups) + " to divide the input channels, got " + x.str());
+  // Output channels: weight dim 1 times groups.
+  const Dim& cog = w.dims[1];
+  Dim cout;
+  if (cog.is_static()) {
+    cout = Dim::fixed(cog.value * ca.groups);
+  } else if (ca.groups == 1) {
+    cout = cog;
+  } else if (cog.kind == Dim::Kind::Dynamic) {
+    cout = Dim::dynamic(cog.value * ca.groups);
+  } else {
+    auto ub = cog.upper_bound();
+    cout = Dim::symbolic(cog.symbol + "_times_" + num(ca.groups), ub ? *ub * ca.groups : -1);
+  }
+  check_bias(q, cout);
+  for (size_t i = 0; i < ca.nd; ++i) {
+    if (output_padding[i] >= std::max(ca.stride[i], ca.dilation[i]))
+      op_error(q.op, "expected output_padding smaller than stride " + list_str(ca.stride) + " or dilation " +
+                         list_str(ca.dilation) + ", got " + list_str(output_padding));
+  }
+  TensorType out(x.dtype, {x.dims[0], cout});
+  for (size_t i = 0; i < ca.nd; ++i) {
+    const Dim& in = x.dims[2 + i];
+    const Dim& k = w.dims[2 + i];
+    const AxisFormula f = transpose_formula(k.is_static() ? k.value : 1, ca.stride[i], ca.dilation[i],
+                                            ca.pad_begin[i], ca.pad_end[i], output_padding[i]);
+    if (!k.is_static()) {
+      out.dims.push_back(unknown_kernel_dim(in, k, f));
+      continue;
+    }
+    out.dims.push_back(spatial_dim(in, f, [&](int64_t size) {
+      op_error(q.op, "expected a non-empty output, got spatial size " + num(size) + " of input " + x.str() +
+                         " with kernel " + w.str() + " and padding " + list_str(ca.pad_begin) + " + " +
+                         list_str(ca.pad_end) + " (an empty output)");
+    }));
+  }
+  return {out};
+}
+
+// ---- pooling -----------------------------------------------------------------
+
+std::vector<TensorType> pool_shape(const ShapeQuery& q, bool is_max) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  if (is_max) {
+    expect_dtype(q, x, kPoolable, "input");
+  } else {
+    expect_dtype(q, x, kFloat, "input");
+  }
+  const size_t nd = spatial_rank_from(q, "kernel_size");
+  if (x.rank() != static_cast<int>(nd + 2))
+    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
+                       num(static_cast<int64_t>(nd)) + "-d window, got " + x.str());
+  const std::vector<int64_t> kernel = axis_ints(q, "kernel_size", nd, 1, {});
+  const std::vector<int64_t> stride = axis_ints(q, "stride", nd, 1, kernel);
+  std::vector<int64_t> pad_begin, pad_end;
+  read_padding(q, nd, pad_begin, pad_end);
+  // avg_pool reads dilation only to refuse anything but 1s.
+  const std::vector<int64_t> dilation = axis_ints(q, "dilation", nd, 1, std::vector<int64_t>(nd, 1));
+  const bool ceil_mode = q.attrs.get_bool("ceil_mode", false);
+  TensorType out(x.dtype, {x.dims[0], x.dims[1]});
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t d = is_max ? dilation[i] : 1;
+    const AxisFormula f = window_formula(kernel[i], stride[i], d, pad_begin[i], pad_end[i], ceil_mode);
+    out.dims.push_back(spatial_dim(x.dims[2 + i], f, [&](int64_t size) {
+      op_error(q.op, "expected the window " + list_str(kernel) + " (dilation " +
+                         list_str(is_max ? dilation : std::vector<int64_t>(nd, 1)) +
+                         ") to fit the input padded by " + list_str(pad_begin) + " + " + list_str(pad_end) +
+                         ", got spatial size " + num(size) + " in input " + x.str());
+    }));
+  }
+  if (!is_max && std::any_of(dilation.begin(), dilation.end(), [](int64_t d) { return d != 1; }))
+    op_error(q.op, "expected dilation of 1s (dilated average pooling is not supported), got " +
+                       list_str(dilation));
+  return {out};
+}
+
+std::vector<TensorType> max_pool_shape(const ShapeQuery& q) { return pool_shape(q, true); }
+std::vector<TensorType> avg_pool_shape(const ShapeQuery& q) { return pool_shape(q, false); }
+
+/// adaptive_avg_pool and the resizes: [N, C, output_size...] for a float
+/// input of rank nd + 2; an empty spatial dim cannot grow.
+std::vector<TensorType> output_size_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, kFloat, "input");
+  const size_t nd = spatial_rank_from(q, "output_size");
+  if (x.rank() != static_cast<int>(nd + 2))
+    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
+                       num(static_cast<int64_t>(nd)) + "-d output_size, got " + x.str());
+  const std::vector<int64_t> size = axis_ints(q, "output_size", nd, 0, {});
+  TensorType out(x.dtype, {x.dims[0], x.dims[1]});
+  for (size_t i = 0; i < nd; ++i) {
+    if (is_static_value(x.dims[2 + i], 0) && size[i] > 0)
+      op_error(q.op, "expected non-empty spatial dims to produce output_size " + list_str(size) + ", got " +
+                         x.str());
+    out.dims.push_back(Dim::fixed(size[i]));
+  }
+  return {out};
+}
+
+// ---- normalization -----------------------------------------------------------
+
+std::vector<TensorType> softmax_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, kFloat, "input");
+  if (!q.attrs.has("dim")) op_error(q.op, "expected attribute 'dim', got none");
+  normalize_dim(q, q.attrs.get_int("dim"), x.rank());
+  return {x};
+}
+
+/// A per-channel parameter: rank 1 with the input's channel count.
+void check_channel_param(const ShapeQuery& q, const TensorType& p, const TensorType& x, const std::string& what,
+                         bool same_dtype) {
+  if (same_dtype) {
+    expect_same_dtype(q, p, x, what);
+  } else {
+    expect_dtype(q, p, kFloat, what);
+  }
+  const Dim& c = x.dims[1];
+  if (p.rank() != 1 || (c.is_static() && p.dims[0].is_static() && p.dims[0].value != c.value))
+    op_error(q.op, "expected " + what + " of shape [" + c.str() + "] (channels of input " + x.str() + "), got " +
+                       p.str());
+}
+
+void expect_channels_input(const ShapeQuery& q, const TensorType& x) {
+  expect_dtype(q, x, kFloat, "input");
+  if (x.rank() < 2) op_error(q.op, "expected an input of rank >= 2 (N, C, ...), got " + x.str());
+}
+
+std::vector<TensorType> batch_norm_shape(const ShapeQuery& q) {
+  expect_inputs(q, 5);
+  const TensorType& x = q.inputs[0];
+  expect_channels_input(q, x);
+  const char* names[] = {"weight", "bias", "running_mean", "running_var"};
+  for (size_t i = 0; i < 4; ++i) check_channel_param(q, q.inputs[1 + i], x, names[i], false);
+  return {x};
+}
+
+std::vector<TensorType> grouped_norm_shape(const ShapeQuery& q, bool instance) {
+  expect_inputs_between(q, 1, 3);
+  const TensorType& x = q.inputs[0];
+  expect_channels_input(q, x);
+  if (!instance) {
+    if (!q.attrs.has("num_groups")) op_error(q.op, "expected attribute 'num_groups', got none");
+    const int64_t groups = q.attrs.get_int("num_groups");
+    const Dim& c = x.dims[1];
+    if (groups <= 0 || (c.is_static() && c.value % groups != 0))
+      op_error(q.op, "expected num_groups to be positive and divide the " + c.str() + " channels of input " +
+                         x.str() + ", got " + num(groups));
+  }
+  if (q.inputs.size() >= 2) check_channel_param(q, q.inputs[1], x, "weight", true);
+  if (q.inputs.size() >= 3) check_channel_param(q, q.inputs[2], x, "bias", true);
+  return {x};
+}
+
+std::vector<TensorType> group_norm_shape(const ShapeQuery& q) { return grouped_norm_shape(q, false); }
+std::vector<TensorType> instance_norm_shape(const ShapeQuery& q) { return grouped_norm_shape(q, true); }
+
+std::vector<TensorType> layer_norm_shape(const ShapeQuery& q) {
+  expect_inputs_between(q, 1, 3);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, kFloat, "input");
+  if (x.rank() < 1) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
+  const int64_t raw = q.attrs.get_int("axis", -1);
+  if (raw < -x.rank() || raw >= x.rank())
+    op_error(q.op, "expected axis in [" + num(-x.rank()) + ", " + num(x.rank() - 1) + "] for input " + x.str() +
+                       ", got " + num(raw));
+  const int64_t axis = raw < 0 ? raw + x.rank() : raw;
+  const int64_t norm_rank = x.rank() - axis;
+  const char* names[] = {"weight", "bias"};
+  for (size_t i = 1; i < q.inputs.size(); ++i) {
+    const TensorType& p = q.inputs[i];
+    expect_same_dtype(q, p, x, names[i - 1]);
+    // Broadcasts against x.shape[axis:]: right-aligned, size-1 dims stretch.
+    bool ok = p.rank() <= norm_rank;
+    for (int64_t j = 0; ok && j < p.rank(); ++j) {
+      const Dim& pd = p.dims[j];
+      const Dim& xd = x.dims[x.rank() - p.rank() + j];
+      if (pd.is_static() && xd.is_static() && pd.value != xd.value && pd.value != 1) ok = false;
+    }
+    if (!ok) {
+      std::string tail = "[";
+      for (int64_t j = axis; j < x.rank(); ++j) tail += (j > axis ? ", " : "") + x.dims[j].str();
+      op_error(q.op, "expected " + std::string(names[i - 1]) + " of shape " + tail + "]" +
+                         " (input " + x.str() + ", axis " + num(axis) + "), got " + p.str());
+    }
+  }
+  return {x};
+}
+
+}  // namespace
+
+std::vector<OpInfo> nn_rows() {
+  using K = AttrKind;
+  const OperandSpec self{"self"};
+  const OperandSpec input{"input"};
+  const OperandSpec weight{"weight"};
+  const OperandSpec opt_weight{"weight", OperandKind::Optional};
+  const OperandSpec opt_bias{"bias", OperandKind::Optional};
+  const AttrSpec eps{"eps", K::Float, false};
+  return {
+      make_row("conv", "default", {input, weight, opt_bias},
+               {{"stride", K::Ints}, {"padding", K::Ints}, {"dilation", K::Ints}, {"groups", K::Int}}, conv_shape,
+               0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
+      make_row("conv_transpose", "default", {input, weight, opt_bias},
+               {{"stride", K::Ints},
+                {"padding", K::Ints},
+                {"output_padding", K::Ints},
+                {"dilation", K::Ints},
+                {"groups", K::Int}},
+               conv_transpose_shape, 0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
+      make_row("max_pool", "default", {self},
+               {{"kernel_size", K::Ints, true},
+                {"stride", K::Ints},
+                {"padding", K::Ints},
+                {"dilation", K::Ints},
+                {"ceil_mode", K::Bool}},
+               max_pool_shape, 0, "1-d / 2-d max pooling"),
+      make_row("avg_pool", "default", {self},
+               {{"kernel_size", K::Ints, true},
+                {"stride", K::Ints},
+                {"padding", K::Ints},
+                {"ceil_mode", K::Bool},
+                {"count_include_pad", K::Bool},
+                {"dilation", K::Ints}},
+               avg_pool_shape, 0, "1-d / 2-d average pooling"),
+      make_row("adaptive_avg_pool", "default", {self}, {{"output_size", K::Ints, true}}, output_size_shape, 0,
+               "1-d / 2-d average pooling to a given output size"),
+      make_row("upsample_nearest", "default", {self}, {{"output_size", K::Ints, true}}, output_size_shape,
+               kOpShapeOnly, "nearest-neighbour resize of the spatial dims (torch 'nearest')"),
+      make_row("upsample_bilinear", "default", {self},
+               {{"output_size", K::Ints, true}, {"align_corners", K::Bool}}, output_size_shape, 0,
+               "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
+      make_row("softmax", "default", {self}, {{"dim", K::Int, true}}, softmax_shape, 0, "softmax along dim"),
+      make_row("log_softmax", "default", {self}, {{"dim", K::Int, true}}, softmax_shape, 0,
+               "log of softmax along dim"),
+      make_row("batch_norm", "default", {input, weight, {"bias"}, {"running_mean"}, {"running_var"}}, {eps},
+               batch_norm_shape, 0, "inference batch normalization over channel dim 1"),
+      make_row("layer_norm", "default", {input, opt_weight, opt_bias}, {{"axis", K::Int}, eps}, layer_norm_shape,
+               0, "normalization over dims [axis, rank) with optional affine"),
+      make_row("group_norm", "default", {input, opt_weight, opt_bias}, {{"num_groups", K::Int, true}, eps},
+               group_norm_shape, 0, "normalization over groups of channels with per-channel affine"),
+      make_row("instance_norm", "default", {input, opt_weight, opt_bias}, {eps}, instance_norm_shape, 0,
+               "normalization per sample and channel with per-channel affine"),
+  };
+}
+
+}  // namespace edgec::ops

@@ -1,0 +1,55 @@
+#include "passes/pipeline.h"
+
+#include <set>
+
+#include "ir/diagnostic.h"
+#include "ir/verifier.h"
+#include "passes/pass.h"
+#include "passes/program_edits.h"
+
+namespace edgec {
+
+void specialize_symbols(Program& program, const LowerOptions& options) {
+  std::set<std::string> seen;
+  for (Node* ph : program.graph.placeholders()) {
+    TensorType t = ph->result()->type();
+    for (Dim& d : t.dims) {
+      if (d.kind != Dim::Kind::Symbolic) continue;
+      seen.insert(d.symbol);
+      if (auto it = options.dim_sizes.find(d.symbol); it != options.dim_sizes.end()) {
+        d = Dim::fixed(it->second);
+      } else if (auto b = options.dim_bounds.find(d.symbol); b != options.dim_bounds.end()) {
+        d.value = b->second;
+      }
+    }
+    ph->result()->set_type(std::move(t));
+  }
+  for (const auto* opts : {&options.dim_sizes, &options.dim_bounds})
+    for (const auto& [name, value] : *opts) {
+      if (value < 0) throw CompileError("dimension '" + name + "' given a negative size " + std::to_string(value));
+      if (!seen.count(name)) {
+        std::string known;
+        for (const auto& s : seen) known += (known.empty() ? "" : ", ") + s;
+        throw CompileError("the program has no symbolic dimension '" + name + "'" +
+                           (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"));
+      }
+    }
+  refresh_result_types(program);
+}
+
+void lower_program(Program& program, const LowerOptions& options) {
+  specialize_symbols(program, options);
+  verify_or_throw(program);
+  for (const char* name : {"to_edge", "constant_prop", "dce", "memory_plan"}) {
+    const PassInfo* info = find_pass(name);
+    if (!info) throw CompileError(std::string("internal error: pass '") + name + "' is not registered");
+    try {
+      info->create("")->run(program);
+      verify_or_throw(program);
+    } catch (const CompileError& e) {
+      throw CompileError(std::string("pass ") + name + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace edgec

@@ -1,0 +1,94 @@
+#include "passes/program_edits.h"
+
+#include <map>
+
+#include "ir/diagnostic.h"
+#include "ir/operator.h"
+
+namespace edgec {
+
+void insert_input_spec(Program& program, const Node* ph, InputSpec spec) {
+  size_t index = 0;
+  for (const Node* n : program.graph.placeholders()) {
+    if (n == ph) break;
+    ++index;
+  }
+  if (index > program.inputs.size()) index = program.inputs.size();
+  program.inputs.insert(program.inputs.begin() + static_cast<std::ptrdiff_t>(index), std::move(spec));
+}
+
+bool remove_unread_constants(Program& program, const std::set<std::string>& mutated_targets) {
+  bool changed = false;
+  const auto placeholders = program.graph.placeholders();
+  std::vector<InputSpec> kept;
+  for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
+    const InputSpec& spec = program.inputs[i];
+    const bool removable = spec.kind == InputKind::Constant ||
+                           (spec.kind == InputKind::Buffer && !spec.persistent && !mutated_targets.count(spec.target));
+    if (removable && !placeholders[i]->result()->has_uses()) {
+      program.graph.erase(placeholders[i]);
+      changed = true;
+      continue;
+    }
+    kept.push_back(spec);
+  }
+  program.inputs = std::move(kept);
+  std::set<std::string> named;
+  for (const auto& s : program.inputs) named.insert(s.target);
+  for (auto it = program.constants.begin(); it != program.constants.end();) {
+    if (!named.count(it->first)) {
+      it = program.constants.erase(it);
+      changed = true;
+    } else {
+      ++it;
+    }
+  }
+  return changed;
+}
+
+void sync_output_specs(Program& program) {
+  const Node* out = program.graph.output_node();
+  if (!out) return;
+  for (size_t i = 0; i < program.outputs.size() && i < out->inputs().size(); ++i)
+    if (out->input(i)) program.outputs[i].arg = out->input(i)->name();
+}
+
+void refresh_result_types(Program& program) {
+  for (Node* n : program.graph.calls()) {
+    const OpInfo* op = find_op(n->op());
+    if (!op) continue;  // the verifier reports it
+    std::vector<TensorType> types;
+    try {
+      types = infer_result_types(*op, *n);
+    } catch (const CompileError& e) {
+      throw CompileError("node " + n->label() + " (" + n->op() + "): " + e.what());
+    }
+    for (size_t i = 0; i < types.size() && i < n->num_results(); ++i) n->result(i)->set_type(types[i]);
+  }
+}
+
+bool ensure_outputs_are_calls(Program& program) {
+  Node* out = program.graph.output_node();
+  if (!out) return false;
+  std::map<Value*, Value*> clones;
+  bool changed = false;
+  for (size_t i = 0; i < out->inputs().size(); ++i) {
+    Value* v = out->input(i);
+    if (!v || !v->producer()->is_placeholder()) continue;
+    auto it = clones.find(v);
+    if (it == clones.end()) {
+      CallSpec spec;
+      spec.op = program.dialect + ".clone.default";
+      spec.inputs = {v};
+      spec.result_types = {v->type()};
+      spec.result_names = {v->name() + "_clone"};
+      it = clones.emplace(v, program.graph.create_call(std::move(spec))->result()).first;
+    }
+    out->set_input(i, it->second);
+    changed = true;
+  }
+  if (changed) sync_output_specs(program);
+  return changed;
+}
+
+}  // namespace edgec

@@ -1,0 +1,33 @@
+// Edits that keep a program's signature in step with its graph; shared by
+// passes that add or remove placeholders or change what the graph returns.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "ir/program.h"
+
+namespace edgec {
+
+/// Inserts `spec` at the position of placeholder `ph` among the placeholders.
+void insert_input_spec(Program& program, const Node* ph, InputSpec spec);
+
+/// Removes `constant` placeholders and non-persistent, unmutated buffer
+/// placeholders that nothing reads, with their specs; drops store entries
+/// no spec names any more. Returns whether anything was removed.
+bool remove_unread_constants(Program& program, const std::set<std::string>& mutated_targets);
+
+/// Points each output spec at the value the output node returns at its position.
+void sync_output_specs(Program& program);
+
+/// Re-infers every call's result types from the operator table, in graph
+/// order, so that shapes made static by an edit (a folded nonzero) flow to
+/// their readers. Throws CompileError if a shape function rejects a call.
+void refresh_result_types(Program& program);
+
+/// SEMANTICS 3.3: every output is computed by a call. An output that is a
+/// placeholder (a folded result, a parameter returned directly) gets a clone
+/// of the program's dialect in front of it. Returns whether it added any.
+bool ensure_outputs_are_calls(Program& program);
+
+}  // namespace edgec

@@ -1,0 +1,334 @@
+#include "runtime/program.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <set>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "serialize/format.h"
+#include "serialize/program_generated.h"
+
+namespace edgec::runtime {
+namespace {
+
+std::string u64(uint64_t v) { return std::to_string(v); }
+
+Error bad(std::string detail) { return fail(Error::InvalidProgram, "invalid program file: " + detail); }
+
+bool add_overflows(uint64_t a, uint64_t b, uint64_t* out) { return __builtin_add_overflow(a, b, out); }
+
+Error read_type(const fb::TensorInfo* t, const std::string& what, std::map<std::string, int>& symbol_ids,
+                std::vector<std::string>& symbols, TypeInfo& out) {
+  if (!t) return bad(what + " has no type");
+  if (!is_valid_dtype(t->dtype())) return bad(what + " has an unknown dtype " + std::to_string(t->dtype()));
+  out.dtype = static_cast<DType>(t->dtype());
+  const auto* dims = t->dims();
+  const size_t rank = dims ? dims->size() : 0;
+  if (rank > static_cast<size_t>(kMaxRank))
+    return bad(what + " has rank " + u64(rank) + ", more than the supported " + std::to_string(kMaxRank));
+  out.dims.clear();
+  for (size_t i = 0; i < rank; ++i) {
+    const fb::Dim* d = dims->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (!d) return bad(what + " has a null dimension");
+    DimInfo di;
+    switch (d->kind()) {
+      case fb::DimKind::Static: di.kind = DimInfo::Kind::Static; break;
+      case fb::DimKind::Symbolic: di.kind = DimInfo::Kind::Symbolic; break;
+      case fb::DimKind::Dynamic: di.kind = DimInfo::Kind::Dynamic; break;
+      default: return bad(what + " has an unknown dimension kind");
+    }
+    di.value = d->value();
+    if (di.kind != DimInfo::Kind::Symbolic && di.value < 0)
+      return bad(what + " has a negative size " + std::to_string(di.value) + " in dim " + u64(i));
+    if (di.kind == DimInfo::Kind::Symbolic) {
+      if (!d->symbol()) return bad(what + " has a symbolic dim without a name");
+      auto [it, inserted] = symbol_ids.emplace(d->symbol()->str(), static_cast<int>(symbols.size()));
+      if (inserted) symbols.push_back(d->symbol()->str());
+      di.symbol = it->second;
+    }
+    out.dims.push_back(di);
+  }
+  return Error::Ok;
+}
+
+// Bytes the largest tensor of `t` takes, or nullopt if unbounded/overflowing.
+std::optional<uint64_t> max_bytes(const TypeInfo& t) {
+  uint64_t n = dtype_size(t.dtype);
+  for (const DimInfo& d : t.dims) {
+    if (d.value < 0) return std::nullopt;
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d.value), &n)) return std::nullopt;
+  }
+  return n;
+}
+
+Error read_attr(const fb::Attr* a, const std::string& where, Attrs& out) {
+  if (!a || !a->name()) return bad(where + " has an attribute without a name");
+  const std::string name = a->name()->str();
+  switch (a->value_type()) {
+    case fb::AttrValue::IntAttr: out.set(name, a->value_as_IntAttr()->value()); break;
+    case fb::AttrValue::FloatAttr: out.set(name, a->value_as_FloatAttr()->value()); break;
+    case fb::AttrValue::BoolAttr: out.set(name, a->value_as_BoolAttr()->value()); break;
+    case fb::AttrValue::StringAttr: {
+      const auto* s = a->value_as_StringAttr()->value();
+      out.set(name, s ? s->str() : std::string());
+      break;
+    }
+    case fb::AttrValue::IntsAttr: {
+      const auto* v = a->value_as_IntsAttr()->values();
+      out.set(name, v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>{});
+      break;
+    }
+    case fb::AttrValue::FloatsAttr: {
+      const auto* v = a->value_as_FloatsAttr()->values();
+      out.set(name, v ? std::vector<double>(v->begin(), v->end()) : std::vector<double>{});
+      break;
+    }
+    case fb::AttrValue::DTypeAttr: {
+      const uint8_t raw = a->value_as_DTypeAttr()->value();
+      if (!is_valid_dtype(raw)) return bad(where + ": attribute '" + name + "' has an unknown dtype");
+      out.set(name, static_cast<DType>(raw));
+      break;
+    }
+    default: return bad(where + ": attribute '" + name + "' has no value");
+  }
+  return Error::Ok;
+}
+
+}  // namespace
+
+std::string TypeInfo::str(std::span<const std::string> symbols) const {
+  std::string s(dtype_name(dtype));
+  s += "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    const DimInfo& d = dims[i];
+    if (d.kind == DimInfo::Kind::Static) s += std::to_string(d.value);
+    else if (d.kind == DimInfo::Kind::Dynamic) s += "?<=" + std::to_string(d.value);
+    else {
+      s += d.symbol >= 0 && static_cast<size_t>(d.symbol) < symbols.size() ? symbols[d.symbol] : "?";
+      if (d.value >= 0) s += "<=" + std::to_string(d.value);
+    }
+  }
+  return s + "]";
+}
+
+Program::~Program() {
+  if (map_) munmap(map_, map_size_);
+}
+
+Result<std::unique_ptr<Program>> Program::load(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(Error::AccessFailed, path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(Error::AccessFailed, path + ": not a regular file");
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size < format::kHeaderSize) {
+    ::close(fd);
+    return fail(Error::InvalidProgram, path + ": invalid program file: " + u64(size) +
+                                           " bytes is shorter than the " + u64(format::kHeaderSize) + "-byte header");
+  }
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return fail(Error::AccessFailed, path + ": cannot map: " + std::strerror(errno));
+  std::unique_ptr<Program> p(new Program());
+  p->map_ = map;
+  p->map_size_ = size;
+  p->bytes_ = {static_cast<const std::byte*>(map), size};
+  const Error err = p->parse();
+  if (err != Error::Ok) {
+    set_error_detail(path + ": " + error_detail());
+    return err;
+  }
+  return p;
+}
+
+Result<std::unique_ptr<Program>> Program::load_from_bytes(std::span<const std::byte> bytes) {
+  std::unique_ptr<Program> p(new Program());
+  p->bytes_ = bytes;
+  const Error err = p->parse();
+  if (err != Error::Ok) return err;
+  return p;
+}
+
+Error Program::parse() {
+  // Header.
+  if (bytes_.size() < format::kHeaderSize)
+    return bad(u64(bytes_.size()) + " bytes is shorter than the " + u64(format::kHeaderSize) + "-byte header");
+  if (reinterpret_cast<uintptr_t>(bytes_.data()) % 8 != 0) return bad("the file buffer is not 8-byte aligned");
+  format::Header h;
+  std::memcpy(&h, bytes_.data(), sizeof h);
+  if (std::memcmp(h.magic, format::kMagic, sizeof h.magic) != 0) return bad("wrong magic (not an edgec program)");
+  if (h.version != format::kVersion)
+    return bad("version " + std::to_string(h.version) + ", this runtime reads version " + std::to_string(format::kVersion));
+  if (h.header_size != format::kHeaderSize || h.flatbuffer_offset != format::kHeaderSize)
+    return bad("unexpected header size or flatbuffer offset");
+  if (h.file_size != bytes_.size())
+    return bad("the header says " + u64(h.file_size) + " bytes, the file has " + u64(bytes_.size()) + " (truncated?)");
+  uint64_t fb_end = 0, data_end = 0;
+  if (add_overflows(h.flatbuffer_offset, h.flatbuffer_size, &fb_end) || fb_end > bytes_.size())
+    return bad("the flatbuffer [" + u64(h.flatbuffer_offset) + ", +" + u64(h.flatbuffer_size) + ") is outside the file");
+  if (h.data_offset % format::kDataAlignment != 0) return bad("the data segment offset " + u64(h.data_offset) + " is not 64-byte aligned");
+  if (h.data_offset < fb_end) return bad("the data segment overlaps the flatbuffer");
+  if (add_overflows(h.data_offset, h.data_size, &data_end) || data_end > bytes_.size())
+    return bad("the data segment [" + u64(h.data_offset) + ", +" + u64(h.data_size) + ") is outside the file");
+
+  // Flatbuffer structure.
+  const auto* fb_bytes = reinterpret_cast<const uint8_t*>(bytes_.data() + h.flatbuffer_offset);
+  if (h.flatbuffer_size < 8 || !flatbuffers::BufferHasIdentifier(fb_bytes, "EDGC"))
+    return bad("the flatbuffer lacks the EDGC identifier");
+  flatbuffers::Verifier verifier(fb_bytes, h.flatbuffer_size, /*max_depth=*/64, /*max_tables=*/10000000);
+  if (!fb::VerifyProgramBuffer(verifier)) return bad("the flatbuffer failed verification");
+  const fb::Program* root = fb::GetProgram(fb_bytes);
+  const std::byte* data = bytes_.data() + h.data_offset;
+  arena_size_ = root->arena_size();
+
+  // Named data: 64-aligned, inside the data segment, not overlapping, unique keys.
+  std::map<std::string, std::pair<const fb::NamedData*, const std::byte*>> named;
+  std::vector<std::pair<uint64_t, uint64_t>> extents;
+  if (const auto* nd = root->named_data()) {
+    for (const fb::NamedData* e : *nd) {
+      if (!e || !e->key()) return bad("a named-data entry has no key");
+      const std::string key = e->key()->str();
+      uint64_t end = 0;
+      if (e->offset() % format::kDataAlignment != 0) return bad("named data '" + key + "' at offset " + u64(e->offset()) + " is not 64-byte aligned");
+      if (add_overflows(e->offset(), e->size(), &end) || end > h.data_size)
+        return bad("named data '" + key + "' [" + u64(e->offset()) + ", +" + u64(e->size()) + ") is outside the data segment of " + u64(h.data_size) + " bytes");
+      if (!named.emplace(key, std::make_pair(e, data + e->offset())).second) return bad("named data '" + key + "' appears twice");
+      extents.emplace_back(e->offset(), end);
+    }
+  }
+  std::sort(extents.begin(), extents.end());
+  for (size_t i = 1; i < extents.size(); ++i)
+    if (extents[i].first < extents[i - 1].second) return bad("two named-data entries overlap at offset " + u64(extents[i].first));
+
+  // Value slots.
+  std::map<std::string, int> symbol_ids;
+  const auto* values = root->values();
+  const size_t num_slots = values ? values->size() : 0;
+  slots_.resize(num_slots);
+  for (size_t i = 0; i < num_slots; ++i) {
+    const fb::ValueSlot* v = values->Get(static_cast<flatbuffers::uoffset_t>(i));
+    Slot& s = slots_[i];
+    const std::string what = "value slot " + u64(i);
+    if (!v) return bad(what + " is null");
+    s.name = v->name() ? v->name()->str() : std::string();
+    EDGEC_TRY(read_type(v->type(), what + " (" + s.name + ")", symbol_ids, symbols_, s.type));
+    switch (v->kind()) {
+      case fb::SlotKind::UserInput: s.kind = SlotKind::UserInput; break;
+      case fb::SlotKind::Constant: s.kind = SlotKind::Constant; break;
+      case fb::SlotKind::State: s.kind = SlotKind::State; break;
+      case fb::SlotKind::Activation: s.kind = SlotKind::Activation; break;
+      default: return bad(what + " has an unknown kind");
+    }
+    if (s.kind == SlotKind::Activation) {
+      uint64_t end = 0;
+      s.offset = v->offset();
+      s.capacity = v->capacity();
+      if (add_overflows(s.offset, s.capacity, &end) || end > arena_size_)
+        return bad(what + " (" + s.name + ") [" + u64(s.offset) + ", +" + u64(s.capacity) + ") is outside the arena of " + u64(arena_size_) + " bytes");
+      if (s.offset % 64 != 0) return bad(what + " (" + s.name + ") offset " + u64(s.offset) + " is not 64-byte aligned");
+      auto need = max_bytes(s.type);
+      if (!need || *need > s.capacity)
+        return bad(what + " (" + s.name + ") of type " + s.type.str(symbols_) + " needs more than its " + u64(s.capacity) + " bytes");
+    } else if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) {
+      if (!v->data_key()) return bad(what + " (" + s.name + ") has no data key");
+      auto it = named.find(v->data_key()->str());
+      if (it == named.end())
+        return fail(Error::InvalidProgram, "invalid program file: constant slot '" + s.name + "' names key '" +
+                                               v->data_key()->str() + "', which has no data in the file");
+      bool is_static = true;
+      for (const DimInfo& d : s.type.dims) is_static &= d.kind == DimInfo::Kind::Static;
+      auto need = max_bytes(s.type);
+      if (!is_static || !need || *need != it->second.first->size())
+        return bad(what + " (" + s.name + ") of type " + s.type.str(symbols_) + " does not match its " +
+                   u64(it->second.first->size()) + " bytes of data");
+      s.data = it->second.second;
+      s.key = it->first;
+    }
+  }
+  auto check_slot = [&](int32_t idx, const std::string& where) -> Error {
+    if (idx < 0 || static_cast<size_t>(idx) >= num_slots)
+      return bad(where + " refers to value slot " + std::to_string(idx) + " of " + u64(num_slots));
+    return Error::Ok;
+  };
+
+  // Instructions.
+  if (const auto* ins = root->instructions()) {
+    for (size_t i = 0; i < ins->size(); ++i) {
+      const fb::Instruction* in = ins->Get(static_cast<flatbuffers::uoffset_t>(i));
+      const std::string where = "instruction " + u64(i);
+      if (!in || !in->op()) return bad(where + " has no operator");
+      Instruction out;
+      out.op = in->op()->str();
+      out.kernel = find_kernel(out.op);
+      if (!out.kernel) return fail(Error::NotFound, "instruction " + u64(i) + ": operator '" + out.op + "' has no kernel in this runtime");
+      if (in->inputs())
+        for (int32_t idx : *in->inputs()) {
+          EDGEC_TRY(check_slot(idx, where + " (" + out.op + ")"));
+          out.inputs.push_back(idx);
+        }
+      if (in->outputs())
+        for (int32_t idx : *in->outputs()) {
+          EDGEC_TRY(check_slot(idx, where + " (" + out.op + ")"));
+          if (slots_[idx].kind != SlotKind::Activation) return bad(where + " (" + out.op + ") writes to a non-activation slot");
+          out.outputs.push_back(idx);
+        }
+      if (in->attrs())
+        for (const fb::Attr* a : *in->attrs()) EDGEC_TRY(read_attr(a, where + " (" + out.op + ")", out.attrs));
+      instructions_.push_back(std::move(out));
+    }
+  }
+  if (root->delegates() && root->delegates()->size() > 0)
+    return fail(Error::DelegateMissing, "the program uses delegates, which this runtime does not have");
+
+  // Signature.
+  auto read_io = [&](const auto* list, std::vector<IoSlot>& out, bool inputs) -> Error {
+    std::set<std::string> names;
+    if (!list) return Error::Ok;
+    for (const fb::IoSpec* io : *list) {
+      if (!io || !io->name()) return bad(std::string(inputs ? "an input" : "an output") + " has no name");
+      IoSlot s{io->name()->str(), io->slot()};
+      EDGEC_TRY(check_slot(s.slot, (inputs ? "input '" : "output '") + s.name + "'"));
+      if (inputs && slots_[s.slot].kind != SlotKind::UserInput) return bad("input '" + s.name + "' is not a user-input slot");
+      if (!names.insert(s.name).second) return bad(std::string(inputs ? "input" : "output") + " name '" + s.name + "' appears twice");
+      out.push_back(std::move(s));
+    }
+    return Error::Ok;
+  };
+  EDGEC_TRY(read_io(root->inputs(), inputs_, true));
+  EDGEC_TRY(read_io(root->outputs(), outputs_, false));
+
+  // Dataflow: every user-input slot is bound by exactly one input; every
+  // activation is written by exactly one instruction before anything reads
+  // it. Otherwise a kernel could read a slot that has no memory behind it.
+  std::vector<int> input_refs(num_slots, 0);
+  for (const IoSlot& in : inputs_) ++input_refs[static_cast<size_t>(in.slot)];
+  for (size_t i = 0; i < num_slots; ++i)
+    if (slots_[i].kind == SlotKind::UserInput && input_refs[i] != 1)
+      return bad("user-input slot " + u64(i) + " (" + slots_[i].name + ") is bound by " + std::to_string(input_refs[i]) + " inputs, expected 1");
+  std::vector<bool> written(num_slots, false);
+  for (size_t i = 0; i < instructions_.size(); ++i) {
+    const Instruction& in = instructions_[i];
+    for (int32_t idx : in.inputs)
+      if (slots_[static_cast<size_t>(idx)].kind == SlotKind::Activation && !written[static_cast<size_t>(idx)])
+        return bad("instruction " + u64(i) + " (" + in.op + ") reads value slot " + std::to_string(idx) + " before any instruction writes it");
+    for (int32_t idx : in.outputs) {
+      if (written[static_cast<size_t>(idx)]) return bad("value slot " + std::to_string(idx) + " is written twice");
+      written[static_cast<size_t>(idx)] = true;
+    }
+  }
+  for (const IoSlot& out : outputs_)
+    if (slots_[static_cast<size_t>(out.slot)].kind == SlotKind::Activation && !written[static_cast<size_t>(out.slot)])
+      return bad("output '" + out.name + "' reads value slot " + std::to_string(out.slot) + ", which nothing writes");
+  return Error::Ok;
+}
+
+}  // namespace edgec::runtime

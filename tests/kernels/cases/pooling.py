@@ -1,0 +1,289 @@
+"""Cases for max_pool, avg_pool and adaptive_avg_pool (NCL / NCHW, PyTorch semantics).
+
+The references loop over output positions and clip each window to the input,
+written from torch's definitions: the ceil_mode rule (the last window must
+start inside the input or the left padding), avg_pool's divisor (padded
+positions count when count_include_pad, the ceil_mode overhang never does)
+and adaptive pooling's floor/ceil window bounds.
+"""
+import numpy as np
+
+from common import case
+
+F16_TOL = dict(atol=2e-3, rtol=2e-3)
+
+
+def pooled_size(n, k, s, pb, pe, d, ceil_mode):
+    out = (n + pb + pe - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + pb:
+        out -= 1
+    return out
+
+
+def lift(x):
+    """[N, C, L] -> [N, C, 1, L] so one 2-D reference serves both."""
+    return x[:, :, None, :] if x.ndim == 3 else x
+
+
+def geometry(x, kernel, stride, pads, dilation):
+    nd = x.ndim - 2
+    k = [1] * (2 - nd) + list(kernel)
+    s = [1] * (2 - nd) + list(stride or kernel)
+    d = [1] * (2 - nd) + list(dilation or [1] * nd)
+    p = [(0, 0)] * (2 - nd) + list(pads or [(0, 0)] * nd)
+    return k, s, d, p
+
+
+def max_pool_ref(x, kernel, stride=None, pads=None, dilation=None, ceil_mode=False):
+    nd = x.ndim - 2
+    k, s, d, p = geometry(x, kernel, stride, pads, dilation)
+    x4 = lift(x)
+    n, c, h, w = x4.shape
+    oh = pooled_size(h, k[0], s[0], p[0][0], p[0][1], d[0], ceil_mode)
+    ow = pooled_size(w, k[1], s[1], p[1][0], p[1][1], d[1], ceil_mode)
+    if np.issubdtype(x.dtype, np.floating):
+        lowest = -np.inf
+    else:
+        lowest = np.iinfo(x.dtype).min
+    out = np.full((n, c, oh, ow), lowest, dtype=np.float64 if x.dtype == np.float16 else x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            ys = [i * s[0] - p[0][0] + t * d[0] for t in range(k[0])]
+            xs = [j * s[1] - p[1][0] + t * d[1] for t in range(k[1])]
+            ys = [y for y in ys if 0 <= y < h]
+            xs = [v for v in xs if 0 <= v < w]
+            if ys and xs:
+                win = x4[:, :, ys][:, :, :, xs]
+                out[:, :, i, j] = win.max(axis=(2, 3))  # NaN propagates, as in torch
+    out = out.astype(x.dtype)
+    return out[:, :, 0, :] if nd == 1 else out
+
+
+def avg_pool_ref(x, kernel, stride=None, pads=None, ceil_mode=False, count_include_pad=True):
+    nd = x.ndim - 2
+    k, s, _, p = geometry(x, kernel, stride, pads, None)
+    x4 = lift(x).astype(np.float64)
+    n, c, h, w = x4.shape
+    oh = pooled_size(h, k[0], s[0], p[0][0], p[0][1], 1, ceil_mode)
+    ow = pooled_size(w, k[1], s[1], p[1][0], p[1][1], 1, ceil_mode)
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        h0 = i * s[0] - p[0][0]
+        h1 = min(h0 + k[0], h + p[0][1])
+        ph = h1 - h0
+        h0, h1 = max(h0, 0), min(h1, h)
+        for j in range(ow):
+            w0 = j * s[1] - p[1][0]
+            w1 = min(w0 + k[1], w + p[1][1])
+            pw = w1 - w0
+            w0, w1 = max(w0, 0), min(w1, w)
+            if h0 >= h1 or w0 >= w1:
+                continue  # torch writes 0 for a window that is all padding
+            div = ph * pw if count_include_pad else (h1 - h0) * (w1 - w0)
+            out[:, :, i, j] = x4[:, :, h0:h1, w0:w1].sum(axis=(2, 3)) / div
+    out = out.astype(x.dtype)
+    return out[:, :, 0, :] if nd == 1 else out
+
+
+def adaptive_avg_pool_ref(x, output_size):
+    nd = x.ndim - 2
+    osz = [1] * (2 - nd) + list(output_size)
+    x4 = lift(x).astype(np.float64)
+    n, c, h, w = x4.shape
+    out = np.zeros((n, c, osz[0], osz[1]))
+    for i in range(osz[0]):
+        h0, h1 = (i * h) // osz[0], -((-(i + 1) * h) // osz[0])
+        for j in range(osz[1]):
+            w0, w1 = (j * w) // osz[1], -((-(j + 1) * w) // osz[1])
+            out[:, :, i, j] = x4[:, :, h0:h1, w0:w1].mean(axis=(2, 3))
+    out = out.astype(x.dtype)
+    return out[:, :, 0, :] if nd == 1 else out
+
+
+def flat_pads(pads):
+    return [q[0] for q in pads] + [q[1] for q in pads]
+
+
+def cases():
+    rng = np.random.default_rng(4321)
+
+    def randn(*shape, dtype=np.float32):
+        return rng.standard_normal(shape).astype(dtype)
+
+    def randint(lo, hi, *shape, dtype):
+        return rng.integers(lo, hi, shape).astype(dtype)
+
+    out = []
+
+    # --- max_pool ------------------------------------------------------------------
+    def add_max(name, x, kernel, stride=None, pads=None, dilation=None, ceil_mode=None, attrs_pad=None,
+                stride_attr=None, perm=None, x_view=None, tol=None):
+        attrs = {'kernel_size': list(kernel)}
+        if stride_attr is not None:
+            attrs['stride'] = stride_attr
+        elif stride is not None:
+            attrs['stride'] = list(stride)
+        if attrs_pad is not None:
+            attrs['padding'] = attrs_pad
+        elif pads is not None:
+            attrs['padding'] = flat_pads(pads)
+        if dilation is not None:
+            attrs['dilation'] = list(dilation)
+        if ceil_mode is not None:
+            attrs['ceil_mode'] = ceil_mode
+        xl = x if x_view is None else x_view
+        expected = max_pool_ref(xl, kernel, stride, pads, dilation, bool(ceil_mode))
+        out.append(case(name, 'max_pool', inputs=[x], attrs=attrs, outputs=[expected],
+                        perms=None if perm is None else [perm], **(tol or {})))
+
+    add_max('max_pool2d_resnet_stem', randn(2, 3, 11, 12), [3, 3], [2, 2], [(1, 1), (1, 1)], attrs_pad=[1, 1])
+    add_max('max_pool2d_2x2_default_stride', randn(1, 2, 6, 8), [2, 2])
+    add_max('max_pool2d_empty_stride_list', randn(1, 2, 6, 6), [3, 3], stride_attr=[])
+    add_max('max_pool2d_stride1', randn(2, 2, 5, 6), [2, 3], [1, 1])
+    add_max('max_pool2d_ceil_mode', randn(1, 3, 6, 7), [3, 3], [2, 2], ceil_mode=True)
+    add_max('max_pool2d_ceil_mode_off', randn(1, 3, 6, 7), [3, 3], [2, 2], ceil_mode=False)
+    # Here ceil would add a window starting in the right padding; torch drops it.
+    add_max('max_pool2d_ceil_mode_last_window_rule', randn(1, 2, 5, 5), [2, 2], [2, 2], [(1, 1), (1, 1)],
+            ceil_mode=True, attrs_pad=[1, 1])
+    add_max('max_pool2d_dilation2', randn(1, 2, 9, 8), [3, 2], [1, 2], [(1, 1), (1, 1)], dilation=[2, 3],
+            attrs_pad=[1, 1])
+    add_max('max_pool2d_asymmetric_pads', randn(2, 2, 5, 6), [3, 3], [2, 2], [(0, 2), (1, 0)])
+    add_max('max_pool2d_all_negative_with_padding', -np.abs(randn(1, 2, 4, 4)) - 1, [3, 3], [1, 1],
+            [(1, 1), (1, 1)], attrs_pad=[1, 1])
+    nan_x = randn(1, 2, 4, 4)
+    nan_x[0, 0, 1, 2] = np.nan
+    nan_x[0, 1, 3, 3] = np.nan
+    add_max('max_pool2d_nan_propagates', nan_x, [2, 2], [1, 1])
+    add_max('max_pool2d_f16', randn(2, 3, 7, 7, dtype=np.float16), [3, 3], [2, 2], [(1, 1), (1, 1)],
+            attrs_pad=[1, 1])
+    add_max('max_pool2d_i32', randint(-1000, 1000, 2, 2, 6, 5, dtype=np.int32), [3, 2], [2, 1],
+            [(1, 1), (0, 0)], attrs_pad=[1, 0])
+    add_max('max_pool2d_i64', randint(-2**40, 2**40, 1, 3, 5, 5, dtype=np.int64), [2, 2], [2, 2], ceil_mode=True)
+    add_max('max_pool2d_i8', randint(-128, 128, 1, 2, 4, 6, dtype=np.int8), [2, 3], [2, 3])
+    add_max('max_pool2d_u8', randint(0, 256, 1, 2, 5, 5, dtype=np.uint8), [3, 3], [1, 1], [(1, 1), (1, 1)],
+            attrs_pad=[1, 1])
+    x_nhwc = randn(2, 7, 6, 3)
+    add_max('max_pool2d_nhwc_view', x_nhwc, [3, 3], [2, 2], [(1, 1), (1, 1)], attrs_pad=[1, 1],
+            perm=[0, 3, 1, 2], x_view=x_nhwc.transpose(0, 3, 1, 2))
+    add_max('max_pool2d_empty_batch', randn(0, 3, 6, 6), [2, 2])
+    add_max('max_pool2d_empty_channels', randn(2, 0, 6, 6), [3, 3], [2, 2])
+    add_max('max_pool2d_large_parallel', randn(2, 16, 40, 40), [3, 3], [2, 2], [(1, 1), (1, 1)], attrs_pad=[1, 1])
+    # Padding wider than the window (ONNX allows it, torch does not): windows
+    # wholly inside the padding give the lowest value, as torch's -inf start.
+    add_max('max_pool1d_window_in_padding', randn(1, 2, 2), [2], [2], [(2, 2)], attrs_pad=[2])
+    add_max('max_pool1d_window_in_padding_i32', randint(-9, 9, 1, 2, 2, dtype=np.int32), [2], [2], [(2, 2)],
+            attrs_pad=[2])
+    add_max('max_pool1d', randn(2, 3, 11), [3], [2], [(1, 1)], attrs_pad=[1])
+    add_max('max_pool1d_ceil_dilation', randn(2, 2, 12), [2], [3], [(1, 1)], dilation=[2], ceil_mode=True,
+            attrs_pad=[1])
+    add_max('max_pool1d_i64', randint(-50, 50, 2, 3, 9, dtype=np.int64), [4], [2], ceil_mode=True)
+    x_nlc = randn(2, 10, 3)
+    add_max('max_pool1d_nlc_view', x_nlc, [3], [1], perm=[0, 2, 1], x_view=x_nlc.transpose(0, 2, 1))
+
+    def pool_error(name, op, x, attrs, error, dtype='f32'):
+        out.append(case(name, op, inputs=[x], attrs=attrs, outputs=[], error=error, out_specs=[(dtype, [1])]))
+
+    pool_error('max_pool_error_window_too_large', 'max_pool', randn(1, 2, 3, 3), {'kernel_size': [4, 4]},
+               'max_pool: window [4, 4] (dilation [1, 1]) does not fit the input [1, 2, 3, 3]')
+    pool_error('max_pool_error_rank', 'max_pool', randn(2, 3, 8), {'kernel_size': [2, 2]},
+               'max_pool: a 2-d window needs a rank-4 input (N, C, spatial...), got shape [2, 3, 8]')
+    pool_error('max_pool_error_no_kernel_size', 'max_pool', randn(1, 2, 4, 4), {},
+               "max_pool: 'kernel_size' must be an int list with 1 or 2 entries, got none")
+    pool_error('max_pool_error_kernel_zero', 'max_pool', randn(1, 2, 4, 4), {'kernel_size': [0, 2]},
+               "max_pool: 'kernel_size' entries must be in [1, ")
+    pool_error('max_pool_error_stride_count', 'max_pool', randn(1, 2, 4, 4), {'kernel_size': [2, 2], 'stride': [2]},
+               "max_pool: expected 2 entries in 'stride' (one per spatial dim), got 1")
+    pool_error('max_pool_error_bool', 'max_pool', rng.integers(0, 2, (1, 1, 4, 4)).astype(bool),
+               {'kernel_size': [2, 2]}, 'max_pool: expected a float or integer input, got bool', dtype='bool')
+    pool_error('max_pool_error_output_dtype', 'max_pool', randn(1, 2, 4, 4), {'kernel_size': [2, 2]},
+               "max_pool: output dtype must match the input's f32, got f16", dtype='f16')
+
+    # --- avg_pool ------------------------------------------------------------------
+    def add_avg(name, x, kernel, stride=None, pads=None, ceil_mode=None, count_include_pad=None, attrs_pad=None,
+                perm=None, x_view=None, tol=None):
+        attrs = {'kernel_size': list(kernel)}
+        if stride is not None:
+            attrs['stride'] = list(stride)
+        if attrs_pad is not None:
+            attrs['padding'] = attrs_pad
+        elif pads is not None:
+            attrs['padding'] = flat_pads(pads)
+        if ceil_mode is not None:
+            attrs['ceil_mode'] = ceil_mode
+        if count_include_pad is not None:
+            attrs['count_include_pad'] = count_include_pad
+        xl = x if x_view is None else x_view
+        cip = True if count_include_pad is None else count_include_pad
+        expected = avg_pool_ref(xl, kernel, stride, pads, bool(ceil_mode), cip)
+        out.append(case(name, 'avg_pool', inputs=[x], attrs=attrs, outputs=[expected],
+                        perms=None if perm is None else [perm], **(tol or {})))
+
+    add_avg('avg_pool2d_2x2', randn(2, 3, 6, 8), [2, 2])
+    add_avg('avg_pool2d_3x3_pad_count_include', randn(1, 2, 5, 6), [3, 3], [1, 1], [(1, 1), (1, 1)],
+            attrs_pad=[1, 1])
+    add_avg('avg_pool2d_3x3_pad_count_exclude', randn(1, 2, 5, 6), [3, 3], [1, 1], [(1, 1), (1, 1)],
+            count_include_pad=False, attrs_pad=[1, 1])
+    # The ceil_mode overhang (past the right padding) never counts in the divisor.
+    add_avg('avg_pool2d_ceil_overhang_include', randn(1, 2, 6, 7), [3, 3], [2, 2], [(1, 1), (1, 1)],
+            ceil_mode=True, attrs_pad=[1, 1])
+    add_avg('avg_pool2d_ceil_overhang_exclude', randn(1, 2, 6, 7), [3, 3], [2, 2], [(1, 1), (1, 1)],
+            ceil_mode=True, count_include_pad=False, attrs_pad=[1, 1])
+    add_avg('avg_pool2d_ceil_no_pad', randn(1, 2, 7, 5), [2, 2], [2, 2], ceil_mode=True)
+    add_avg('avg_pool2d_asymmetric_pads', randn(2, 2, 6, 5), [3, 2], [2, 1], [(2, 0), (0, 1)])
+    add_avg('avg_pool2d_asymmetric_pads_exclude', randn(2, 2, 6, 5), [3, 2], [2, 1], [(2, 0), (0, 1)],
+            count_include_pad=False)
+    # Windows that lie wholly in the padding average to 0, as in torch.
+    add_avg('avg_pool2d_window_in_padding', randn(1, 1, 2, 2), [2, 2], [2, 2], [(2, 2), (2, 2)],
+            count_include_pad=False, attrs_pad=[2, 2])
+    add_avg('avg_pool2d_f16', randn(1, 3, 6, 6, dtype=np.float16), [3, 3], [2, 2], [(1, 1), (1, 1)],
+            attrs_pad=[1, 1], tol=F16_TOL)
+    x_nhwc2 = randn(1, 6, 5, 4)
+    add_avg('avg_pool2d_nhwc_view', x_nhwc2, [2, 2], [1, 2], perm=[0, 3, 1, 2],
+            x_view=x_nhwc2.transpose(0, 3, 1, 2))
+    add_avg('avg_pool2d_empty_batch', randn(0, 2, 4, 4), [2, 2])
+    add_avg('avg_pool2d_large_parallel', randn(2, 16, 40, 40), [3, 3], [2, 2], [(1, 1), (1, 1)], attrs_pad=[1, 1],
+            count_include_pad=False)
+    add_avg('avg_pool1d', randn(2, 3, 10), [3], [2], [(1, 1)], attrs_pad=[1])
+    add_avg('avg_pool1d_ceil_exclude', randn(2, 3, 10), [4], [3], [(2, 2)], ceil_mode=True,
+            count_include_pad=False, attrs_pad=[2])
+    add_avg('avg_pool1d_f16', randn(1, 2, 9, dtype=np.float16), [2], [2], ceil_mode=True, tol=F16_TOL)
+
+    pool_error('avg_pool_error_int', 'avg_pool', rng.integers(0, 5, (1, 1, 4, 4)).astype(np.int32),
+               {'kernel_size': [2, 2]}, 'avg_pool: expected an f32 or f16 input, got i32', dtype='i32')
+    pool_error('avg_pool_error_dilation', 'avg_pool', randn(1, 1, 6, 6), {'kernel_size': [2, 2], 'dilation': [2, 2]},
+               'avg_pool: dilation [2, 2] is not supported')
+    pool_error('avg_pool_error_window_too_large', 'avg_pool', randn(1, 1, 3), {'kernel_size': [5], 'padding': [0, 1]},
+               'avg_pool: window [5] (dilation [1]) does not fit the input [1, 1, 3] padded by [0] + [1]')
+    pool_error('avg_pool_error_padding_count', 'avg_pool', randn(1, 1, 6, 6), {'kernel_size': [2, 2], 'padding': [1]},
+               "avg_pool: expected 2 or 4 entries in 'padding', got 1")
+
+    # --- adaptive_avg_pool -----------------------------------------------------------
+    def add_adaptive(name, x, output_size, perm=None, x_view=None, tol=None):
+        xl = x if x_view is None else x_view
+        expected = adaptive_avg_pool_ref(xl, output_size)
+        out.append(case(name, 'adaptive_avg_pool', inputs=[x], attrs={'output_size': list(output_size)},
+                        outputs=[expected], perms=None if perm is None else [perm], **(tol or {})))
+
+    add_adaptive('adaptive_avg_pool2d_global', randn(2, 5, 7, 7), [1, 1])
+    add_adaptive('adaptive_avg_pool2d_uneven', randn(2, 3, 5, 7), [3, 2])
+    add_adaptive('adaptive_avg_pool2d_grow', randn(1, 2, 3, 4), [5, 7])
+    add_adaptive('adaptive_avg_pool2d_identity', randn(1, 2, 4, 3), [4, 3])
+    add_adaptive('adaptive_avg_pool2d_f16', randn(1, 3, 6, 5, dtype=np.float16), [4, 3], tol=F16_TOL)
+    x_nhwc3 = randn(2, 6, 6, 3)
+    add_adaptive('adaptive_avg_pool2d_nhwc_view', x_nhwc3, [1, 1], perm=[0, 3, 1, 2],
+                 x_view=x_nhwc3.transpose(0, 3, 1, 2))
+    add_adaptive('adaptive_avg_pool2d_global_large', randn(2, 64, 30, 30), [1, 1])
+    add_adaptive('adaptive_avg_pool2d_empty_batch', randn(0, 3, 4, 4), [2, 2])
+    add_adaptive('adaptive_avg_pool2d_zero_output', randn(1, 3, 4, 4), [0, 2])
+    add_adaptive('adaptive_avg_pool1d', randn(2, 3, 10), [4])
+    add_adaptive('adaptive_avg_pool1d_global', randn(2, 3, 10), [1])
+
+    pool_error('adaptive_avg_pool_error_rank', 'adaptive_avg_pool', randn(2, 3, 4), {'output_size': [1, 1]},
+               'adaptive_avg_pool: a 2-d output_size needs a rank-4 input (N, C, spatial...), got shape [2, 3, 4]')
+    pool_error('adaptive_avg_pool_error_empty_spatial', 'adaptive_avg_pool', randn(1, 2, 0, 4), {'output_size': [1, 1]},
+               'adaptive_avg_pool: cannot pool an empty spatial dim of input [1, 2, 0, 4] to output_size [1, 1]')
+    pool_error('adaptive_avg_pool_error_negative', 'adaptive_avg_pool', randn(1, 2, 4, 4), {'output_size': [-1, 1]},
+               "adaptive_avg_pool: 'output_size' entries must be in [0, ")
+    pool_error('adaptive_avg_pool_error_missing', 'adaptive_avg_pool', randn(1, 2, 4, 4), {},
+               "adaptive_avg_pool: 'output_size' must be an int list with 1 or 2 entries, got none")
+    return out

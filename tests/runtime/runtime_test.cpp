@@ -1,0 +1,197 @@
+// The runtime loads what the serializer writes and runs it like the
+// interpreter; corrupt, truncated or inconsistent files are Errors, never
+// crashes; inputs are checked against the signature.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "interpreter/interpreter.h"
+#include "ir/text.h"
+#include "passes/pipeline.h"
+#include "runtime/method.h"
+#include "serialize/format.h"
+#include "serialize/writer.h"
+
+namespace edgec {
+namespace {
+
+constexpr const char* kProgram = R"(
+program dialect = "aten"
+signature {
+  input user_input %x target = "x"
+  input parameter %w target = "w"
+  input constant %c target = "c"
+  input constant %mask target = "mask"
+  output user_output %y target = "y"
+  output user_output %picked target = "picked"
+}
+graph {
+  %x = placeholder : f32[batch<=4, 3]
+  %w = placeholder : f32[3]
+  %c = placeholder : f32[3]
+  %mask = placeholder : bool[3]
+  %cc = aten.add.Tensor(%c, %c) : f32[3]
+  %xw = aten.mul.Tensor(%x, %w) : f32[batch<=4, 3]
+  %s = aten.sin.default(%xw) : f32[batch<=4, 3]
+  %y = aten.add.Tensor(%s, %cc) : f32[batch<=4, 3]
+  %nz = aten.nonzero.default(%mask) : i64[?<=3, 1]
+  %idx = aten.squeeze.default(%nz, dims = [1]) : i64[?<=3]
+  %picked = aten.take.default(%y, %idx, dim = 1) : f32[batch<=4, ?<=3]
+  output(%y, %picked)
+}
+state {
+  "w" = dense<[1.0, -2.0, 0.5]> : f32[3]
+}
+constants {
+  "c" = dense<[0.25, 0.5, 0.75]> : f32[3]
+  "mask" = dense<[true, false, true]> : bool[3]
+}
+)";
+
+std::vector<std::byte> compile_text(const std::string& text) {
+  auto p = parse_program(text, "test.ir");
+  lower_program(*p);
+  return serialize_program(*p);
+}
+
+struct Loaded {
+  std::unique_ptr<runtime::Program> program;
+  Error error = Error::Ok;
+};
+
+Loaded load(std::span<const std::byte> bytes) {
+  auto r = runtime::Program::load_from_bytes(bytes);
+  if (!r.ok()) return {nullptr, r.error()};
+  return {std::move(*r), Error::Ok};
+}
+
+// Aligned storage like an mmap would give.
+struct AlignedBytes {
+  explicit AlignedBytes(const std::vector<std::byte>& v) : data(new (std::align_val_t(64)) std::byte[v.size() + 1]), size(v.size()) {
+    std::memcpy(data.get(), v.data(), v.size());
+  }
+  std::span<const std::byte> span() const { return {data.get(), size}; }
+  std::unique_ptr<std::byte[]> data;
+  size_t size;
+};
+
+TEST(Runtime, RunsLikeTheReference) {
+  const auto file = compile_text(kProgram);
+  AlignedBytes bytes(file);
+  Loaded l = load(bytes.span());
+  ASSERT_EQ(l.error, Error::Ok) << error_detail();
+  auto m = runtime::Method::create(*l.program);
+  ASSERT_TRUE(m.ok());
+  std::vector<float> x = {0.1f, 0.2f, 0.3f, -1.0f, 0.0f, 2.0f};
+  const std::vector<int64_t> shape = {2, 3};
+  ASSERT_EQ((*m)->set_input(0, make_tensor(DType::Float32, shape, x.data(), 0)), Error::Ok) << error_detail();
+  ASSERT_EQ((*m)->execute(), Error::Ok) << error_detail();
+  const float w[3] = {1.0f, -2.0f, 0.5f}, c[3] = {0.25f, 0.5f, 0.75f};
+  const Tensor& y = (*m)->output(0);
+  ASSERT_EQ(y.rank, 2);
+  ASSERT_EQ(y.sizes[0], 2);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(y.data_as<float>()[i * 3 + j], std::sin(x[i * 3 + j] * w[j]) + 2 * c[j], 1e-6);
+  const Tensor& picked = (*m)->output(1);  // columns 0 and 2 (the mask's true positions)
+  ASSERT_EQ(picked.rank, 2);
+  EXPECT_EQ(picked.sizes[1], 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FLOAT_EQ(picked.data_as<float>()[i * 2 + 0], y.data_as<float>()[i * 3 + 0]);
+    EXPECT_FLOAT_EQ(picked.data_as<float>()[i * 2 + 1], y.data_as<float>()[i * 3 + 2]);
+  }
+}
+
+TEST(Runtime, SerializationIsDeterministic) {
+  EXPECT_EQ(compile_text(kProgram), compile_text(kProgram));
+}
+
+TEST(Runtime, EachTensorIsStoredOnceAndAligned) {
+  const auto file = compile_text(kProgram);
+  format::Header h;
+  std::memcpy(&h, file.data(), sizeof h);
+  EXPECT_EQ(h.data_offset % 64, 0u);
+  EXPECT_EQ(h.file_size, file.size());
+}
+
+TEST(Runtime, RejectsBadInputs) {
+  const auto file = compile_text(kProgram);
+  AlignedBytes bytes(file);
+  Loaded l = load(bytes.span());
+  ASSERT_EQ(l.error, Error::Ok);
+  auto m = runtime::Method::create(*l.program);
+  std::vector<float> x(15);
+  std::vector<int64_t> xi(6);
+  const std::vector<int64_t> too_big = {5, 3}, wrong_rank = {6}, ok = {2, 3};
+  EXPECT_EQ((*m)->set_input(0, make_tensor(DType::Float32, too_big, x.data(), 0)), Error::InvalidShape);
+  EXPECT_NE(error_detail().find("input 'x': expected f32[batch<=4, 3], got f32[5, 3]"), std::string::npos) << error_detail();
+  EXPECT_EQ((*m)->set_input(0, make_tensor(DType::Float32, wrong_rank, x.data(), 0)), Error::InvalidShape);
+  EXPECT_EQ((*m)->set_input(0, make_tensor(DType::Int64, ok, xi.data(), 0)), Error::InvalidType);
+  EXPECT_NE(error_detail().find("expected f32[batch<=4, 3], got i64[2, 3]"), std::string::npos) << error_detail();
+  EXPECT_EQ((*m)->set_input(3, make_tensor(DType::Float32, ok, x.data(), 0)), Error::InvalidArgument);
+  EXPECT_EQ((*m)->execute(), Error::InvalidArgument);  // nothing bound yet
+  EXPECT_NE(error_detail().find("input 'x' is not set"), std::string::npos) << error_detail();
+}
+
+TEST(Runtime, EveryTruncationIsAnError) {
+  const auto file = compile_text(kProgram);
+  for (size_t n = 0; n < file.size(); ++n) {
+    std::vector<std::byte> cut(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(n));
+    AlignedBytes bytes(cut);
+    Loaded l = load(bytes.span());
+    EXPECT_NE(l.error, Error::Ok) << "truncated to " << n << " bytes loaded";
+  }
+}
+
+TEST(Runtime, BitFlipsNeverCrash) {
+  const auto file = compile_text(kProgram);
+  std::mt19937 rng(1234);
+  int rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    auto corrupt = file;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) corrupt[rng() % corrupt.size()] ^= std::byte{static_cast<unsigned char>(1u << (rng() % 8))};
+    AlignedBytes bytes(corrupt);
+    Loaded l = load(bytes.span());
+    if (l.error != Error::Ok) {
+      ++rejected;
+      continue;
+    }
+    // A flip the validator cannot see (e.g. inside tensor data) still runs safely.
+    auto m = runtime::Method::create(*l.program);
+    if (!m.ok()) continue;
+    std::vector<float> x(6, 0.5f);
+    const std::vector<int64_t> shape = {2, 3};
+    if ((*m)->set_input(0, make_tensor(DType::Float32, shape, x.data(), 0)) == Error::Ok) (void)(*m)->execute();
+  }
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(Runtime, MissingNamedDataIsALoadError) {
+  // SEMANTICS 6: a constant slot whose key has no data is a load-time error
+  // naming the slot and the key. Rename the key in the named-data table.
+  auto file = compile_text(kProgram);
+  format::Header h;
+  std::memcpy(&h, file.data(), sizeof h);
+  const std::string key = "_prop_tensor_constant0";
+  // The key appears as the slot's name, its data key and the named-data
+  // entry's key. The builder writes back to front, so the entry written last
+  // (the named-data key) is the first occurrence in memory.
+  auto begin = file.begin() + static_cast<std::ptrdiff_t>(h.flatbuffer_offset);
+  auto end = begin + static_cast<std::ptrdiff_t>(h.flatbuffer_size);
+  std::vector<decltype(begin)> hits;
+  for (auto it = begin; it + static_cast<std::ptrdiff_t>(key.size()) <= end; ++it)
+    if (std::memcmp(&*it, key.data(), key.size()) == 0) hits.push_back(it);
+  ASSERT_GE(hits.size(), 2u);
+  *(hits.front() + 1) = std::byte{'P'};
+  AlignedBytes bytes(file);
+  Loaded l = load(bytes.span());
+  ASSERT_EQ(l.error, Error::InvalidProgram);
+  EXPECT_NE(error_detail().find("names key '_prop_tensor_constant0'"), std::string::npos) << error_detail();
+  EXPECT_NE(error_detail().find("which has no data in the file"), std::string::npos) << error_detail();
+}
+
+}  // namespace
+}  // namespace edgec

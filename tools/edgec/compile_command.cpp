@@ -1,0 +1,69 @@
+// `edgec compile IN -o OUT.edgec`: imports a model (.onnx, or a textual-IR
+// program .ir), lowers it and writes one self-contained program file.
+#include <memory>
+
+#include "commands.h"
+#include "ir/diagnostic.h"
+#include "ir/text.h"
+#include "passes/pipeline.h"
+#include "serialize/writer.h"
+
+namespace edgec::cli {
+namespace {
+
+struct CompileOptions {
+  std::string input;
+  std::string output;
+  std::vector<std::string> dims;
+  std::vector<std::string> max_dims;
+};
+
+std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>& specs, const char* flag) {
+  std::map<std::string, int64_t> out;
+  for (const std::string& s : specs) {
+    const size_t eq = s.find('=');
+    int64_t v = -1;
+    try {
+      if (eq != std::string::npos) v = std::stoll(s.substr(eq + 1));
+    } catch (const std::exception&) {
+      v = -1;
+    }
+    if (eq == std::string::npos || eq == 0 || v < 0)
+      throw CompileError(std::string(flag) + " expects NAME=SIZE with a non-negative size, got '" + s + "'");
+    out[s.substr(0, eq)] = v;
+  }
+  return out;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void run_compile(const CompileOptions& o) {
+  LowerOptions lower;
+  lower.dim_sizes = parse_dim_options(o.dims, "--dim");
+  lower.dim_bounds = parse_dim_options(o.max_dims, "--max-dim");
+  std::unique_ptr<Program> program;
+  if (ends_with(o.input, ".ir")) {
+    program = parse_program(read_file(o.input), o.input);
+  } else {
+    program = import_model(o.input, lower);
+  }
+  lower_program(*program, lower);
+  const auto bytes = serialize_program(*program);
+  write_file_atomically(o.output, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app) {
+  auto opts = std::make_shared<CompileOptions>();
+  CLI::App* cmd = app.add_subcommand("compile", "compile a model (.onnx, or textual IR .ir) into a program file");
+  cmd->add_option("model", opts->input, "the model to compile")->required();
+  cmd->add_option("-o,--output", opts->output, "the program file to write (atomically)")->required();
+  cmd->add_option("--dim", opts->dims, "fix a symbolic dimension: NAME=SIZE (repeatable)");
+  cmd->add_option("--max-dim", opts->max_dims, "bound a symbolic dimension: NAME=MAX (repeatable)");
+  cmd->callback([opts] { run_compile(*opts); });
+}
+
+}  // namespace edgec::cli

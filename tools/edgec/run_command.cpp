@@ -1,0 +1,74 @@
+// `edgec run FILE.edgec --inputs IN.npz --outputs OUT.npz`: loads a program
+// with the runtime library, binds the npz arrays by input name and writes
+// the outputs by output name. Missing or extra inputs are errors.
+#include <set>
+
+#include "commands.h"
+#include "io/npz.h"
+#include "ir/diagnostic.h"
+#include "runtime/method.h"
+
+namespace edgec::cli {
+namespace {
+
+struct RunOptions {
+  std::string program;
+  std::string inputs;
+  std::string outputs;
+  int threads = 0;
+};
+
+[[noreturn]] void runtime_error(const std::string& what, Error err) {
+  throw CompileError(what + ": " + error_detail() + " (" + error_name(err) + ")");
+}
+
+void run_run(const RunOptions& o) {
+  auto loaded = runtime::Program::load(o.program);
+  if (!loaded.ok()) runtime_error("cannot load " + o.program, loaded.error());
+  const runtime::Program& program = **loaded;
+  std::vector<io::NpyArray> arrays = io::read_npz(o.inputs);
+
+  std::map<std::string, io::NpyArray*> by_name;
+  for (auto& a : arrays) by_name[a.name] = &a;
+  std::set<std::string> expected;
+  for (const auto& in : program.inputs()) expected.insert(in.name);
+  for (const auto& [name, a] : by_name)
+    if (!expected.count(name)) {
+      std::string list;
+      for (const auto& e : expected) list += (list.empty() ? "" : ", ") + ("'" + e + "'");
+      throw CompileError(o.inputs + ": unexpected input '" + name + "'; the program's inputs are " + list);
+    }
+
+  auto method = runtime::Method::create(program, o.threads > 0 ? o.threads : 1);
+  if (!method.ok()) runtime_error("cannot prepare " + o.program, method.error());
+  for (size_t i = 0; i < program.inputs().size(); ++i) {
+    const auto& in = program.inputs()[i];
+    auto it = by_name.find(in.name);
+    if (it == by_name.end()) {
+      const auto& slot = program.slots()[static_cast<size_t>(in.slot)];
+      throw CompileError(o.inputs + ": missing input '" + in.name + "' (" + slot.type.str(program.symbols()) + ")");
+    }
+    const Error err = (*method)->set_input(i, it->second->view());
+    if (err != Error::Ok) runtime_error(o.inputs, err);
+  }
+  const Error err = (*method)->execute();
+  if (err != Error::Ok) runtime_error("execution failed", err);
+  std::vector<io::NpyArray> outs;
+  for (size_t i = 0; i < program.outputs().size(); ++i)
+    outs.push_back(io::NpyArray::from_tensor(program.outputs()[i].name, (*method)->output(i)));
+  io::write_npz(o.outputs, outs);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto opts = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand("run", "run a program file on numpy inputs");
+  cmd->add_option("program", opts->program, "the .edgec file")->required();
+  cmd->add_option("--inputs", opts->inputs, "an .npz with one array per input, keyed by input name")->required();
+  cmd->add_option("--outputs", opts->outputs, "where to write the outputs (.npz, keyed by output name)")->required();
+  cmd->add_option("--threads", opts->threads, "threads the kernels may use (default 1)")->check(CLI::NonNegativeNumber);
+  cmd->callback([opts] { run_run(*opts); });
+}
+
+}  // namespace edgec::cli
