@@ -42,9 +42,7 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
-	@echo "== edgec demo: parse, verify and print models/demo.ir =="
-	$(BUILD_DIR)/bin/edgec opt models/demo.ir --verify-each --pass=verify
-	@echo "== verified: models/demo.ir is a valid aten program =="
+	@bash tools/demo.sh $(BUILD_DIR)/bin/edgec
 
 clean:
 	rm -rf $(BUILD_DIR)

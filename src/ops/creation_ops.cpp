@@ -113,11 +113,29 @@ std::vector<TensorType> full_shape(const ShapeQuery& q) {
   return {TensorType(dtype, std::move(dims))};
 }
 
+// zeros/ones(shape, dtype) = full(shape, value = 0 or 1, dtype).
+std::vector<TensorType> filled_shape(const ShapeQuery& q) {
+  Attrs attrs = q.attrs;
+  attrs.set("value", 0.0);
+  return full_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs});
+}
+
+template <int Value>
+void decompose_filled(Graph& g, Node* call, const std::string& dialect) {
+  CallSpec full;
+  full.op = dialect + ".full.default";
+  full.attrs = call->attrs();
+  full.attrs.set("value", static_cast<double>(Value));
+  full.result_types = {call->result()->type()};
+  Node* f = g.create_call(std::move(full), call);
+  call->result()->replace_all_uses_with(f->result());
+}
+
 }  // namespace
 
 std::vector<OpInfo> creation_rows() {
   using K = AttrKind;
-  return {
+  std::vector<OpInfo> rows = {
       make_row("arange", "default", {},
                {{"start", K::Float, false}, {"end", K::Float, true}, {"step", K::Float, false},
                 {"dtype", K::DType, true}},
@@ -126,6 +144,15 @@ std::vector<OpInfo> creation_rows() {
       make_row("full", "default", {}, {{"shape", K::Ints, true}, {"value", K::Float, false}, {"dtype", K::DType, true}},
                full_shape, kOpAllocation, "a tensor of shape and dtype filled with value (default 0)"),
   };
+  for (auto [name, fn] : {std::pair{"zeros", &decompose_filled<0>}, std::pair{"ones", &decompose_filled<1>}}) {
+    OpInfo row = make_row(name, "default", {}, {{"shape", K::Ints, true}, {"dtype", K::DType, true}}, filled_shape,
+                          kOpAllocation, std::string("a tensor of shape and dtype filled with ") +
+                                             (fn == &decompose_filled<0> ? "0" : "1") + " (composite: full)");
+    row.core = false;
+    row.decompose = fn;
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 }  // namespace edgec::ops

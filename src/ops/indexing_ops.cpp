@@ -187,6 +187,44 @@ std::vector<TensorType> nonzero_shape(const ShapeQuery& q) {
   return {TensorType(DType::Int64, {nonzero_count(x.dims, {}), Dim::fixed(x.rank())})};
 }
 
+// embedding(weight, indices) = take(weight, indices, dim = 0).
+std::vector<TensorType> embedding_shape(const ShapeQuery& q) {
+  expect_inputs(q, 2);
+  if (q.inputs[0].rank() != 2) op_error(q.op, "expected a 2-D weight, got " + q.inputs[0].str());
+  Attrs attrs;
+  attrs.set("dim", int64_t{0});
+  return take_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs});
+}
+
+// index_select(x, index; dim) = take(x, index; dim) with a 1-D index.
+std::vector<TensorType> index_select_shape(const ShapeQuery& q) {
+  expect_inputs(q, 2);
+  if (q.inputs[1].rank() != 1) op_error(q.op, "expected a 1-D index, got " + q.inputs[1].str());
+  return take_shape(q);
+}
+
+// Both composites become one take along the same dim.
+void decompose_to_take(Graph& g, Node* call, const std::string& dialect, int64_t dim) {
+  CallSpec take;
+  take.op = dialect + ".take.default";
+  take.inputs = {call->input(0), call->input(1)};
+  take.attrs.set("dim", dim);
+  take.result_types = {call->result()->type()};
+  Node* t = g.create_call(std::move(take), call);
+  call->result()->replace_all_uses_with(t->result());
+}
+
+void decompose_embedding(Graph& g, Node* call, const std::string& dialect) { decompose_to_take(g, call, dialect, 0); }
+void decompose_index_select(Graph& g, Node* call, const std::string& dialect) {
+  decompose_to_take(g, call, dialect, call->attrs().get_int("dim", 0));
+}
+
+OpInfo composite(OpInfo row, DecomposeFn decompose) {
+  row.core = false;
+  row.decompose = decompose;
+  return row;
+}
+
 }  // namespace
 
 std::vector<OpInfo> indexing_rows() {
@@ -202,6 +240,12 @@ std::vector<OpInfo> indexing_rows() {
                "x[i0, i1, ...] on the leading dims (integer indices), or x[mask] (one bool mask)"),
       make_row("nonzero", "default", {{"self"}}, {}, nonzero_shape, kOpDataDependent,
                "i64 [n, rank] coordinates of the nonzero elements"),
+      composite(make_row("embedding", "default", {{"weight"}, {"indices"}}, {}, embedding_shape, kMoves,
+                         "rows of weight picked by indices (composite: take along dim 0)"),
+                decompose_embedding),
+      composite(make_row("index_select", "default", {{"self"}, {"index"}}, {{"dim", K::Int, true}},
+                         index_select_shape, kMoves, "slices along dim picked by a 1-D index (composite: take)"),
+                decompose_index_select),
   };
 }
 

@@ -46,10 +46,12 @@ void run_compile(const CompileOptions& o) {
   std::unique_ptr<Program> program;
   if (ends_with(o.input, ".ir")) {
     program = parse_program(read_file(o.input), o.input);
+    lower_program(*program, lower);
   } else {
+    // Importers apply the dimension options themselves, as they read inputs.
     program = import_model(o.input, lower);
+    lower_program(*program);
   }
-  lower_program(*program, lower);
   const auto bytes = serialize_program(*program);
   write_file_atomically(o.output, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }

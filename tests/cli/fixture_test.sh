@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Compiles one fixture (models/fixtures/NAME.onnx) with `edgec compile`, runs
+# it with `edgec run`, and compares every output with PyTorch's (saved by
+# models/make_fixtures.py) within 1e-4 absolute or relative. Compiling twice
+# must give byte-identical files. A fixture whose manifest entry says the
+# exported graph is invalid must be refused with a clean error instead.
+set -euo pipefail
+edgec=$1 fixtures=$2 name=$3
+py=/usr/bin/python3
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+
+valid=$($py -c "
+import json,sys
+m=json.load(open('$fixtures/manifest.json'))
+f=[x for x in m['fixtures'] if x['name']=='$name']
+print('yes' if not f or f[0].get('onnx_valid', True) else 'no')")
+if [ "$valid" = no ]; then
+  if "$edgec" compile "$fixtures/$name.onnx" -o "$t/out.edgec" 2>"$t/err.txt"; then
+    echo "expected $name to be refused"; exit 1
+  fi
+  grep -q "^error: " "$t/err.txt" || { cat "$t/err.txt"; exit 1; }
+  [ ! -e "$t/out.edgec" ] || { echo "partial output left"; exit 1; }
+  cat "$t/err.txt"
+  exit 0
+fi
+
+# Symbolic input dims (dim_params) get an upper bound of twice the size the
+# reference inputs use, so the program runs with a smaller-than-bound size.
+dim_flags=$($py -c "
+import json
+m=json.load(open('$fixtures/manifest.json'))
+flags=set()
+for f in m['fixtures']:
+    if f['name'] != '$name': continue
+    for i in f['inputs']:
+        for d, s in zip(i.get('onnx_shape', []), i['shape']):
+            if isinstance(d, str): flags.add(f'--max-dim={d}={2 * s}')
+print(' '.join(sorted(flags)))")
+"$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags
+"$edgec" compile "$fixtures/$name.onnx" -o "$t/b.edgec" $dim_flags
+cmp "$t/a.edgec" "$t/b.edgec"
+"$edgec" run "$t/a.edgec" --inputs "$fixtures/$name.inputs.npz" --outputs "$t/out.npz"
+$py - "$t/out.npz" "$fixtures/$name.outputs.npz" <<'PY'
+import sys, numpy as np
+got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert sorted(got.files) == sorted(want.files), (got.files, want.files)
+for k in want.files:
+    g, w = got[k], want[k]
+    assert g.shape == w.shape, f"{k}: shape {g.shape}, PyTorch {w.shape}"
+    assert g.dtype == w.dtype, f"{k}: dtype {g.dtype}, PyTorch {w.dtype}"
+    if w.size == 0:
+        print(f"{k}: empty {w.shape}, matches"); continue
+    g64, w64 = g.astype(np.float64), w.astype(np.float64)
+    err = np.abs(g64 - w64)
+    ok = err <= np.maximum(1e-4, 1e-4 * np.abs(w64))
+    assert ok.all(), f"{k}: max abs error {err.max():.3g} at {np.unravel_index(err.argmax(), err.shape)}"
+    print(f"{k}: {w.shape} max abs error {err.max():.3g}")
+PY
