@@ -33,7 +33,9 @@ const std::string kInvalidFixture = "mask_2d_axis1_invalid";
 std::vector<std::string> fixture_names() {
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(kFixtures))
-    if (e.path().extension() == ".onnx") names.push_back(e.path().stem().string());
+    // The invalid export has its own test (InvalidMaskFixtureIsRefused).
+    if (e.path().extension() == ".onnx" && e.path().stem() != kInvalidFixture)
+      names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -81,7 +83,6 @@ class FixtureTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(FixtureTest, ImportsAndMatchesPyTorch) {
   const std::string name = GetParam();
   const std::string base = kFixtures + "/" + name;
-  if (name == kInvalidFixture) GTEST_SKIP() << "checked by InvalidMaskFixtureIsRefused";
   std::unique_ptr<Program> p;
   try {
     p = import_onnx(base + ".onnx");
