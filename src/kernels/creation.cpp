@@ -143,7 +143,41 @@ Error full_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   return Error::Ok;
 }
 
+// ---- rand_like -----------------------------------------------------------------
+
+// Uniform [0, 1) values with x's shape: element i is the top 24 bits of
+// splitmix64(seed + i) scaled by 2^-24, so a given seed always gives the same
+// tensor (tests can reproduce it) while constant folding must never run it.
+uint64_t splitmix64(uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+Error rand_like_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs& attrs,
+                       std::span<Tensor> outputs) {
+  if (inputs.size() != 1 || outputs.size() != 1)
+    return fail(Error::InvalidArgument, "rand_like: expected 1 input and 1 output, got " +
+                                            std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
+  const Tensor& x = inputs[0];
+  Tensor& y = outputs[0];
+  if (!is_floating(x.dtype) || y.dtype != x.dtype)
+    return fail(Error::InvalidType, "rand_like: expected a float input and output of its dtype, got " +
+                                        std::string(dtype_name(x.dtype)) + " and " + std::string(dtype_name(y.dtype)));
+  EDGEC_TRY(y.resize(x.shape()));
+  const uint64_t seed = static_cast<uint64_t>(attrs.get_int("seed", 0));
+  const int64_t n = y.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(splitmix64(seed + static_cast<uint64_t>(i)) >> 40) * (1.0f / 16777216.0f);
+    if (y.dtype == DType::Float32) y.data_as<float>()[i] = v;
+    else y.data_as<Half>()[i] = float_to_half(v);
+  }
+  return Error::Ok;
+}
+
 constexpr KernelEntry kCreationKernels[] = {
+    {"rand_like", rand_like_kernel},
     {"arange", arange_kernel},
     {"full", full_kernel},
 };

@@ -113,6 +113,12 @@ std::vector<TensorType> full_shape(const ShapeQuery& q) {
   return {TensorType(dtype, std::move(dims))};
 }
 
+std::vector<TensorType> rand_like_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  expect_dtype(q, q.inputs[0], {DType::Float32, DType::Float16}, "input");
+  return {q.inputs[0]};
+}
+
 // zeros/ones(shape, dtype) = full(shape, value = 0 or 1, dtype).
 std::vector<TensorType> filled_shape(const ShapeQuery& q) {
   Attrs attrs = q.attrs;
@@ -144,6 +150,8 @@ std::vector<OpInfo> creation_rows() {
       make_row("full", "default", {}, {{"shape", K::Ints, true}, {"value", K::Float, false}, {"dtype", K::DType, true}},
                full_shape, kOpAllocation, "a tensor of shape and dtype filled with value (default 0)"),
   };
+  rows.push_back(make_row("rand_like", "default", {{"self"}}, {{"seed", K::Int, false}}, rand_like_shape, kOpRandom,
+                          "uniform [0, 1) values with self's shape and dtype (never folded)"));
   for (auto [name, fn] : {std::pair{"zeros", &decompose_filled<0>}, std::pair{"ones", &decompose_filled<1>}}) {
     OpInfo row = make_row(name, "default", {}, {{"shape", K::Ints, true}, {"dtype", K::DType, true}}, filled_shape,
                           kOpAllocation, std::string("a tensor of shape and dtype filled with ") +

@@ -102,4 +102,28 @@ def cases():
     out.append(err("full_dtype_disagrees", "full", {"shape": [2], "dtype": dtype_attr("f16")},
                    "full: expected output dtype f16, got f32"))
     out.append(err("full_too_large", "full", {"shape": [1000, 1000], "value": 1.0}, "full: output of shape [1000, 1000]"))
+    out += rand_like_cases()
+    return out
+
+
+def _splitmix64(z):
+    z = (z + np.uint64(0x9E3779B97F4A7C15))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def rand_like_cases():
+    """rand_like: element i = top 24 bits of splitmix64(seed + i) / 2^24."""
+    out = []
+    with np.errstate(over="ignore"):
+        for seed, shape in ((0, (2, 3)), (12345, (4,)), (7, (0, 5))):
+            n = int(np.prod(shape))
+            idx = np.arange(n, dtype=np.uint64) + np.uint64(seed)
+            vals = ((_splitmix64(idx) >> np.uint64(40)).astype(np.float64) / 16777216.0).astype(np.float32)
+            x = np.zeros(shape, np.float32)
+            out.append(case(f"rand_like_seed{seed}_{n}", "rand_like", inputs=[x], attrs={"seed": seed},
+                            outputs=[vals.reshape(shape)], atol=0, rtol=0))
+    out.append(case("rand_like_int_input", "rand_like", inputs=[np.zeros(3, np.int64)], attrs={},
+                    outputs=[], error="rand_like: expected a float input", out_specs=[("i64", [3])]))
     return out
