@@ -88,7 +88,8 @@ constexpr int64_t kMin = INT64_MIN;
 TEST(ShapeRows, Schemas) {
   const char* names[] = {"concat", "reshape", "permute", "expand", "squeeze", "unsqueeze", "flatten",
                          "split",  "slice",   "select",  "pad",    "tile",    "triu",      "tril",
-                         "topk",   "take",    "gather",  "index",  "nonzero", "arange",    "full"};
+                         "topk",   "take",    "gather",  "index",  "nonzero", "arange",    "full",
+                         "rand_like"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     EXPECT_EQ(r.overload, "default") << n;
@@ -96,8 +97,16 @@ TEST(ShapeRows, Schemas) {
     EXPECT_NE(r.shape, nullptr) << n;
     EXPECT_FALSE(r.summary.empty()) << n;
   }
+  // Composites of these families: no kernel of their own, a decomposition instead.
+  const char* composites[] = {"embedding", "index_select", "zeros", "ones"};
+  for (const char* n : composites) {
+    const OpInfo& r = row(n);
+    EXPECT_FALSE(r.core) << n;
+    EXPECT_NE(r.decompose, nullptr) << n;
+    EXPECT_NE(r.shape, nullptr) << n;
+  }
   EXPECT_EQ(ops::shape_rows().size() + ops::indexing_rows().size() + ops::creation_rows().size(),
-            std::size(names));
+            std::size(names) + std::size(composites));
 
   EXPECT_TRUE(row("reshape").attr("shape")->required);
   EXPECT_EQ(row("reshape").attr("shape")->kind, AttrKind::Ints);
