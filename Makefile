@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 # Debian packages the build and the tests need.
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler \
-  python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler
+  python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
 
 .PHONY: all deps build test demo clean
 

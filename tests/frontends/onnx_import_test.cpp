@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <set>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "base/half.h"
@@ -58,13 +58,43 @@ std::vector<double> as_doubles(const TensorData& d) {
   const size_t n = d.bytes->size() / dtype_size(d.type.dtype);
   for (size_t i = 0; i < n; ++i) {
     switch (d.type.dtype) {
-      case DType::Float32: { float v; std::memcpy(&v, p + 4 * i, 4); out.push_back(v); break; }
-      case DType::Float16: { Half v; std::memcpy(&v, p + 2 * i, 2); out.push_back(half_to_float(v)); break; }
-      case DType::Int64: { int64_t v; std::memcpy(&v, p + 8 * i, 8); out.push_back(static_cast<double>(v)); break; }
-      case DType::Int32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); out.push_back(v); break; }
-      case DType::Int8: { int8_t v; std::memcpy(&v, p + i, 1); out.push_back(v); break; }
+      case DType::Float32: {
+        float v;
+        std::memcpy(&v, p + 4 * i, 4);
+        out.push_back(v);
+        break;
+      }
+      case DType::Float16: {
+        Half v;
+        std::memcpy(&v, p + 2 * i, 2);
+        out.push_back(half_to_float(v));
+        break;
+      }
+      case DType::Int64: {
+        int64_t v;
+        std::memcpy(&v, p + 8 * i, 8);
+        out.push_back(static_cast<double>(v));
+        break;
+      }
+      case DType::Int32: {
+        int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        out.push_back(v);
+        break;
+      }
+      case DType::Int8: {
+        int8_t v;
+        std::memcpy(&v, p + i, 1);
+        out.push_back(v);
+        break;
+      }
       case DType::UInt8:
-      case DType::Bool: { uint8_t v; std::memcpy(&v, p + i, 1); out.push_back(v); break; }
+      case DType::Bool: {
+        uint8_t v;
+        std::memcpy(&v, p + i, 1);
+        out.push_back(v);
+        break;
+      }
     }
   }
   return out;
@@ -223,6 +253,19 @@ TEST(OnnxImport, IdentityChainsEmitNothing) {
       EXPECT_TRUE(targets.insert(s.target).second) << s.target;
     }
   EXPECT_EQ(count_ops(*p, "aten.clone.default"), 0);
+  // The exporter's Identity outputs (layers.1's in_proj_bias, a copy of
+  // layers.0's) are not targets: their initializer is.
+  onnx::ModelProto model;
+  std::ifstream in(kFixtures + "/transformer.onnx", std::ios::binary);
+  ASSERT_TRUE(model.ParseFromIstream(&in));
+  int identities = 0;
+  for (const auto& n : model.graph().node()) {
+    if (n.op_type() != "Identity") continue;
+    ++identities;
+    EXPECT_FALSE(targets.count(n.output(0))) << n.output(0);
+    EXPECT_TRUE(targets.count(n.input(0))) << n.input(0);
+  }
+  EXPECT_GT(identities, 0);
 }
 
 // Symbolic dims stay symbolic through the Shape/Gather/Concat chains: the
@@ -251,6 +294,17 @@ TEST(OnnxImport, DimOptions) {
   bounded.dim_bounds["batch"] = 8;
   p = import_onnx(kFixtures + "/mlp_dynamic.onnx", bounded);
   EXPECT_EQ(p->graph.placeholders()[0]->result()->type().str(), "f32[batch<=8, 64]");
+  OnnxImportOptions typo;
+  typo.dim_sizes["btach"] = 3;
+  try {
+    import_onnx(kFixtures + "/mlp_dynamic.onnx", typo);
+    FAIL() << "expected an error";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "dim_sizes names 'btach', but no graph input has a dim of that name (the model's: batch)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // ---- errors ---------------------------------------------------------------------
@@ -340,6 +394,22 @@ TEST(OnnxImportErrors, TruncatedFile) {
     const std::string msg = import_error_bytes(full.substr(0, cut), "mlp_cut.onnx");
     EXPECT_EQ(msg.rfind("mlp_cut.onnx: ", 0), 0u) << "cut at " << cut << ": " << msg;
   }
+}
+
+// The same through a file: the message names the path.
+TEST(OnnxImportErrors, TruncatedFileOnDisk) {
+  std::ifstream in(kFixtures + "/mlp.onnx", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string path = ::testing::TempDir() + "/edgec_truncated_mlp.onnx";
+  std::ofstream(path, std::ios::binary) << ss.str().substr(0, ss.str().size() / 2);
+  try {
+    import_onnx(path);
+    FAIL() << "expected an error";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": ", 0), 0u) << e.what();
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(OnnxImportErrors, UnknownOperator) {
@@ -459,7 +529,6 @@ TEST(OnnxImport, ConstantNodes) {
   EXPECT_EQ(p->inputs.size(), 1u);
   EXPECT_EQ(p->graph.output_node()->input(0)->type().str(), "f32[3, 2]");
 }
-
 
 // ---- symbolic shapes, end to end -------------------------------------------------
 

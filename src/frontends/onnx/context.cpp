@@ -39,6 +39,10 @@ Value* Importer::materialize(const std::string& name) {
   Entry& e = entries_.at(name);
   if (!e.unavailable.empty()) throw CompileError(e.unavailable);
   if (e.value) return e.value;
+  if (!e.alias.empty()) {
+    e.value = materialize(e.alias);  // std::map references stay valid
+    return e.value;
+  }
   if (e.data) {
     e.value = add_constant_placeholder(name, *e.data);
     return e.value;
@@ -128,8 +132,8 @@ Value* Importer::full(const std::vector<int64_t>& shape, double value, DType dty
 Value* Importer::permute(Value* x, std::vector<int64_t> perm, const std::string& hint) {
   const int64_t rank = x->type().rank();
   if (static_cast<int64_t>(perm.size()) != rank)
-    throw CompileError("expected a permutation of " + std::to_string(rank) + " dims for " + x->type().str() +
-                       ", got " + std::to_string(perm.size()));
+    throw CompileError("expected a permutation of " + std::to_string(rank) + " dims for " + x->type().str() + ", got " +
+                       std::to_string(perm.size()));
   for (int64_t& p : perm)
     if (p < 0) p += rank;
   Node* producer = x->producer();

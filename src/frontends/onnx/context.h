@@ -28,6 +28,10 @@ struct Entry {
   std::optional<TensorData> data;          ///< Values known at import time.
   std::optional<std::vector<SymInt>> sym;  ///< Elements of an int tensor of rank <= 1.
   std::string unavailable;                 ///< Non-empty: reading it is an error saying why.
+  /// The entry this one passes through unchanged (Identity): materializing
+  /// it materializes that one, so a constant gets one placeholder and one
+  /// target however many names the exporter gives it.
+  std::string alias;
 };
 
 class Importer {
@@ -123,6 +127,8 @@ class NodeContext {
   std::string hint(size_t i = 0) const;
   void set_output(size_t i, Value* v);
   void set_output(size_t i, Entry e);
+  /// Output `out` is input `in`, unchanged.
+  void forward(size_t out, size_t in);
   /// Defines a shape value: int64 [n] (or rank 0 when `scalar`).
   void set_sym_output(size_t i, std::vector<SymInt> elems, bool scalar, DType dtype = DType::Int64);
   /// Marks optional outputs past `count` as unavailable (erroring if read).

@@ -6,9 +6,9 @@
 // D, opset N): " so that a user can find the node in Netron.
 #include "frontends/onnx/importer.h"
 
+#include <cctype>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "frontends/onnx/context.h"
 #include "ir/diagnostic.h"
@@ -46,16 +46,18 @@ class ModelImporter {
   ModelImporter(const std::string& what, const OnnxImportOptions& options)
       : program_(std::make_unique<Program>()), im_(*program_, what, options), what_(what) {}
 
-  std::unique_ptr<Program> run(const onnx::ModelProto& model) {
+  /// Imports `model`, releasing each initializer's bytes once copied (the
+  /// weights of a large model are held once, not twice).
+  std::unique_ptr<Program> run(onnx::ModelProto& model) {
     check_versions(model);
-    const onnx::GraphProto& g = model.graph();
+    onnx::GraphProto& g = *model.mutable_graph();
     if (g.sparse_initializer_size() > 0) error("sparse initializers are not supported");
     std::set<std::string> initializer_names;
     for (const auto& t : g.initializer()) {
-      if (!initializer_names.insert(t.name()).second)
-        error("initializer '" + t.name() + "' appears twice");
+      if (!initializer_names.insert(t.name()).second) error("initializer '" + t.name() + "' appears twice");
     }
     add_graph_inputs(g);
+    check_dim_options();
     add_constant_initializers(g);
     for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i);
     set_outputs(g);
@@ -70,8 +72,9 @@ class ModelImporter {
     if (!model.has_ir_version() || model.ir_version() <= 0)
       error("not an ONNX model (no ir_version; is the file truncated or of another format?)");
     if (model.ir_version() > kMaxIrVersion)
-      error("ONNX IR version " + std::to_string(model.ir_version()) + " is not supported (edgec reads IR versions up to " +
-            std::to_string(kMaxIrVersion) + ", as written by torch 1.13 at opsets 13-17)");
+      error("ONNX IR version " + std::to_string(model.ir_version()) +
+            " is not supported (edgec reads IR versions up to " + std::to_string(kMaxIrVersion) +
+            ", as written by torch 1.13 at opsets 13-17)");
     if (!model.has_graph()) error("not an ONNX model (no graph; is the file truncated?)");
     for (const auto& o : model.opset_import()) {
       if (is_default_domain(o.domain())) {
@@ -100,7 +103,9 @@ class ModelImporter {
         dims.push_back(Dim::fixed(d.dim_value()));
       } else if (d.has_dim_param() && !d.dim_param().empty()) {
         const std::string& p = d.dim_param();
+        dim_params_.insert(p);
         if (auto it = opts.dim_sizes.find(p); it != opts.dim_sizes.end()) {
+          if (it->second < 0) error("dim_sizes gives '" + p + "' the negative size " + std::to_string(it->second));
           dims.push_back(Dim::fixed(it->second));
         } else {
           auto b = opts.dim_bounds.find(p);
@@ -111,15 +116,18 @@ class ModelImporter {
           dims.push_back(Dim::symbolic(symbol, b == opts.dim_bounds.end() ? -1 : b->second));
         }
       } else {
-        error(where + " has no size for dim " + std::to_string(i) + " (neither a value nor a name); give it a size (dim_sizes)");
+        error(where + " has no size for dim " + std::to_string(i) +
+              " (neither a value nor a name); give it a size (dim_sizes)");
       }
     }
     return TensorType(*dtype, std::move(dims));
   }
 
-  void add_graph_inputs(const onnx::GraphProto& g) {
-    std::map<std::string, const onnx::TensorProto*> inits;
-    for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  static void release_data(onnx::TensorProto& t) { std::string().swap(*t.mutable_raw_data()); }
+
+  void add_graph_inputs(onnx::GraphProto& g) {
+    std::map<std::string, onnx::TensorProto*> inits;
+    for (auto& t : *g.mutable_initializer()) inits[t.name()] = &t;
     std::set<std::string> seen;
     for (const auto& vi : g.input()) {
       if (!seen.insert(vi.name()).second) error("graph input '" + vi.name() + "' is listed twice");
@@ -128,6 +136,7 @@ class ModelImporter {
       if (it != inits.end()) {
         // An overridable default: a parameter, never folded (SEMANTICS 1).
         TensorData data = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'");
+        release_data(*it->second);
         Node* ph = p.graph.add_placeholder(onnx_import::sanitize_name(vi.name()), data.type);
         p.inputs.push_back(InputSpec{InputKind::Parameter, ph->result()->name(), vi.name(), false});
         p.state[vi.name()] = data;
@@ -147,11 +156,25 @@ class ModelImporter {
     }
   }
 
-  void add_constant_initializers(const onnx::GraphProto& g) {
-    for (const auto& t : g.initializer()) {
+  /// A dim named in the options that no input has is most likely a typo.
+  void check_dim_options() const {
+    for (const auto* option : {&im_.options().dim_sizes, &im_.options().dim_bounds}) {
+      for (const auto& [name, size] : *option) {
+        if (dim_params_.count(name)) continue;
+        std::string known;
+        for (const auto& p : dim_params_) known += (known.empty() ? "" : ", ") + p;
+        error((option == &im_.options().dim_sizes ? "dim_sizes" : "dim_bounds") + std::string(" names '") + name +
+              "', but no graph input has a dim of that name (the model's: " + (known.empty() ? "none" : known) + ")");
+      }
+    }
+  }
+
+  void add_constant_initializers(onnx::GraphProto& g) {
+    for (auto& t : *g.mutable_initializer()) {
       if (im_.has_entry(t.name())) continue;  // also a graph input
       Entry e;
       e.data = onnx_import::tensor_from_proto(t, what_ + ": initializer '" + t.name() + "'");
+      release_data(t);
       e.type = e.data->type;
       im_.define(t.name(), std::move(e));
     }
@@ -177,8 +200,8 @@ class ModelImporter {
                          "' are not supported (edgec imports the default ONNX domain)");
     if (opset < kMinOpset || opset > kMaxOpset)
       throw CompileError(where + ": opset " + (opset < 0 ? std::string("(none imported)") : std::to_string(opset)) +
-                         " of the default domain is not supported (edgec imports opsets " +
-                         std::to_string(kMinOpset) + "-" + std::to_string(kMaxOpset) + ")");
+                         " of the default domain is not supported (edgec imports opsets " + std::to_string(kMinOpset) +
+                         "-" + std::to_string(kMaxOpset) + ")");
     const auto& table = handlers();
     auto h = table.find(n.op_type());
     if (h == table.end())
@@ -210,7 +233,8 @@ class ModelImporter {
     Program& p = im_.program();
     std::vector<Value*> values;
     for (const auto& o : g.output()) {
-      if (!im_.has_entry(o.name())) error("graph output '" + o.name() + "' is not produced by any node, initializer or input");
+      if (!im_.has_entry(o.name()))
+        error("graph output '" + o.name() + "' is not produced by any node, initializer or input");
       Value* v = nullptr;
       try {
         v = im_.materialize(o.name());
@@ -248,30 +272,42 @@ class ModelImporter {
   Importer im_;
   std::string what_;
   int64_t default_opset_ = -1;
+  std::set<std::string> dim_params_;
   std::map<std::string, int64_t> opsets_;
 };
+
+onnx::ModelProto parse_model(std::span<const std::byte> bytes, const std::string& what) {
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+    throw CompileError(what + ": the file is larger than 2 GiB, which protobuf cannot parse");
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw CompileError(what +
+                       ": not a valid ONNX model (the protobuf data does not parse; the file may be "
+                       "truncated or not an ONNX file)");
+  return model;
+}
 
 }  // namespace
 
 std::unique_ptr<Program> import_onnx_bytes(std::span<const std::byte> bytes, const std::string& what,
                                            const OnnxImportOptions& options) {
-  onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(INT32_MAX))
-    throw CompileError(what + ": the file is larger than 2 GiB, which protobuf cannot parse");
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw CompileError(what + ": not a valid ONNX model (the protobuf data does not parse; the file may be "
-                       "truncated or not an ONNX file)");
+  onnx::ModelProto model = parse_model(bytes, what);
   return ModelImporter(what, options).run(model);
 }
 
 std::unique_ptr<Program> import_onnx(const std::string& path, const OnnxImportOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CompileError(path + ": cannot open the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw CompileError(path + ": cannot read the file");
-  const std::string s = ss.str();
-  return import_onnx_bytes(std::as_bytes(std::span<const char>(s.data(), s.size())), path, options);
+  // Parsed from the stream, so that a large model's weights are in memory
+  // once (in the model), not also as the file's bytes.
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) {
+    if (in.bad()) throw CompileError(path + ": cannot read the file");
+    throw CompileError(path +
+                       ": not a valid ONNX model (the protobuf data does not parse; the file may be "
+                       "truncated or not an ONNX file)");
+  }
+  return ModelImporter(path, options).run(model);
 }
 
 }  // namespace edgec

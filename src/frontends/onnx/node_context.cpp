@@ -117,6 +117,12 @@ void NodeContext::set_output(size_t i, Entry e) {
   im_.define(node_.output(static_cast<int>(i)), std::move(e));
 }
 
+void NodeContext::forward(size_t out, size_t in) {
+  Entry e = required(in);
+  if (e.alias.empty()) e.alias = node_.input(static_cast<int>(in));
+  set_output(out, std::move(e));
+}
+
 void NodeContext::set_sym_output(size_t i, std::vector<SymInt> elems, bool scalar, DType dtype) {
   Entry e;
   const int64_t n = static_cast<int64_t>(elems.size());

@@ -17,10 +17,25 @@ namespace {
 
 const std::map<std::string, std::string>& unary_ops() {
   static const std::map<std::string, std::string> m = {
-      {"Relu", "relu"},   {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"},         {"Exp", "exp"},   {"Log", "log"},
-      {"Sqrt", "sqrt"},   {"Reciprocal", "reciprocal"}, {"Neg", "neg"},     {"Abs", "abs"},   {"Sin", "sin"},
-      {"Cos", "cos"},     {"Erf", "erf"},         {"Floor", "floor"},       {"Ceil", "ceil"}, {"Round", "round"},
-      {"Sign", "sign"},   {"Not", "logical_not"}, {"Softplus", "softplus"}, {"HardSwish", "hardswish"},
+      {"Relu", "relu"},
+      {"Sigmoid", "sigmoid"},
+      {"Tanh", "tanh"},
+      {"Exp", "exp"},
+      {"Log", "log"},
+      {"Sqrt", "sqrt"},
+      {"Reciprocal", "reciprocal"},
+      {"Neg", "neg"},
+      {"Abs", "abs"},
+      {"Sin", "sin"},
+      {"Cos", "cos"},
+      {"Erf", "erf"},
+      {"Floor", "floor"},
+      {"Ceil", "ceil"},
+      {"Round", "round"},
+      {"Sign", "sign"},
+      {"Not", "logical_not"},
+      {"Softplus", "softplus"},
+      {"HardSwish", "hardswish"},
   };
   return m;
 }
@@ -31,7 +46,9 @@ void leaky_relu(NodeContext& n) {
   n.set_output(0, n.emit("leaky_relu", {n.value(0)}, attrs_of({{"negative_slope", n.attr_float("alpha", 0.01)}})));
 }
 
-void elu(NodeContext& n) { n.set_output(0, n.emit("elu", {n.value(0)}, attrs_of({{"alpha", n.attr_float("alpha", 1.0)}}))); }
+void elu(NodeContext& n) {
+  n.set_output(0, n.emit("elu", {n.value(0)}, attrs_of({{"alpha", n.attr_float("alpha", 1.0)}})));
+}
 
 // HardSigmoid: max(0, min(1, alpha x + beta)); torch's (alpha 1/6, beta 1/2)
 // is our hardsigmoid, anything else is composed.
@@ -52,10 +69,9 @@ void hard_sigmoid(NodeContext& n) {
 
 const std::map<std::string, std::string>& binary_ops() {
   static const std::map<std::string, std::string> m = {
-      {"Add", "add"},          {"Sub", "sub"},     {"Mul", "mul"},  {"Div", "div"},
-      {"Pow", "pow"},          {"Equal", "eq"},    {"Less", "lt"},  {"LessOrEqual", "le"},
-      {"Greater", "gt"},       {"GreaterOrEqual", "ge"}, {"And", "logical_and"}, {"Or", "logical_or"},
-      {"Xor", "logical_xor"},
+      {"Add", "add"},         {"Sub", "sub"},       {"Mul", "mul"},         {"Div", "div"},    {"Pow", "pow"},
+      {"Equal", "eq"},        {"Less", "lt"},       {"LessOrEqual", "le"},  {"Greater", "gt"}, {"GreaterOrEqual", "ge"},
+      {"And", "logical_and"}, {"Or", "logical_or"}, {"Xor", "logical_xor"},
   };
   return m;
 }
@@ -109,7 +125,8 @@ void binary(NodeContext& n) {
 void mod(NodeContext& n) {
   const bool fmod = n.attr_int("fmod", 0) != 0;
   Value* a = n.value(0);
-  if (!fmod && is_floating(a->type().dtype)) n.fail("fmod=0 requires integer inputs (the ONNX spec), got " + a->type().str());
+  if (!fmod && is_floating(a->type().dtype))
+    n.fail("fmod=0 requires integer inputs (the ONNX spec), got " + a->type().str());
   n.set_output(0, n.emit(fmod ? "fmod" : "remainder", {a, n.value(1)}));
 }
 
@@ -128,7 +145,7 @@ void variadic(NodeContext& n) {
     acc = n.emit("div", {acc, n.im().full({}, static_cast<double>(n.num_inputs()), acc->type().dtype, n.hint())});
   }
   if (n.num_inputs() == 1) {
-    n.set_output(0, n.required(0));
+    n.forward(0, 0);
     return;
   }
   n.set_output(0, acc);
@@ -144,7 +161,7 @@ void cast(NodeContext& n) {
            " is not supported (edgec computes with float, float16, int64, int32, int8, uint8, bool)");
   Entry& in = n.required(0);
   if (in.type.dtype == *dtype) {
-    n.set_output(0, in);
+    n.forward(0, 0);
     return;
   }
   if ((*dtype == DType::Int64 || *dtype == DType::Int32) && !is_floating(in.type.dtype) && in.type.rank() <= 1) {
@@ -174,7 +191,7 @@ void clip(NodeContext& n) {
   if (attrs.has("min") || attrs.has("max")) y = n.emit("clamp", {y}, attrs);
   for (auto [i, bound] : runtime_bounds) y = n.emit(ops[i], {y, bound});
   if (y == x) {
-    n.set_output(0, n.required(0));
+    n.forward(0, 0);
     return;
   }
   n.set_output(0, y);
@@ -182,19 +199,20 @@ void clip(NodeContext& n) {
 
 // ---- pass-through and constants ----------------------------------------------------
 
-void identity(NodeContext& n) { n.set_output(0, n.required(0)); }
+void identity(NodeContext& n) { n.forward(0, 0); }
 
 void dropout(NodeContext& n) {
   // Inference: the identity. training_mode (input 2) must not be true.
   if (const TensorData* d = n.data(2); d && data_as_ints(*d).at(0) != 0)
     n.fail("Dropout in training mode is not supported");
   if (n.input(2) && !n.data(2)) n.fail("Dropout's training_mode must be known at import time");
-  n.set_output(0, n.required(0));
+  n.forward(0, 0);
   if (n.has_output(1)) {
     // The mask of an inference dropout keeps everything.
     const TensorType& t = n.type(0);
     std::vector<SymInt> dims;
-    for (size_t i = 0; i < t.dims.size(); ++i) dims.push_back(SymInt::of_dim(t.dims[i], n.value(0), static_cast<int>(i)));
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      dims.push_back(SymInt::of_dim(t.dims[i], n.value(0), static_cast<int>(i)));
     n.set_output(1, n.im().filled(dims, 1.0, DType::Bool, n.hint(1)));
   }
 }

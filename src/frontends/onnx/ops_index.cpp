@@ -34,7 +34,8 @@ void gather_nd(NodeContext& n) {
   std::vector<Value*> ins = {x};
   for (int64_t j = 0; j < k; ++j)
     ins.push_back(n.im().emit("select", {idx}, attrs_of({{"dim", int64_t{-1}}, {"index", j}}), n.hint() + "_index"));
-  n.set_output(0, n.im().emit_n("index", ins, {}, n.hint(), {OperandGroup{false, 1}, OperandGroup{true, static_cast<int>(k)}})[0]);
+  n.set_output(0, n.im().emit_n("index", ins, {}, n.hint(),
+                                {OperandGroup{false, 1}, OperandGroup{true, static_cast<int>(k)}})[0]);
 }
 
 void nonzero(NodeContext& n) {
@@ -46,8 +47,10 @@ void topk(NodeContext& n) {
   const auto k = n.ints(1, "K");
   if (k.size() != 1) n.fail("expected a single K");
   auto outs = n.im().emit_n("topk", {n.value(0)},
-                            attrs_of({{"k", k[0]}, {"dim", n.attr_int("axis", -1)},
-                                      {"largest", n.attr_int("largest", 1) != 0}, {"sorted", n.attr_int("sorted", 1) != 0}}),
+                            attrs_of({{"k", k[0]},
+                                      {"dim", n.attr_int("axis", -1)},
+                                      {"largest", n.attr_int("largest", 1) != 0},
+                                      {"sorted", n.attr_int("sorted", 1) != 0}}),
                             n.hint());
   n.set_output(0, outs[0]);
   n.set_output(1, outs[1]);
@@ -56,7 +59,8 @@ void topk(NodeContext& n) {
 void arg_reduce(NodeContext& n) {
   const char* op = n.proto().op_type() == "ArgMax" ? "argmax" : "argmin";
   n.set_output(0, n.emit(op, {n.value(0)},
-                         attrs_of({{"dim", n.attr_int("axis", 0)}, {"keepdim", n.attr_int("keepdims", 1) != 0},
+                         attrs_of({{"dim", n.attr_int("axis", 0)},
+                                   {"keepdim", n.attr_int("keepdims", 1) != 0},
                                    {"select_last_index", n.attr_int("select_last_index", 0) != 0}})));
 }
 
@@ -72,7 +76,7 @@ void reduce(NodeContext& n) {
   const bool keepdim = n.attr_int("keepdims", 1) != 0;
   Value* x = n.value(0);
   if ((!axes || axes->empty()) && n.attr_int("noop_with_empty_axes", 0) != 0) {
-    n.set_output(0, n.required(0));
+    n.forward(0, 0);
     return;
   }
   Attrs attrs = attrs_of({{"keepdim", keepdim}});
@@ -83,8 +87,11 @@ void reduce(NodeContext& n) {
     n.set_output(0, op_type == "ReduceL2" ? n.emit("sqrt", {s}) : s);
     return;
   }
-  static const std::map<std::string, std::string> ops = {
-      {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "amax"}, {"ReduceMin", "amin"}, {"ReduceProd", "prod"}};
+  static const std::map<std::string, std::string> ops = {{"ReduceSum", "sum"},
+                                                         {"ReduceMean", "mean"},
+                                                         {"ReduceMax", "amax"},
+                                                         {"ReduceMin", "amin"},
+                                                         {"ReduceProd", "prod"}};
   n.set_output(0, n.emit(ops.at(op_type), {x}, attrs));
 }
 
@@ -92,7 +99,8 @@ void cumsum(NodeContext& n) {
   const auto axis = n.ints(1, "axis");
   if (axis.size() != 1) n.fail("expected a single axis");
   n.set_output(0, n.emit("cumsum", {n.value(0)},
-                         attrs_of({{"dim", axis[0]}, {"exclusive", n.attr_int("exclusive", 0) != 0},
+                         attrs_of({{"dim", axis[0]},
+                                   {"exclusive", n.attr_int("exclusive", 0) != 0},
                                    {"reverse", n.attr_int("reverse", 0) != 0}})));
 }
 
@@ -104,7 +112,8 @@ void scatter_nd(NodeContext& n) {
   for (size_t i = 0; i < 3; ++i) {
     if (!n.data(i))
       n.fail(std::string("ScatterND is supported only on constants known at import time, but its ") + names[i] +
-             " (input " + std::to_string(i) + " '" + n.proto().input(static_cast<int>(i)) + "') is computed at run time");
+             " (input " + std::to_string(i) + " '" + n.proto().input(static_cast<int>(i)) +
+             "') is computed at run time");
   }
   const TensorData& data = *n.data(0);
   const TensorData& upd = *n.data(2);
@@ -120,7 +129,8 @@ void scatter_nd(NodeContext& n) {
   const int64_t rows = k == 0 ? 0 : static_cast<int64_t>(idx.size()) / k;
   const size_t elem = dtype_size(data.type.dtype);
   if (static_cast<int64_t>(upd.bytes->size()) != rows * slice * static_cast<int64_t>(elem))
-    n.fail("updates " + upd.type.str() + " do not match indices " + n.data(1)->type.str() + " and data " + data.type.str());
+    n.fail("updates " + upd.type.str() + " do not match indices " + n.data(1)->type.str() + " and data " +
+           data.type.str());
   auto out = std::make_shared<std::vector<std::byte>>(*data.bytes);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t offset = 0;
@@ -128,10 +138,12 @@ void scatter_nd(NodeContext& n) {
       int64_t i = idx[r * k + j];
       const int64_t size = dshape[j];
       if (i < 0) i += size;
-      if (i < 0 || i >= size) n.fail("index " + std::to_string(idx[r * k + j]) + " is out of range for dim " + std::to_string(j) + " of " + data.type.str());
+      if (i < 0 || i >= size)
+        n.fail("index " + std::to_string(idx[r * k + j]) + " is out of range for dim " + std::to_string(j) + " of " +
+               data.type.str());
       offset = offset * size + i;
     }
-    std::memcpy(out->data() + offset * slice * elem, upd.bytes->data() + r * slice * elem, slice * elem);
+    if (slice > 0) std::memcpy(out->data() + offset * slice * elem, upd.bytes->data() + r * slice * elem, slice * elem);
   }
   Entry e;
   e.type = data.type;
@@ -148,7 +160,8 @@ void register_index_handlers(HandlerTable& t) {
   t["TopK"] = topk;
   t["ArgMax"] = arg_reduce;
   t["ArgMin"] = arg_reduce;
-  for (const char* name : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2"})
+  for (const char* name :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2"})
     t[name] = reduce;
   t["CumSum"] = cumsum;
   t["ScatterND"] = scatter_nd;

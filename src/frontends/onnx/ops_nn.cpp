@@ -122,7 +122,9 @@ void conv(NodeContext& n) {
   std::vector<Value*> ins = {x, w};
   if (n.input(2)) ins.push_back(n.value(2));
   n.set_output(0, n.emit("conv", ins,
-                         attrs_of({{"stride", win.strides}, {"padding", win.pads}, {"dilation", win.dilations},
+                         attrs_of({{"stride", win.strides},
+                                   {"padding", win.pads},
+                                   {"dilation", win.dilations},
                                    {"groups", n.attr_int("group", 1)}})));
 }
 
@@ -137,8 +139,11 @@ void conv_transpose(NodeContext& n) {
   std::vector<Value*> ins = {x, w};
   if (n.input(2)) ins.push_back(n.value(2));
   n.set_output(0, n.emit("conv_transpose", ins,
-                         attrs_of({{"stride", win.strides}, {"padding", win.pads}, {"dilation", win.dilations},
-                                   {"output_padding", output_padding}, {"groups", n.attr_int("group", 1)}})));
+                         attrs_of({{"stride", win.strides},
+                                   {"padding", win.pads},
+                                   {"dilation", win.dilations},
+                                   {"output_padding", output_padding},
+                                   {"groups", n.attr_int("group", 1)}})));
 }
 
 void max_pool(NodeContext& n) {
@@ -149,8 +154,11 @@ void max_pool(NodeContext& n) {
   const Window win = read_window(n, nd, x->type(), *kernel);
   n.outputs_unsupported_from(1, "MaxPool's indices output");
   n.set_output(0, n.emit("max_pool", {x},
-                         attrs_of({{"kernel_size", *kernel}, {"stride", win.strides}, {"padding", win.pads},
-                                   {"dilation", win.dilations}, {"ceil_mode", n.attr_int("ceil_mode", 0) != 0}})));
+                         attrs_of({{"kernel_size", *kernel},
+                                   {"stride", win.strides},
+                                   {"padding", win.pads},
+                                   {"dilation", win.dilations},
+                                   {"ceil_mode", n.attr_int("ceil_mode", 0) != 0}})));
 }
 
 void average_pool(NodeContext& n) {
@@ -160,7 +168,9 @@ void average_pool(NodeContext& n) {
   if (!kernel || kernel->size() != nd) n.fail("expected kernel_shape with " + std::to_string(nd) + " entries");
   const Window win = read_window(n, nd, x->type(), *kernel);
   n.set_output(0, n.emit("avg_pool", {x},
-                         attrs_of({{"kernel_size", *kernel}, {"stride", win.strides}, {"padding", win.pads},
+                         attrs_of({{"kernel_size", *kernel},
+                                   {"stride", win.strides},
+                                   {"padding", win.pads},
                                    {"ceil_mode", n.attr_int("ceil_mode", 0) != 0},
                                    {"count_include_pad", n.attr_int("count_include_pad", 0) != 0}})));
 }
@@ -184,11 +194,25 @@ void batch_norm(NodeContext& n) {
 }
 
 void layer_norm(NodeContext& n) {
-  n.outputs_unsupported_from(1, "LayerNormalization's Mean and InvStdDev outputs");
-  std::vector<Value*> ins = {n.value(0), n.value(1)};
+  Value* x = n.value(0);
+  const int64_t axis = n.attr_int("axis", -1);
+  const double eps = n.attr_float("epsilon", 1e-5);
+  std::vector<Value*> ins = {x, n.value(1)};
   if (n.input(2)) ins.push_back(n.value(2));
-  n.set_output(0, n.emit("layer_norm", ins,
-                         attrs_of({{"axis", n.attr_int("axis", -1)}, {"eps", n.attr_float("epsilon", 1e-5)}})));
+  n.set_output(0, n.emit("layer_norm", ins, attrs_of({{"axis", axis}, {"eps", eps}})));
+  if (!n.has_output(1) && !n.has_output(2)) return;
+  // The optional statistics, over dims [axis, rank) with kept dims.
+  Importer& im = n.im();
+  const int64_t rank = x->type().rank();
+  std::vector<int64_t> dims;
+  for (int64_t d = axis < 0 ? axis + rank : axis; d < rank; ++d) dims.push_back(d);
+  const Attrs over = attrs_of({{"dims", dims}, {"keepdim", true}});
+  Value* mean = im.emit("mean", {x}, over, n.hint(1));
+  Value* centered = im.emit("sub", {x, mean}, {}, n.hint(2));
+  Value* var = im.emit("mean", {im.emit("mul", {centered, centered}, {}, n.hint(2))}, over, n.hint(2));
+  Value* shifted = im.emit("add", {var, im.full({}, eps, x->type().dtype, n.hint(2))}, {}, n.hint(2));
+  n.set_output(1, mean);
+  n.set_output(2, im.emit("rsqrt", {shifted}, {}, n.hint(2)));
 }
 
 void instance_norm(NodeContext& n) {
@@ -218,7 +242,8 @@ void resize(NodeContext& n) {
     if (sizes.size() != nd + 2) n.fail("expected " + std::to_string(nd + 2) + " sizes, got " + list_str(sizes));
     out.assign(sizes.begin() + 2, sizes.end());
     for (size_t i = 0; i < 2; ++i)
-      if (!xt.dims[i].is_static() || xt.dims[i].value != sizes[i]) n.fail("resizing the batch or channel dim is not supported");
+      if (!xt.dims[i].is_static() || xt.dims[i].value != sizes[i])
+        n.fail("resizing the batch or channel dim is not supported");
   } else if (n.input(2)) {
     const TensorData* scales = n.data(2);
     if (!scales) n.fail("the scales (input 2) must be known at import time");

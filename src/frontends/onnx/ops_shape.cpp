@@ -66,7 +66,8 @@ bool gather_shape_value(NodeContext& n) {
   std::vector<SymInt> picked;
   for (int64_t i : data_as_ints(*idx)) {
     const int64_t w = i < 0 ? i + len : i;
-    if (w < 0 || w >= len) n.fail("index " + std::to_string(i) + " is out of range for a shape of " + std::to_string(len) + " dims");
+    if (w < 0 || w >= len)
+      n.fail("index " + std::to_string(i) + " is out of range for a shape of " + std::to_string(len) + " dims");
     picked.push_back(elems[w]);
   }
   n.set_sym_output(0, std::move(picked), idx->type.rank() == 0, n.type(0).dtype);
@@ -77,7 +78,9 @@ bool gather_shape_value(NodeContext& n) {
 
 void reshape(NodeContext& n) {
   auto target = n.sym(1);
-  if (!target) n.fail("the target shape (input 1 '" + n.proto().input(1) + "') must be known at import time, but it is computed from run-time data");
+  if (!target)
+    n.fail("the target shape (input 1 '" + n.proto().input(1) +
+           "') must be known at import time, but it is computed from run-time data");
   const bool allowzero = n.attr_int("allowzero", 0) != 0;
   Value* x = n.value(0);
   const TensorType& xt = x->type();
@@ -91,7 +94,8 @@ void reshape(NodeContext& n) {
       dims.push_back(std::nullopt);
     } else if (s.is_static() && s.factor == 0 && !allowzero) {
       if (static_cast<int64_t>(i) >= xt.rank())
-        n.fail("the target shape " + sym_list(*target) + " copies dim " + std::to_string(i) + " (a 0) of " + xt.str() + ", which has no such dim");
+        n.fail("the target shape " + sym_list(*target) + " copies dim " + std::to_string(i) + " (a 0) of " + xt.str() +
+               ", which has no such dim");
       dims.push_back(SymInt::of_dim(xt.dims[i], x, static_cast<int>(i)));
     } else {
       dims.push_back(s);
@@ -121,7 +125,8 @@ void reshape(NodeContext& n) {
   if (symbolic > 1 || (symbolic == 1 && has_minus)) {
     std::string list = "[";
     for (size_t i = 0; i < dims.size(); ++i) list += (i ? ", " : "") + (dims[i] ? dims[i]->str() : std::string("-1"));
-    n.fail("cannot reshape " + xt.str() + " to " + list + "]: more than one size is symbolic or inferred, and a reshape can leave only one size to run time");
+    n.fail("cannot reshape " + xt.str() + " to " + list +
+           "]: more than one size is symbolic or inferred, and a reshape can leave only one size to run time");
   }
   n.set_output(0, n.emit("reshape", {x}, attrs_of({{"shape", shape}})));
 }
@@ -132,7 +137,8 @@ void flatten(NodeContext& n) {
   const int64_t rank = x->type().rank();
   int64_t axis = n.attr_int("axis", 1);
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis > rank) n.fail("axis " + std::to_string(n.attr_int("axis", 1)) + " is out of range for " + x->type().str());
+  if (axis < 0 || axis > rank)
+    n.fail("axis " + std::to_string(n.attr_int("axis", 1)) + " is out of range for " + x->type().str());
   Value* y = x;
   if (axis == 0) {
     y = n.emit("reshape", {x}, attrs_of({{"shape", std::vector<int64_t>{1, -1}}}));
@@ -144,7 +150,7 @@ void flatten(NodeContext& n) {
     if (axis > 1) y = n.emit("flatten", {y}, attrs_of({{"start_dim", int64_t{0}}, {"end_dim", axis - 1}}));
   }
   if (y == x) {
-    n.set_output(0, n.required(0));
+    n.forward(0, 0);
     return;
   }
   n.set_output(0, y);
@@ -191,7 +197,7 @@ void transpose(NodeContext& n) {
   if (auto p = n.attr_ints("perm")) perm = *p;
   Value* y = n.im().permute(x, perm, n.hint());
   if (y == n.required(0).value) {
-    n.set_output(0, n.required(0));
+    n.forward(0, 0);
     return;
   }
   n.set_output(0, y);
@@ -201,7 +207,9 @@ void transpose(NodeContext& n) {
 // input's and the target's (a target 1 keeps the input's size).
 void expand(NodeContext& n) {
   auto target = n.sym(1);
-  if (!target) n.fail("the target shape (input 1 '" + n.proto().input(1) + "') must be known at import time, but it is computed from run-time data");
+  if (!target)
+    n.fail("the target shape (input 1 '" + n.proto().input(1) +
+           "') must be known at import time, but it is computed from run-time data");
   Value* x = n.value(0);
   const TensorType& xt = x->type();
   const int64_t tr = static_cast<int64_t>(target->size());
@@ -210,7 +218,8 @@ void expand(NodeContext& n) {
   for (int64_t i = 0; i < rank; ++i) {
     const int64_t xi = i - (rank - xt.rank());
     const int64_t ti = i - (rank - tr);
-    const std::optional<SymInt> xd = xi >= 0 ? std::optional(SymInt::of_dim(xt.dims[xi], x, static_cast<int>(xi))) : std::nullopt;
+    const std::optional<SymInt> xd =
+        xi >= 0 ? std::optional(SymInt::of_dim(xt.dims[xi], x, static_cast<int>(xi))) : std::nullopt;
     const std::optional<SymInt> td = ti >= 0 ? std::optional((*target)[ti]) : std::nullopt;
     auto is_one = [](const std::optional<SymInt>& s) { return s && s->is_static() && s->factor == 1; };
     if (!td || is_one(td)) {
@@ -269,11 +278,11 @@ void concat(NodeContext& n) {
   std::vector<Value*> values;
   for (size_t i = 0; i < n.num_inputs(); ++i) values.push_back(n.value(i));
   if (values.size() == 1) {
-    n.set_output(0, n.required(0));
+    n.forward(0, 0);
     return;
   }
   n.set_output(0, n.im().emit_n("concat", values, attrs_of({{"dim", axis}}), n.hint(),
-                                 {OperandGroup{true, static_cast<int>(values.size())}})[0]);
+                                {OperandGroup{true, static_cast<int>(values.size())}})[0]);
 }
 
 void split(NodeContext& n) {
@@ -290,11 +299,13 @@ void split(NodeContext& n) {
     const int64_t parts = static_cast<int64_t>(n.num_outputs());
     if (!d.is_static()) n.fail("cannot split the symbolic dim " + d.str() + " of " + xt.str() + " into equal parts");
     if (d.value % parts != 0)
-      n.fail("cannot split dim " + std::to_string(axis) + " of " + xt.str() + " into " + std::to_string(parts) + " equal parts");
+      n.fail("cannot split dim " + std::to_string(axis) + " of " + xt.str() + " into " + std::to_string(parts) +
+             " equal parts");
     sizes.assign(static_cast<size_t>(parts), d.value / parts);
   }
   if (sizes.size() != n.num_outputs())
-    n.fail("expected " + std::to_string(n.num_outputs()) + " split sizes (one per output), got " + std::to_string(sizes.size()));
+    n.fail("expected " + std::to_string(n.num_outputs()) + " split sizes (one per output), got " +
+           std::to_string(sizes.size()));
   auto outs = n.im().emit_n("split", {x}, attrs_of({{"dim", axis}, {"sizes", sizes}}), n.hint());
   for (size_t i = 0; i < outs.size(); ++i) n.set_output(i, outs[i]);
 }
@@ -344,7 +355,9 @@ void slice(NodeContext& n) {
 
 void constant_of_shape(NodeContext& n) {
   auto dims = n.sym(0);
-  if (!dims) n.fail("the shape (input 0 '" + n.proto().input(0) + "') must be known at import time, but it is computed from run-time data");
+  if (!dims)
+    n.fail("the shape (input 0 '" + n.proto().input(0) +
+           "') must be known at import time, but it is computed from run-time data");
   double value = 0.0;
   DType dtype = DType::Float32;
   if (const auto* a = n.attr("value")) {
@@ -383,7 +396,9 @@ void range(NodeContext& n) {
   const bool zero_start = start && data_as_doubles(*start).at(0) == 0.0;
   const bool unit_step = delta && data_as_doubles(*delta).at(0) == 1.0;
   if (!lim || lim->size() != 1 || !(*lim)[0].is_single_dim() || !zero_start || !unit_step)
-    n.fail("start, limit and delta must be known at import time (or start 0, delta 1 and limit a symbolic size), but they are computed from run-time data");
+    n.fail(
+        "start, limit and delta must be known at import time (or start 0, delta 1 and limit a symbolic size), but they "
+        "are computed from run-time data");
   Value* ones = n.im().filled({(*lim)[0]}, 1.0, dtype, n.hint());
   n.set_output(0, n.emit("cumsum", {ones}, attrs_of({{"dim", int64_t{0}}, {"exclusive", true}})));
 }

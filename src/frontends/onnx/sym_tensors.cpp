@@ -67,11 +67,13 @@ Value* Importer::broadcast_to(Value* x, const std::vector<SymInt>& dims, const s
   if (rank < xr) throw CompileError("cannot broadcast " + x->type().str() + " to fewer dims");
   Value* y = x;
   bool trivial = rank == xr;
-  for (int64_t i = 0; trivial && i < rank; ++i) trivial = shape[i] == -1 || (x->type().dims[i].is_static() && x->type().dims[i].value == shape[i]);
+  for (int64_t i = 0; trivial && i < rank; ++i)
+    trivial = shape[i] == -1 || (x->type().dims[i].is_static() && x->type().dims[i].value == shape[i]);
   if (!trivial) y = emit("expand", {x}, attrs_of({{"shape", shape}}), hint);
   if (cond) y = emit("where", {cond, y, y}, {}, hint);
   return y;
 }
+
 Value* Importer::filled(const std::vector<SymInt>& dims, double value, DType dtype, const std::string& hint) {
   const std::vector<int64_t> base = static_or_one(dims);
   Value* f = full(base, value, dtype, hint);

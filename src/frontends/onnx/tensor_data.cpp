@@ -26,26 +26,41 @@ std::string sanitize_name(const std::string& name) {
 
 std::optional<DType> dtype_from_onnx(int32_t elem_type) {
   switch (elem_type) {
-    case onnx::TensorProto::FLOAT: return DType::Float32;
-    case onnx::TensorProto::FLOAT16: return DType::Float16;
-    case onnx::TensorProto::INT64: return DType::Int64;
-    case onnx::TensorProto::INT32: return DType::Int32;
-    case onnx::TensorProto::INT8: return DType::Int8;
-    case onnx::TensorProto::UINT8: return DType::UInt8;
-    case onnx::TensorProto::BOOL: return DType::Bool;
-    default: return std::nullopt;
+    case onnx::TensorProto::FLOAT:
+      return DType::Float32;
+    case onnx::TensorProto::FLOAT16:
+      return DType::Float16;
+    case onnx::TensorProto::INT64:
+      return DType::Int64;
+    case onnx::TensorProto::INT32:
+      return DType::Int32;
+    case onnx::TensorProto::INT8:
+      return DType::Int8;
+    case onnx::TensorProto::UINT8:
+      return DType::UInt8;
+    case onnx::TensorProto::BOOL:
+      return DType::Bool;
+    default:
+      return std::nullopt;
   }
 }
 
 int32_t onnx_elem_type(DType dtype) {
   switch (dtype) {
-    case DType::Float32: return onnx::TensorProto::FLOAT;
-    case DType::Float16: return onnx::TensorProto::FLOAT16;
-    case DType::Int64: return onnx::TensorProto::INT64;
-    case DType::Int32: return onnx::TensorProto::INT32;
-    case DType::Int8: return onnx::TensorProto::INT8;
-    case DType::UInt8: return onnx::TensorProto::UINT8;
-    case DType::Bool: return onnx::TensorProto::BOOL;
+    case DType::Float32:
+      return onnx::TensorProto::FLOAT;
+    case DType::Float16:
+      return onnx::TensorProto::FLOAT16;
+    case DType::Int64:
+      return onnx::TensorProto::INT64;
+    case DType::Int32:
+      return onnx::TensorProto::INT32;
+    case DType::Int8:
+      return onnx::TensorProto::INT8;
+    case DType::UInt8:
+      return onnx::TensorProto::UINT8;
+    case DType::Bool:
+      return onnx::TensorProto::BOOL;
   }
   return onnx::TensorProto::UNDEFINED;
 }
@@ -63,7 +78,8 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
     throw CompileError(what + " has element type " + onnx_type_name(t.data_type()) +
                        ", which edgec does not support (float, float16, int64, int32, int8, uint8, bool)");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    throw CompileError(what + " keeps its data in an external file, which edgec does not read; "
+    throw CompileError(what +
+                       " keeps its data in an external file, which edgec does not read; "
                        "save the model with the data inside it");
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   int64_t numel = 1;
@@ -82,7 +98,7 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
   };
   if (t.has_raw_data()) {
     if (t.raw_data().size() != nbytes) mismatch(t.raw_data().size(), "bytes of raw_data");
-    std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
+    if (nbytes > 0) std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
   } else {
     std::byte* out = bytes->data();
     auto check = [&](int n, const char* field) {
@@ -91,15 +107,15 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
     switch (*dtype) {
       case DType::Float32:
         check(t.float_data_size(), "float_data values");
-        std::memcpy(out, t.float_data().data(), nbytes);
+        if (nbytes > 0) std::memcpy(out, t.float_data().data(), nbytes);
         break;
       case DType::Int64:
         check(t.int64_data_size(), "int64_data values");
-        std::memcpy(out, t.int64_data().data(), nbytes);
+        if (nbytes > 0) std::memcpy(out, t.int64_data().data(), nbytes);
         break;
       case DType::Int32:
         check(t.int32_data_size(), "int32_data values");
-        std::memcpy(out, t.int32_data().data(), nbytes);
+        if (nbytes > 0) std::memcpy(out, t.int32_data().data(), nbytes);
         break;
       case DType::Float16:
         check(t.int32_data_size(), "int32_data values");
@@ -130,13 +146,41 @@ TensorData make_data(DType dtype, const std::vector<int64_t>& shape, const std::
   for (size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     switch (dtype) {
-      case DType::Float32: { const float f = static_cast<float>(v); std::memcpy(out + 4 * i, &f, 4); break; }
-      case DType::Float16: { const Half h = float_to_half(static_cast<float>(v)); std::memcpy(out + 2 * i, &h, 2); break; }
-      case DType::Int64: { const int64_t x = static_cast<int64_t>(v); std::memcpy(out + 8 * i, &x, 8); break; }
-      case DType::Int32: { const int32_t x = static_cast<int32_t>(v); std::memcpy(out + 4 * i, &x, 4); break; }
-      case DType::Int8: { const int8_t x = static_cast<int8_t>(v); std::memcpy(out + i, &x, 1); break; }
-      case DType::UInt8: { const uint8_t x = static_cast<uint8_t>(v); std::memcpy(out + i, &x, 1); break; }
-      case DType::Bool: { const uint8_t x = v != 0; std::memcpy(out + i, &x, 1); break; }
+      case DType::Float32: {
+        const float f = static_cast<float>(v);
+        std::memcpy(out + 4 * i, &f, 4);
+        break;
+      }
+      case DType::Float16: {
+        const Half h = float_to_half(static_cast<float>(v));
+        std::memcpy(out + 2 * i, &h, 2);
+        break;
+      }
+      case DType::Int64: {
+        const int64_t x = static_cast<int64_t>(v);
+        std::memcpy(out + 8 * i, &x, 8);
+        break;
+      }
+      case DType::Int32: {
+        const int32_t x = static_cast<int32_t>(v);
+        std::memcpy(out + 4 * i, &x, 4);
+        break;
+      }
+      case DType::Int8: {
+        const int8_t x = static_cast<int8_t>(v);
+        std::memcpy(out + i, &x, 1);
+        break;
+      }
+      case DType::UInt8: {
+        const uint8_t x = static_cast<uint8_t>(v);
+        std::memcpy(out + i, &x, 1);
+        break;
+      }
+      case DType::Bool: {
+        const uint8_t x = v != 0;
+        std::memcpy(out + i, &x, 1);
+        break;
+      }
     }
   }
   return TensorData{TensorType::of(dtype, shape), std::move(bytes)};
@@ -152,12 +196,31 @@ TensorData make_int_data(DType dtype, const std::vector<int64_t>& shape, const s
   for (size_t i = 0; i < values.size(); ++i) {
     const int64_t v = values[i];
     switch (dtype) {
-      case DType::Int64: std::memcpy(out + 8 * i, &v, 8); break;
-      case DType::Int32: { const int32_t x = static_cast<int32_t>(v); std::memcpy(out + 4 * i, &x, 4); break; }
-      case DType::Int8: { const int8_t x = static_cast<int8_t>(v); std::memcpy(out + i, &x, 1); break; }
-      case DType::UInt8: { const uint8_t x = static_cast<uint8_t>(v); std::memcpy(out + i, &x, 1); break; }
-      case DType::Bool: { const uint8_t x = v != 0; std::memcpy(out + i, &x, 1); break; }
-      default: break;
+      case DType::Int64:
+        std::memcpy(out + 8 * i, &v, 8);
+        break;
+      case DType::Int32: {
+        const int32_t x = static_cast<int32_t>(v);
+        std::memcpy(out + 4 * i, &x, 4);
+        break;
+      }
+      case DType::Int8: {
+        const int8_t x = static_cast<int8_t>(v);
+        std::memcpy(out + i, &x, 1);
+        break;
+      }
+      case DType::UInt8: {
+        const uint8_t x = static_cast<uint8_t>(v);
+        std::memcpy(out + i, &x, 1);
+        break;
+      }
+      case DType::Bool: {
+        const uint8_t x = v != 0;
+        std::memcpy(out + i, &x, 1);
+        break;
+      }
+      default:
+        break;
     }
   }
   return TensorData{TensorType::of(dtype, shape), std::move(bytes)};
@@ -180,15 +243,25 @@ std::vector<R> convert_all(const TensorData& d) {
   std::vector<R> out;
   auto push = [&](auto v) { out.push_back(static_cast<R>(v)); };
   switch (d.type.dtype) {
-    case DType::Float32: for_each_element<float>(d, push); break;
+    case DType::Float32:
+      for_each_element<float>(d, push);
+      break;
     case DType::Float16:
       for_each_element<Half>(d, [&](Half h) { out.push_back(static_cast<R>(half_to_float(h))); });
       break;
-    case DType::Int64: for_each_element<int64_t>(d, push); break;
-    case DType::Int32: for_each_element<int32_t>(d, push); break;
-    case DType::Int8: for_each_element<int8_t>(d, push); break;
+    case DType::Int64:
+      for_each_element<int64_t>(d, push);
+      break;
+    case DType::Int32:
+      for_each_element<int32_t>(d, push);
+      break;
+    case DType::Int8:
+      for_each_element<int8_t>(d, push);
+      break;
     case DType::UInt8:
-    case DType::Bool: for_each_element<uint8_t>(d, push); break;
+    case DType::Bool:
+      for_each_element<uint8_t>(d, push);
+      break;
   }
   return out;
 }
