@@ -499,6 +499,58 @@ TEST(OnnxImportErrors, ReshapeTargetComputedAtRunTime) {
   EXPECT_NE(msg.find("must be known at import time"), std::string::npos) << msg;
 }
 
+std::unique_ptr<Program> import_with(const onnx::ModelProto& m, const OnnxImportOptions& options) {
+  const std::string bytes = m.SerializeAsString();
+  return import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "model.onnx", options);
+}
+
+TensorData i64_data(std::vector<int64_t> shape, std::vector<int64_t> values) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * 8);
+  std::memcpy(bytes->data(), values.data(), bytes->size());
+  return TensorData{TensorType::of(DType::Int64, shape), bytes};
+}
+
+// The same model with the shape input fixed at compile time
+// (OnnxImportOptions::input_values, `edgec compile --fix-inputs`): the input
+// becomes a constant and leaves the signature; a value of the wrong type or
+// for a name that is not an input is an error naming it.
+TEST(OnnxImport, FixedInputsBecomeConstants) {
+  auto m = relu_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "shape", {2}, onnx::TensorProto::INT64);
+  auto* n = g->add_node();
+  n->set_op_type("Reshape");
+  n->add_input("y");
+  n->add_input("shape");
+  n->add_output("r");
+  g->mutable_output(0)->set_name("r");
+
+  OnnxImportOptions options;
+  options.input_values["shape"] = i64_data({2}, {3, 2});
+  auto p = import_with(m, options);
+  ASSERT_EQ(p->inputs.size(), 1u);
+  EXPECT_EQ(p->inputs[0].target, "x");
+  EXPECT_EQ(p->graph.output_node()->input(0)->type().str(), "f32[3, 2]");
+
+  options.input_values["shape"] = i64_data({3}, {3, 2, 1});
+  try {
+    import_with(m, options);
+    ADD_FAILURE() << "no error for a value of the wrong shape";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("the value given for graph input 'shape' is i64[3], but the input is i64[2]"),
+              std::string::npos)
+        << e.what();
+  }
+  options.input_values.clear();
+  options.input_values["shpe"] = i64_data({2}, {3, 2});
+  try {
+    import_with(m, options);
+    ADD_FAILURE() << "no error for a misspelled input";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("'shpe', which is not a graph input"), std::string::npos) << e.what();
+  }
+}
+
 // A Constant node feeding only a Reshape's shape becomes an attribute, not
 // a placeholder; a Constant read by a computation becomes a constant input.
 TEST(OnnxImport, ConstantNodes) {

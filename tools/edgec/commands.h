@@ -17,7 +17,10 @@ void add_run_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 
 /// Imports a model file (by extension) into an aten program.
-std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options);
+/// `fixed_inputs`: an .npz whose arrays fix graph inputs of the same name at
+/// compile time (empty: none).
+std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options,
+                                      const std::string& fixed_inputs = "");
 
 /// Reads a whole file; throws CompileError naming the path on failure.
 std::string read_file(const std::string& path);

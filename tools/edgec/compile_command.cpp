@@ -16,6 +16,7 @@ struct CompileOptions {
   std::string output;
   std::vector<std::string> dims;
   std::vector<std::string> max_dims;
+  std::string fixed_inputs;
 };
 
 std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>& specs, const char* flag) {
@@ -45,11 +46,12 @@ void run_compile(const CompileOptions& o) {
   lower.dim_bounds = parse_dim_options(o.max_dims, "--max-dim");
   std::unique_ptr<Program> program;
   if (ends_with(o.input, ".ir")) {
+    if (!o.fixed_inputs.empty()) throw CompileError("--fix-inputs applies to ONNX models, not to textual IR");
     program = parse_program(read_file(o.input), o.input);
     lower_program(*program, lower);
   } else {
     // Importers apply the dimension options themselves, as they read inputs.
-    program = import_model(o.input, lower);
+    program = import_model(o.input, lower, o.fixed_inputs);
     lower_program(*program);
   }
   const auto bytes = serialize_program(*program);
@@ -65,6 +67,9 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("-o,--output", opts->output, "the program file to write (atomically)")->required();
   cmd->add_option("--dim", opts->dims, "fix a symbolic dimension: NAME=SIZE (repeatable)");
   cmd->add_option("--max-dim", opts->max_dims, "bound a symbolic dimension: NAME=MAX (repeatable)");
+  cmd->add_option("--fix-inputs", opts->fixed_inputs,
+                  "an .npz whose arrays fix the graph inputs of the same names at compile time; they become "
+                  "constants (for inputs that determine shapes: a Reshape target, Slice starts, Resize sizes)");
   cmd->callback([opts] { run_compile(*opts); });
 }
 

@@ -1,17 +1,25 @@
 // Model formats `edgec compile` reads besides textual IR.
 #include "commands.h"
 #include "frontends/onnx/importer.h"
+#include "io/npz.h"
 #include "ir/diagnostic.h"
 
 namespace edgec::cli {
 
-std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options) {
+std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options,
+                                      const std::string& fixed_inputs) {
   if (path.size() < 5 || path.compare(path.size() - 5, 5, ".onnx") != 0)
     throw CompileError(path + ": unsupported model format; expected a .onnx or .ir file");
   // The importer applies --dim / --max-dim to dim_params as it reads inputs.
   OnnxImportOptions onnx;
   onnx.dim_sizes = options.dim_sizes;
   onnx.dim_bounds = options.dim_bounds;
+  if (!fixed_inputs.empty()) {
+    for (io::NpyArray& a : io::read_npz(fixed_inputs)) {
+      auto bytes = std::make_shared<const std::vector<std::byte>>(std::move(a.data));
+      onnx.input_values[a.name] = TensorData{TensorType::of(a.dtype, a.shape), std::move(bytes)};
+    }
+  }
   return import_onnx(path, onnx);
 }
 

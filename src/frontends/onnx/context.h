@@ -146,6 +146,10 @@ class NodeContext {
   int opset_;
 };
 
+/// Appended to "must be known at import time" errors: what the user can do.
+inline constexpr const char* kRunTimeDataHint =
+    "; export it as a constant, or fix the graph input it is computed from (edgec compile --fix-inputs)";
+
 using Handler = void (*)(NodeContext& n);
 using HandlerTable = std::map<std::string, Handler>;
 

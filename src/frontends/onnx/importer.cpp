@@ -39,6 +39,18 @@ const HandlerTable& handlers() {
   return table;
 }
 
+}  // namespace
+
+std::vector<std::string> onnx_supported_operators() {
+  std::vector<std::string> out;
+  for (const auto& [op, handler] : handlers()) out.push_back(op);
+  return out;
+}
+
+std::pair<int64_t, int64_t> onnx_supported_opsets() { return {kMinOpset, kMaxOpset}; }
+
+namespace {
+
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 class ModelImporter {
@@ -133,6 +145,18 @@ class ModelImporter {
       if (!seen.insert(vi.name()).second) error("graph input '" + vi.name() + "' is listed twice");
       auto it = inits.find(vi.name());
       Program& p = im_.program();
+      auto bound = im_.options().input_values.find(vi.name());
+      if (it != inits.end() && bound != im_.options().input_values.end()) {
+        // The value given replaces the default and is folded as a constant.
+        const TensorData init = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'");
+        release_data(*it->second);
+        check_bound_value(vi.name(), init.type, bound->second.type);
+        Entry e;
+        e.data = bound->second;
+        e.type = bound->second.type;
+        im_.define(vi.name(), std::move(e));
+        continue;
+      }
       if (it != inits.end()) {
         // An overridable default: a parameter, never folded (SEMANTICS 1).
         TensorData data = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'");
@@ -147,6 +171,14 @@ class ModelImporter {
         continue;
       }
       TensorType type = input_type(vi);
+      if (bound != im_.options().input_values.end()) {
+        check_bound_value(vi.name(), type, bound->second.type);
+        Entry e;
+        e.data = bound->second;
+        e.type = bound->second.type;
+        im_.define(vi.name(), std::move(e));
+        continue;
+      }
       Node* ph = p.graph.add_placeholder(onnx_import::sanitize_name(vi.name()), type);
       p.inputs.push_back(InputSpec{InputKind::UserInput, ph->result()->name(), vi.name(), false});
       Entry e;
@@ -156,8 +188,23 @@ class ModelImporter {
     }
   }
 
+  /// A value fixed for a graph input must have its dtype, rank and sizes
+  /// (any size for a symbolic dim).
+  void check_bound_value(const std::string& name, const TensorType& declared, const TensorType& given) const {
+    bool fits = declared.dtype == given.dtype && declared.dims.size() == given.dims.size();
+    for (size_t i = 0; fits && i < declared.dims.size(); ++i)
+      fits = !declared.dims[i].is_static() || declared.dims[i] == given.dims[i];
+    if (!fits)
+      error("the value given for graph input '" + name + "' is " + given.str() + ", but the input is " +
+            declared.str());
+  }
+
   /// A dim named in the options that no input has is most likely a typo.
   void check_dim_options() const {
+    for (const auto& [name, value] : im_.options().input_values) {
+      if (im_.has_entry(name)) continue;
+      error("a value is given for '" + name + "', which is not a graph input of the model");
+    }
     for (const auto* option : {&im_.options().dim_sizes, &im_.options().dim_bounds}) {
       for (const auto& [name, size] : *option) {
         if (dim_params_.count(name)) continue;

@@ -21,6 +21,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/program.h"
 
@@ -31,6 +33,12 @@ struct OnnxImportOptions {
   std::map<std::string, int64_t> dim_sizes;
   /// Gives a dim_param an upper bound; it stays symbolic.
   std::map<std::string, int64_t> dim_bounds;
+  /// Graph inputs fixed at compile time: each becomes a constant of the
+  /// given value (checked against the input's declared type) and leaves the
+  /// program's signature. For inputs that determine shapes (a Reshape
+  /// target, Slice starts, Resize sizes...), which edgec must know to plan
+  /// memory.
+  std::map<std::string, TensorData> input_values;
 };
 
 /// Reads and imports the model at `path`. Throws CompileError.
@@ -39,5 +47,12 @@ std::unique_ptr<Program> import_onnx(const std::string& path, const OnnxImportOp
 /// Imports a serialized ModelProto; `what` names it in messages (a path).
 std::unique_ptr<Program> import_onnx_bytes(std::span<const std::byte> bytes, const std::string& what,
                                            const OnnxImportOptions& options = {});
+
+/// The op_types of the default domain the importer handles (sorted), for
+/// the user guide and the ONNX node tests' denominator.
+std::vector<std::string> onnx_supported_operators();
+
+/// The default-domain opsets the importer accepts: [first, second].
+std::pair<int64_t, int64_t> onnx_supported_opsets();
 
 }  // namespace edgec

@@ -53,7 +53,7 @@ std::vector<int64_t> NodeContext::ints(size_t i, const std::string& what) {
     return out;
   }
   fail(what + " (input " + std::to_string(i) + " '" + node_.input(static_cast<int>(i)) +
-       "') must be known at import time, but it is computed from run-time data");
+       "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
 }
 
 std::optional<std::vector<SymInt>> NodeContext::sym(size_t i) {

@@ -80,7 +80,7 @@ void reshape(NodeContext& n) {
   auto target = n.sym(1);
   if (!target)
     n.fail("the target shape (input 1 '" + n.proto().input(1) +
-           "') must be known at import time, but it is computed from run-time data");
+           "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
   const bool allowzero = n.attr_int("allowzero", 0) != 0;
   Value* x = n.value(0);
   const TensorType& xt = x->type();
@@ -209,7 +209,7 @@ void expand(NodeContext& n) {
   auto target = n.sym(1);
   if (!target)
     n.fail("the target shape (input 1 '" + n.proto().input(1) +
-           "') must be known at import time, but it is computed from run-time data");
+           "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
   Value* x = n.value(0);
   const TensorType& xt = x->type();
   const int64_t tr = static_cast<int64_t>(target->size());
@@ -357,7 +357,7 @@ void constant_of_shape(NodeContext& n) {
   auto dims = n.sym(0);
   if (!dims)
     n.fail("the shape (input 0 '" + n.proto().input(0) +
-           "') must be known at import time, but it is computed from run-time data");
+           "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
   double value = 0.0;
   DType dtype = DType::Float32;
   if (const auto* a = n.attr("value")) {
@@ -398,7 +398,7 @@ void range(NodeContext& n) {
   if (!lim || lim->size() != 1 || !(*lim)[0].is_single_dim() || !zero_start || !unit_step)
     n.fail(
         "start, limit and delta must be known at import time (or start 0, delta 1 and limit a symbolic size), but they "
-        "are computed from run-time data");
+        "are computed from run-time data" + std::string(kRunTimeDataHint));
   Value* ones = n.im().filled({(*lim)[0]}, 1.0, dtype, n.hint());
   n.set_output(0, n.emit("cumsum", {ones}, attrs_of({{"dim", int64_t{0}}, {"exclusive", true}})));
 }
