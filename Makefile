@@ -7,10 +7,12 @@ BUILD_TYPE ?= Release
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-# Debian packages the build and the tests need.
+# Debian packages the build and the tests need (python3-torch and python3-onnx
+# export the large fixtures, which are generated at test time).
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler \
-  python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata \
+  python3-torch python3-onnx
 
 .PHONY: all deps build test demo clean
 
