@@ -134,15 +134,28 @@ class Parser {
   Parser(std::string_view text, const std::string& file) : lex_(text, file), file_(file) { tok_ = lex_.next(); }
 
   std::unique_ptr<Program> parse() {
+    auto p = parse_body(false);
+    if (tok_.kind != Tok::End) fail(tok_, "expected the end of input, got " + describe(tok_));
+    return p;
+  }
+
+ private:
+  /// One program; a nested one (a delegate's) ends at its closing brace.
+  std::unique_ptr<Program> parse_body(bool nested) {
     auto p = std::make_unique<Program>();
+    Program* outer = prog_;
+    std::vector<PendingUse> outer_pending;
+    std::set<std::string> outer_defined;
+    std::swap(outer_pending, pending_);
+    std::swap(outer_defined, defined_);
     prog_ = p.get();
     expect_ident("program");
     expect_ident("dialect");
     expect_punct("=");
     prog_->dialect = expect(Tok::String, "a dialect name string").text;
     bool seen_graph = false;
-    while (tok_.kind != Tok::End) {
-      Token section = expect(Tok::Ident, "a section name (signature, graph, state, constants)");
+    while (tok_.kind != Tok::End && !(nested && is_punct("}"))) {
+      Token section = expect(Tok::Ident, "a section name (signature, graph, state, constants, delegate)");
       if (section.text == "signature") {
         parse_signature();
       } else if (section.text == "graph") {
@@ -154,15 +167,37 @@ class Parser {
         parse_store(prog_->state);
       } else if (section.text == "constants") {
         parse_store(prog_->constants);
+      } else if (section.text == "delegate") {
+        parse_delegate();
       } else {
-        fail(section, "unknown section '" + section.text + "'; expected signature, graph, state or constants");
+        fail(section, "unknown section '" + section.text +
+                          "'; expected signature, graph, memory_plan, state, constants or delegate");
       }
     }
-    if (!seen_graph) fail(tok_, "expected a graph section before the end of input");
+    if (!seen_graph) fail(tok_, "expected a graph section before the end of the program");
+    prog_ = outer;
+    std::swap(outer_pending, pending_);
+    std::swap(outer_defined, defined_);
     return p;
   }
 
- private:
+  /// `delegate N backend = "id" { program ... }`, N counting from 0.
+  void parse_delegate() {
+    Token index = expect(Tok::Number, "the delegate's index");
+    if (index.text != std::to_string(prog_->delegates.size()))
+      fail(index, "expected delegate " + std::to_string(prog_->delegates.size()) + ", got " + index.text);
+    expect_ident("backend");
+    expect_punct("=");
+    Delegate d;
+    d.backend = expect(Tok::String, "a backend id string").text;
+    expect_punct("{");
+    Program* owner = prog_;
+    d.program = parse_body(true);
+    prog_ = owner;
+    expect_punct("}");
+    prog_->delegates.push_back(std::move(d));
+  }
+
   [[noreturn]] void fail(const Token& t, const std::string& msg) { throw ParseError(file_, t.line, t.col, msg); }
 
   std::string describe(const Token& t) {
@@ -360,8 +395,10 @@ class Parser {
   }
 
   void parse_call(const Token& op_tok, const std::vector<Token>& results) {
-    const OpInfo* info = find_op(op_tok.text);
-    if (!info) {
+    static const AttrSpec kDelegateAttr{"delegate", AttrKind::Int, false};
+    const bool delegate_call = op_tok.text == kCallDelegateOp;
+    const OpInfo* info = delegate_call ? nullptr : find_op(op_tok.text);
+    if (!info && !delegate_call) {
       auto parts = split_op_name(op_tok.text);
       if (!parts) fail(op_tok, "expected an operator name like aten.add.Tensor, got '" + op_tok.text + "'");
       if (!is_known_dialect(parts->dialect)) fail(op_tok, "unknown dialect '" + parts->dialect + "' in operator '" + op_tok.text + "'");
@@ -394,7 +431,7 @@ class Parser {
           in_attrs = true;
           Token name = expect(Tok::Ident, "an operand or attribute");
           expect_punct("=");
-          const AttrSpec* spec = info->attr(name.text);
+          const AttrSpec* spec = delegate_call ? (name.text == "delegate" ? &kDelegateAttr : nullptr) : info->attr(name.text);
           if (!spec) fail(name, "operator '" + op_tok.text + "' has no attribute '" + name.text + "'");
           if (attrs.has(name.text)) fail(name, "attribute '" + name.text + "' given twice");
           attrs.set(name.text, parse_attr_value(*spec));
@@ -408,11 +445,26 @@ class Parser {
     if (types.size() != results.size())
       fail(op_tok, std::to_string(results.size()) + " result name(s) but " + std::to_string(types.size()) + " result type(s)");
     std::string tag;
+    std::vector<Refusal> refusals;
     if (accept_punct("{")) {
-      Token key = expect(Tok::Ident, "'tag'");
-      if (key.text != "tag") fail(key, "expected 'tag', got '" + key.text + "'");
-      expect_punct("=");
-      tag = expect(Tok::String, "a tag string").text;
+      do {
+        Token key = expect(Tok::Ident, "'tag' or 'refused'");
+        expect_punct("=");
+        if (key.text == "tag") {
+          tag = expect(Tok::String, "a tag string").text;
+        } else if (key.text == "refused") {
+          expect_punct("[");
+          do {
+            Token r = expect(Tok::String, "a refusal \"backend: reason\"");
+            const size_t colon = r.text.find(": ");
+            if (colon == std::string::npos) fail(r, "a refusal reads \"backend: reason\"");
+            refusals.push_back({r.text.substr(0, colon), r.text.substr(colon + 2)});
+          } while (accept_punct(","));
+          expect_punct("]");
+        } else {
+          fail(key, "expected 'tag' or 'refused', got '" + key.text + "'");
+        }
+      } while (accept_punct(","));
       expect_punct("}");
     }
     CallSpec spec;
@@ -424,6 +476,7 @@ class Parser {
     for (const Token& r : results) spec.result_names.push_back(r.text);
     Node* n = prog_->graph.create_call(std::move(spec));
     n->set_tag(tag);
+    n->set_refusals(std::move(refusals));
     for (size_t i = 0; i < inputs.size(); ++i) n->set_input(i, use(inputs[i], n, i));
     for (const Token& r : results) defined_.insert(r.text);
   }

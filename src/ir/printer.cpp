@@ -115,7 +115,16 @@ void print_call(std::string& out, const Node* n) {
   }
   out += ") : ";
   for (size_t i = 0; i < n->num_results(); ++i) out += (i ? ", " : "") + n->result(i)->type().str();
-  if (!n->tag().empty()) out += " {tag = " + quote(n->tag()) + "}";
+  std::vector<std::string> extra;
+  if (!n->tag().empty()) extra.push_back("tag = " + quote(n->tag()));
+  if (!n->refusals().empty()) {
+    std::string list = "refused = [";
+    for (size_t i = 0; i < n->refusals().size(); ++i)
+      list += (i ? ", " : "") + quote(n->refusals()[i].backend + ": " + n->refusals()[i].reason);
+    extra.push_back(list + "]");
+  }
+  for (size_t i = 0; i < extra.size(); ++i) out += (i ? ", " : " {") + extra[i];
+  if (!extra.empty()) out += "}";
   out += "\n";
 }
 
@@ -159,6 +168,12 @@ std::string print_program(const Program& p, const PrintOptions& options) {
   }
   print_store(out, "state", p.state, options);
   print_store(out, "constants", p.constants, options);
+  for (size_t i = 0; i < p.delegates.size(); ++i) {
+    const Delegate& d = p.delegates[i];
+    out += "\ndelegate " + std::to_string(i) + " backend = " + quote(d.backend) + " {\n";
+    if (d.program) out += print_program(*d.program, options);
+    out += "}\n";
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/attrs.h"
@@ -23,6 +24,20 @@ namespace edgec {
 
 class Graph;
 class Node;
+struct Program;
+
+/// The operator of a call that runs a delegate program (SEMANTICS 4.4). It is
+/// not in the operator table: its inputs are the delegate program's user
+/// inputs and its results the delegate's outputs, in order, and its only
+/// attribute `delegate` indexes Program::delegates.
+inline constexpr std::string_view kCallDelegateOp = "call_delegate";
+
+/// One backend's reason for not taking a call (SEMANTICS 4.1).
+struct Refusal {
+  std::string backend;
+  std::string reason;
+  bool operator==(const Refusal& o) const = default;
+};
 
 struct Use {
   Node* user = nullptr;
@@ -97,6 +112,13 @@ class Node {
   const std::string& tag() const { return tag_; }
   void set_tag(std::string tag) { tag_ = std::move(tag); }
 
+  /// Why each backend that saw this call did not take it, in priority order.
+  const std::vector<Refusal>& refusals() const { return refusals_; }
+  void add_refusal(Refusal r) { refusals_.push_back(std::move(r)); }
+  void set_refusals(std::vector<Refusal> r) { refusals_ = std::move(r); }
+
+  bool is_delegate_call() const { return kind_ == NodeKind::Call && op_ == kCallDelegateOp; }
+
  private:
   friend class Graph;
   Node(Graph* g, NodeKind kind) : graph_(g), kind_(kind) {}
@@ -109,6 +131,7 @@ class Node {
   Attrs attrs_;
   std::vector<std::unique_ptr<Value>> results_;
   std::string tag_;
+  std::vector<Refusal> refusals_;
   std::list<std::unique_ptr<Node>>::iterator self_;
 };
 
@@ -216,6 +239,13 @@ struct MemoryPlan {
   bool empty() const { return values.empty() && arena_size == 0; }
 };
 
+/// A delegate program (SEMANTICS 4.4): the partition a backend took, as a
+/// program of its own, called by a `call_delegate` node of the owning program.
+struct Delegate {
+  std::string backend;  ///< Backend id: "reference", "onednn".
+  std::unique_ptr<Program> program;
+};
+
 struct Program {
   std::string dialect = "aten";
   Graph graph;
@@ -224,6 +254,8 @@ struct Program {
   Store state;      ///< Parameters and persistent buffers.
   Store constants;  ///< Constants and non-persistent buffers.
   MemoryPlan memory_plan;  ///< Set by the memory_plan pass; empty before.
+  /// Set by to_backend; indexed by the `delegate` attribute of call_delegate.
+  std::vector<Delegate> delegates;
 
   /// The spec of the placeholder `v`, or nullptr.
   const InputSpec* input_spec_of(const Value* v) const;

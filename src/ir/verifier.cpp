@@ -27,6 +27,7 @@ class Verifier {
     check_inputs();
     check_calls();
     check_outputs();
+    check_delegates();
     return errors_;
   }
 
@@ -106,6 +107,10 @@ class Verifier {
           error("node " + where + " uses %" + v->name() + " before it is defined");
       }
       if (!n->is_call()) continue;
+      if (n->is_delegate_call()) {
+        check_delegate_call(n);
+        continue;
+      }
       auto parts = split_op_name(n->op());
       const OpInfo* op = find_op(n->op());
       if (!op) {
@@ -169,7 +174,65 @@ class Verifier {
             std::to_string(p_.outputs.size()) + " output spec(s)");
   }
 
+  /// call_delegate: its inputs are the delegate's user inputs, its results
+  /// the delegate's outputs, in order and of equal types.
+  void check_delegate_call(const Node* n) {
+    const std::string where = "call_delegate " + n->label();
+    const AttrValue* index = n->attrs().find("delegate");
+    if (!index || attr_kind(*index) != AttrKind::Int) {
+      error(where + " has no integer attribute 'delegate'");
+      return;
+    }
+    const int64_t i = std::get<int64_t>(*index);
+    if (i < 0 || i >= static_cast<int64_t>(p_.delegates.size()) || !p_.delegates[static_cast<size_t>(i)].program) {
+      error(where + " calls delegate " + std::to_string(i) + ", but the program has " +
+            std::to_string(p_.delegates.size()));
+      return;
+    }
+    if (!called_.insert(i).second) error("delegate " + std::to_string(i) + " is called twice (again by " + where + ")");
+    const Program& d = *p_.delegates[static_cast<size_t>(i)].program;
+    std::vector<const Value*> params;
+    const auto phs = d.graph.placeholders();
+    for (size_t k = 0; k < phs.size() && k < d.inputs.size(); ++k)
+      if (d.inputs[k].kind == InputKind::UserInput) params.push_back(phs[k]->result());
+    if (params.size() != n->inputs().size()) {
+      error(where + " passes " + std::to_string(n->inputs().size()) + " value(s), but delegate " + std::to_string(i) +
+            " has " + std::to_string(params.size()) + " user input(s)");
+    } else {
+      for (size_t k = 0; k < params.size(); ++k)
+        if (n->input(k) && !(n->input(k)->type() == params[k]->type()))
+          error(where + " passes %" + n->input(k)->name() + " of type " + n->input(k)->type().str() +
+                " for delegate input %" + params[k]->name() + " of type " + params[k]->type().str());
+    }
+    const Node* out = d.graph.output_node();
+    const size_t n_out = out ? out->inputs().size() : 0;
+    if (n_out != n->num_results()) {
+      error(where + " has " + std::to_string(n->num_results()) + " result(s), but delegate " + std::to_string(i) +
+            " returns " + std::to_string(n_out));
+      return;
+    }
+    for (size_t k = 0; k < n_out; ++k)
+      if (out->input(k) && !(out->input(k)->type() == n->result(k)->type()))
+        error("result %" + n->result(k)->name() + " of " + where + " has type " + n->result(k)->type().str() +
+              ", but delegate " + std::to_string(i) + " returns " + out->input(k)->type().str());
+  }
+
+  /// Each delegate program is verified on its own (SEMANTICS 5.7) and called once.
+  void check_delegates() {
+    for (size_t i = 0; i < p_.delegates.size(); ++i) {
+      const Delegate& d = p_.delegates[i];
+      const std::string where = "delegate " + std::to_string(i) + " (" + d.backend + ")";
+      if (!d.program) {
+        error(where + " has no program");
+        continue;
+      }
+      for (const auto& e : verify(*d.program)) error(where + ": " + e);
+      if (!called_.count(static_cast<int64_t>(i))) error(where + " is not called by any call_delegate");
+    }
+  }
+
   const Program& p_;
+  std::set<int64_t> called_;
   std::vector<std::string> errors_;
 };
 
