@@ -9,6 +9,7 @@
 // close to optimal on inference graphs and deterministic: ties break on
 // position). Data-dependent values reserve their upper bound; a symbolic
 // dimension without a bound cannot be planned and is an error naming it.
+// Delegate programs are planned the same way, each with its own arena.
 #include <algorithm>
 
 #include "ir/diagnostic.h"
@@ -41,6 +42,16 @@ uint64_t planned_size(const Value* v) {
 class MemoryPlanPass : public Pass {
  public:
   bool run(Program& program) override {
+    // Each delegate program gets its own plan (a backend that runs it on the
+    // portable kernels, like `reference`, uses it; others may ignore it).
+    bool changed = false;
+    for (Delegate& d : program.delegates)
+      if (d.program) changed |= run(*d.program);
+    return plan(program) || changed;
+  }
+
+ private:
+  bool plan(Program& program) {
     const auto calls = program.graph.calls();
     std::map<const Node*, size_t> pos;
     for (size_t i = 0; i < calls.size(); ++i) pos[calls[i]] = i;

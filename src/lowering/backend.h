@@ -1,0 +1,53 @@
+// The ahead-of-time side of a backend (DESIGN "Data flow"): a partitioner
+// that says which calls the backend takes and why it refuses the others
+// (SEMANTICS 4.1), and preprocess, which turns a delegate program into the
+// payload the backend's runtime side initializes from.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace edgec {
+
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  /// The backend id the partitions are for ("reference", "onednn").
+  virtual const std::string& backend() const = 0;
+  /// nullopt when the backend takes `call`, else a one-line reason it does
+  /// not ("operator sin is not in the operator set"). Never changes the
+  /// graph. Never called for call_delegate nodes (those are refused by the
+  /// partition pass itself).
+  virtual std::optional<std::string> refuse(const Program& program, const Node& call) const = 0;
+};
+
+class BackendCompiler {
+ public:
+  virtual ~BackendCompiler() = default;
+  virtual const std::string& id() const = 0;
+  /// One line for `edgec compile --help` and inspect.
+  virtual std::string summary() const = 0;
+  /// A partitioner configured by `options` (what follows "id:" in
+  /// `--backends`, e.g. "matmul+add"; empty: the backend's default).
+  /// Throws CompileError on options it does not understand.
+  virtual std::unique_ptr<Partitioner> make_partitioner(const std::string& options) const = 0;
+  /// Turns a verified, memory-planned delegate program into payload bytes.
+  /// The payload names the constants it reads by target; their bytes are
+  /// stored once in the file as named data (SEMANTICS 6), never in the
+  /// payload. Throws CompileError: a second placeholder for a target the
+  /// builder already has a slot for is a build error (SEMANTICS 6).
+  virtual std::vector<std::byte> preprocess(const Program& delegate) const = 0;
+};
+
+/// The backends compiled into this edgec, by id, or nullptr.
+const BackendCompiler* find_backend_compiler(std::string_view id);
+/// Every built-in backend id, in the default priority order.
+std::vector<std::string> backend_compiler_ids();
+
+}  // namespace edgec
