@@ -104,10 +104,16 @@ Node* Graph::add_placeholder(const std::string& name_hint, TensorType type, Node
   auto pos = nodes_.begin();
   if (before) {
     pos = before->self_;
-  } else {
+  } else if (2 * num_placeholders_ <= nodes_.size()) {
     while (pos != nodes_.end() && (*pos)->is_placeholder()) ++pos;
+  } else {
+    // Mostly placeholders (a graph being built): find the end of them from
+    // the back, so that adding K placeholders costs O(K), not O(K^2).
+    pos = nodes_.end();
+    while (pos != nodes_.begin() && !(*std::prev(pos))->is_placeholder()) --pos;
   }
   Node* n = insert_node(std::unique_ptr<Node>(new Node(this, NodeKind::Placeholder)), pos);
+  ++num_placeholders_;
   add_result(n, name_hint, std::move(type));
   return n;
 }
@@ -175,6 +181,7 @@ void Graph::erase(Node* node) {
   }
   for (size_t i = 0; i < node->inputs_.size(); ++i) node->set_input(i, nullptr);
   for (const auto& r : node->results_) values_by_name_.erase(r->name());
+  if (node->is_placeholder()) --num_placeholders_;
   nodes_.erase(node->self_);
 }
 
@@ -183,6 +190,11 @@ void Graph::move_before(Node* node, Node* before) {
 }
 
 void Graph::move_to_end(Node* node) { nodes_.splice(nodes_.end(), nodes_, node->self_); }
+
+Node* Graph::next_node(const Node* node) const {
+  auto it = std::next(node->self_);
+  return it == nodes_.end() ? nullptr : it->get();
+}
 
 std::map<const Node*, size_t> Graph::positions() const {
   std::map<const Node*, size_t> pos;

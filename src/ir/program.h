@@ -174,6 +174,8 @@ class Graph {
   void move_before(Node* node, Node* before);
   /// Moves `node` to the end of the graph.
   void move_to_end(Node* node);
+  /// The node after `node`, or nullptr when it is the last.
+  Node* next_node(const Node* node) const;
 
   /// A value name not yet used in this graph, based on `hint`.
   std::string unique_name(const std::string& hint);
@@ -190,6 +192,7 @@ class Graph {
   std::list<std::unique_ptr<Node>> nodes_;
   std::map<std::string, Value*> values_by_name_;
   std::map<std::string, int> name_counters_;
+  size_t num_placeholders_ = 0;
 };
 
 enum class InputKind : uint8_t { UserInput, Parameter, Buffer, Constant };

@@ -37,19 +37,26 @@ void specialize_symbols(Program& program, const LowerOptions& options) {
   refresh_result_types(program);
 }
 
-void lower_program(Program& program, const LowerOptions& options) {
+void run_pass_verified(Program& program, const std::string& name) {
+  const PassInfo* info = find_pass(name);
+  if (!info) throw CompileError("internal error: pass '" + name + "' is not registered");
+  try {
+    info->create("")->run(program);
+    verify_or_throw(program);
+  } catch (const CompileError& e) {
+    throw CompileError("pass " + name + ": " + e.what());
+  }
+}
+
+void optimize_program(Program& program, const LowerOptions& options) {
   specialize_symbols(program, options);
   verify_or_throw(program);
-  for (const char* name : {"to_edge", "constant_prop", "dce", "memory_plan"}) {
-    const PassInfo* info = find_pass(name);
-    if (!info) throw CompileError(std::string("internal error: pass '") + name + "' is not registered");
-    try {
-      info->create("")->run(program);
-      verify_or_throw(program);
-    } catch (const CompileError& e) {
-      throw CompileError(std::string("pass ") + name + ": " + e.what());
-    }
-  }
+  for (const char* name : {"to_edge", "constant_prop", "dce"}) run_pass_verified(program, name);
+}
+
+void lower_program(Program& program, const LowerOptions& options) {
+  optimize_program(program, options);
+  run_pass_verified(program, "memory_plan");
 }
 
 }  // namespace edgec

@@ -21,7 +21,16 @@ struct LowerOptions {
 /// Throws CompileError naming an option whose symbol the program lacks.
 void specialize_symbols(Program& program, const LowerOptions& options);
 
-/// Runs the pipeline in place; throws CompileError (naming the pass) on failure.
+/// Runs the passes before partitioning in place: specialize_symbols, then
+/// to_edge, constant_prop, dce, verifying after each. Throws CompileError
+/// (naming the pass) on failure.
+void optimize_program(Program& program, const LowerOptions& options = {});
+
+/// Runs a pass by name and verifies; throws CompileError naming the pass.
+void run_pass_verified(Program& program, const std::string& name);
+
+/// optimize_program, then memory_plan: everything on the portable kernels.
+/// (src/lowering/pipeline.h adds delegation between the two.)
 void lower_program(Program& program, const LowerOptions& options = {});
 
 }  // namespace edgec

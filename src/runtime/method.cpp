@@ -1,5 +1,6 @@
 #include "runtime/method.h"
 
+#include <algorithm>
 #include <new>
 
 namespace edgec::runtime {
@@ -38,10 +39,41 @@ Result<std::unique_ptr<Method>> Method::create(const Program& program, int num_t
   m->bound_.assign(program.inputs().size(), false);
   m->symbol_values_.assign(program.symbols().size(), -1);
   for (const Instruction& in : program.instructions()) {
-    m->in_tables_.emplace_back(in.inputs.size());
-    m->out_tables_.emplace_back(in.outputs.size());
+    m->in_tables_.emplace_back(in.is_delegate_call() ? 0 : in.inputs.size());
+    m->out_tables_.emplace_back(in.is_delegate_call() ? 0 : in.outputs.size());
+    // values_ is never resized after this, so pointers into it stay valid.
+    auto& ins = m->delegate_ins_.emplace_back();
+    auto& outs = m->delegate_outs_.emplace_back();
+    if (!in.is_delegate_call()) continue;
+    for (int32_t idx : in.inputs) ins.push_back(&m->values_[static_cast<size_t>(idx)]);
+    for (int32_t idx : in.outputs) outs.push_back(&m->values_[static_cast<size_t>(idx)]);
+  }
+  // One handle per delegate per Method: backends keep execution state in it.
+  // On failure the destructor destroys the handles made so far.
+  const auto delegates = program.delegates();
+  m->handles_.assign(delegates.size(), nullptr);
+  for (size_t i = 0; i < delegates.size(); ++i) {
+    const DelegateInfo& d = delegates[i];
+    Result<void*> handle = d.backend->init(d.payload, program.named_data(), m->ctx_.num_threads);
+    if (!handle.ok()) {
+      set_error_detail("delegate " + std::to_string(i) + " (" + d.backend_id + "): " + error_detail());
+      return handle.error();
+    }
+    if (!*handle) return fail(Error::DelegateInvalidHandle, "delegate " + std::to_string(i) + " (" + d.backend_id + "): init gave no handle");
+    m->handles_[i] = *handle;
   }
   return m;
+}
+
+Method::~Method() {
+  const auto delegates = program_.delegates();
+  for (size_t i = handles_.size(); i-- > 0;)
+    if (handles_[i]) delegates[i].backend->destroy(handles_[i]);
+}
+
+void Method::reset_inputs() {
+  std::fill(bound_.begin(), bound_.end(), false);
+  std::fill(symbol_values_.begin(), symbol_values_.end(), -1);
 }
 
 Error Method::set_input(size_t index, const Tensor& t) {
@@ -50,20 +82,21 @@ Error Method::set_input(size_t index, const Tensor& t) {
                                             std::to_string(program_.inputs().size()) + " input(s)");
   const IoSlot& io = program_.inputs()[index];
   const Slot& s = program_.slots()[static_cast<size_t>(io.slot)];
-  const std::string declared = s.type.str(program_.symbols());
-  const std::string got = std::string(dtype_name(t.dtype)) + shape_string(t.shape());
-  if (t.dtype != s.type.dtype)
-    return fail(Error::InvalidType, "input '" + io.name + "': expected " + declared + ", got " + got);
-  if (t.rank != static_cast<int>(s.type.dims.size()))
-    return fail(Error::InvalidShape, "input '" + io.name + "': expected " + declared + ", got " + got + " (rank)");
+  // Messages are built only on failure: a delegate backend binds inputs on
+  // every execute, which must not allocate.
+  auto mismatch = [&](Error err, const std::string& why) {
+    return fail(err, "input '" + io.name + "': expected " + s.type.str(program_.symbols()) + ", got " +
+                         std::string(dtype_name(t.dtype)) + shape_string(t.shape()) + why);
+  };
+  if (t.dtype != s.type.dtype) return mismatch(Error::InvalidType, "");
+  if (t.rank != static_cast<int>(s.type.dims.size())) return mismatch(Error::InvalidShape, " (rank)");
   if (t.numel() > 0 && t.data == nullptr) return fail(Error::InvalidArgument, "input '" + io.name + "' has no data");
   for (int i = 0; i < t.rank; ++i) {
     const DimInfo& d = s.type.dims[static_cast<size_t>(i)];
     const int64_t n = t.sizes[i];
     const bool bad_static = d.kind == DimInfo::Kind::Static && n != d.value;
     const bool over_bound = d.kind != DimInfo::Kind::Static && d.value >= 0 && n > d.value;
-    if (bad_static || over_bound || n < 0)
-      return fail(Error::InvalidShape, "input '" + io.name + "': expected " + declared + ", got " + got + " (dim " + std::to_string(i) + ")");
+    if (bad_static || over_bound || n < 0) return mismatch(Error::InvalidShape, " (dim " + std::to_string(i) + ")");
     if (d.kind == DimInfo::Kind::Symbolic) {
       int64_t& bound = symbol_values_[static_cast<size_t>(d.symbol)];
       // Another input already fixed this symbol during this binding round.
@@ -71,8 +104,8 @@ Error Method::set_input(size_t index, const Tensor& t) {
         bool other_bound = false;
         for (size_t j = 0; j < bound_.size(); ++j) other_bound |= bound_[j] && j != index;
         if (other_bound)
-          return fail(Error::InvalidShape, "input '" + io.name + "': expected " + declared + ", got " + got + " (symbol '" +
-                                               program_.symbols()[static_cast<size_t>(d.symbol)] + "' is " + std::to_string(bound) + " in another input)");
+          return mismatch(Error::InvalidShape, " (symbol '" + program_.symbols()[static_cast<size_t>(d.symbol)] + "' is " +
+                                                   std::to_string(bound) + " in another input)");
       }
       bound = n;
     }
@@ -90,6 +123,18 @@ Error Method::execute() {
   const auto instructions = program_.instructions();
   for (size_t i = 0; i < instructions.size(); ++i) {
     const Instruction& in = instructions[i];
+    if (in.is_delegate_call()) {
+      // The backend reads and writes values_ through the prebuilt tables;
+      // its outputs are activation slots of this Method's arena.
+      const auto d = static_cast<size_t>(in.delegate);
+      const Error err = program_.delegates()[d].backend->execute(handles_[d], delegate_ins_[i], delegate_outs_[i]);
+      if (err != Error::Ok) {
+        set_error_detail("instruction " + std::to_string(i) + " (call_delegate " + std::to_string(d) + ", " +
+                         program_.delegates()[d].backend_id + "): " + error_detail());
+        return err;
+      }
+      continue;
+    }
     std::vector<Tensor>& ins = in_tables_[i];
     std::vector<Tensor>& outs = out_tables_[i];
     for (size_t k = 0; k < in.inputs.size(); ++k) ins[k] = values_[static_cast<size_t>(in.inputs[k])];

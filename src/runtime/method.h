@@ -1,9 +1,11 @@
 // A Method is one execution state of a loaded Program: its own arena and
-// tensors, so several threads can each run their own Method of one Program.
-// execute() neither allocates nor throws.
+// tensors, and its own handle for every delegate, so several threads can
+// each run their own Method of one Program. execute() neither allocates nor
+// throws.
 #pragma once
 
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "runtime/program.h"
@@ -12,35 +14,62 @@ namespace edgec::runtime {
 
 class Method {
  public:
-  /// Allocates the arena and per-instruction tensor tables. Errors:
-  /// OutOfMemory.
+  /// Allocates the arena and per-instruction tensor tables and initializes
+  /// every delegate (one handle each, passed `num_threads`). Errors:
+  /// OutOfMemory, or what a backend's init reports (InvalidProgram,
+  /// NotFound for a constant slot with no data; the detail starts with
+  /// "delegate I (BACKEND): ").
   static Result<std::unique_ptr<Method>> create(const Program& program, int num_threads = 1);
+  /// Destroys the delegate handles.
+  ~Method();
+  Method(const Method&) = delete;
+  Method& operator=(const Method&) = delete;
 
   /// Binds input `index` to `tensor` (not copied: it must stay valid through
   /// execute). Checks dtype, rank and every size against the declared type:
   /// static sizes must match, bounded dims must fit, and a symbol must have
   /// one size across all inputs. Errors: InvalidArgument, InvalidType,
-  /// InvalidShape (the detail names the input and both shapes).
+  /// InvalidShape (the detail names the input and both shapes). Allocates
+  /// only on failure.
   Error set_input(size_t index, const Tensor& tensor);
 
+  /// Forgets every binding, so that the next set_input calls start a new
+  /// round in which symbols may take new sizes. For callers that rebind all
+  /// inputs before each execute (a delegate backend). Does not allocate.
+  void reset_inputs();
+
   /// Runs every instruction. Errors: InvalidArgument (an unbound input), or
-  /// whatever a kernel reports (the detail names the instruction).
+  /// whatever a kernel or delegate reports (the detail names the
+  /// instruction).
   Error execute();
 
   /// Output `index` after execute(); valid until the next execute().
   const Tensor& output(size_t index) const;
   size_t num_outputs() const { return program_.outputs().size(); }
+  size_t num_inputs() const { return program_.inputs().size(); }
 
  private:
   explicit Method(const Program& p) : program_(p) {}
 
+  // The arena comes from the 64-byte-aligned operator new[], so it must go
+  // back through the aligned operator delete[] (plain delete[] is undefined).
+  struct AlignedDelete {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+
   const Program& program_;
   KernelContext ctx_;
-  std::unique_ptr<std::byte[]> arena_;
+  std::unique_ptr<std::byte[], AlignedDelete> arena_;
   std::vector<Tensor> values_;
   std::vector<bool> bound_;
   std::vector<int64_t> symbol_values_;
   std::vector<std::vector<Tensor>> in_tables_, out_tables_;
+  // Delegates: one handle per DelegateInfo (null until initialized), and
+  // for each delegate-call instruction pointer tables into values_, built
+  // once so that execute does not allocate.
+  std::vector<void*> handles_;
+  std::vector<std::vector<const Tensor*>> delegate_ins_;
+  std::vector<std::vector<Tensor*>> delegate_outs_;
 };
 
 }  // namespace edgec::runtime

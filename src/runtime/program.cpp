@@ -1,3 +1,6 @@
+// Loading in layers (STYLE 11). The header and the data segment are file
+// only; everything from the flatbuffer identifier on (parse_table) is shared
+// with delegate payloads, which are program tables too.
 #include "runtime/program.h"
 
 #include <algorithm>
@@ -158,6 +161,15 @@ Result<std::unique_ptr<Program>> Program::load_from_bytes(std::span<const std::b
   return p;
 }
 
+Result<std::unique_ptr<Program>> Program::load_payload(std::span<const std::byte> payload,
+                                                       const NamedDataMap& named_data) {
+  std::unique_ptr<Program> p(new Program());
+  p->bytes_ = payload;
+  const Error err = p->parse_payload(named_data);
+  if (err != Error::Ok) return err;
+  return p;
+}
+
 Error Program::parse() {
   // Header.
   if (bytes_.size() < format::kHeaderSize)
@@ -179,35 +191,52 @@ Error Program::parse() {
   if (h.data_offset < fb_end) return bad("the data segment overlaps the flatbuffer");
   if (add_overflows(h.data_offset, h.data_size, &data_end) || data_end > bytes_.size())
     return bad("the data segment [" + u64(h.data_offset) + ", +" + u64(h.data_size) + ") is outside the file");
+  return parse_table(bytes_.subspan(h.flatbuffer_offset, h.flatbuffer_size), bytes_.subspan(h.data_offset, h.data_size),
+                     nullptr);
+}
 
+Error Program::parse_payload(const NamedDataMap& named) {
+  // flatbuffers reads scalars in place; the writer puts payloads at 64-byte
+  // offsets of an aligned data segment.
+  if (reinterpret_cast<uintptr_t>(bytes_.data()) % 8 != 0) return bad("the delegate payload is not 8-byte aligned");
+  return parse_table(bytes_, {}, &named);
+}
+
+Error Program::parse_table(std::span<const std::byte> table, std::span<const std::byte> data,
+                           const NamedDataMap* payload_named) {
+  const bool is_payload = payload_named != nullptr;
   // Flatbuffer structure.
-  const auto* fb_bytes = reinterpret_cast<const uint8_t*>(bytes_.data() + h.flatbuffer_offset);
-  if (h.flatbuffer_size < 8 || !flatbuffers::BufferHasIdentifier(fb_bytes, "EDGC"))
+  const auto* fb_bytes = reinterpret_cast<const uint8_t*>(table.data());
+  if (table.size() < 8 || !flatbuffers::BufferHasIdentifier(fb_bytes, "EDGC"))
     return bad("the flatbuffer lacks the EDGC identifier");
-  flatbuffers::Verifier verifier(fb_bytes, h.flatbuffer_size, /*max_depth=*/64, /*max_tables=*/10000000);
+  flatbuffers::Verifier verifier(fb_bytes, table.size(), /*max_depth=*/64, /*max_tables=*/10000000);
   if (!fb::VerifyProgramBuffer(verifier)) return bad("the flatbuffer failed verification");
   const fb::Program* root = fb::GetProgram(fb_bytes);
-  const std::byte* data = bytes_.data() + h.data_offset;
   arena_size_ = root->arena_size();
 
-  // Named data: 64-aligned, inside the data segment, not overlapping, unique keys.
-  std::map<std::string, std::pair<const fb::NamedData*, const std::byte*>> named;
+  // Named data (files only): 64-aligned, inside the data segment, not
+  // overlapping, unique keys. A payload's bytes live in its file's.
+  if (is_payload && root->named_data() && root->named_data()->size() > 0)
+    return bad("a delegate payload carries named data; its constants must name the file's by key");
+  if (is_payload && root->delegates() && root->delegates()->size() > 0)
+    return bad("a delegate payload has delegates of its own; payloads do not nest");
   std::vector<std::pair<uint64_t, uint64_t>> extents;
-  if (const auto* nd = root->named_data()) {
+  if (const auto* nd = is_payload ? nullptr : root->named_data()) {
     for (const fb::NamedData* e : *nd) {
       if (!e || !e->key()) return bad("a named-data entry has no key");
       const std::string key = e->key()->str();
       uint64_t end = 0;
       if (e->offset() % format::kDataAlignment != 0) return bad("named data '" + key + "' at offset " + u64(e->offset()) + " is not 64-byte aligned");
-      if (add_overflows(e->offset(), e->size(), &end) || end > h.data_size)
-        return bad("named data '" + key + "' [" + u64(e->offset()) + ", +" + u64(e->size()) + ") is outside the data segment of " + u64(h.data_size) + " bytes");
-      if (!named.emplace(key, std::make_pair(e, data + e->offset())).second) return bad("named data '" + key + "' appears twice");
+      if (add_overflows(e->offset(), e->size(), &end) || end > data.size())
+        return bad("named data '" + key + "' [" + u64(e->offset()) + ", +" + u64(e->size()) + ") is outside the data segment of " + u64(data.size()) + " bytes");
+      if (!named_data_.add(NamedDataEntry{key, data.data() + e->offset(), e->size()})) return bad("named data '" + key + "' appears twice");
       extents.emplace_back(e->offset(), end);
     }
   }
   std::sort(extents.begin(), extents.end());
   for (size_t i = 1; i < extents.size(); ++i)
     if (extents[i].first < extents[i - 1].second) return bad("two named-data entries overlap at offset " + u64(extents[i].first));
+  const NamedDataMap& named = is_payload ? *payload_named : named_data_;
 
   // Value slots.
   std::map<std::string, int> symbol_ids;
@@ -240,18 +269,23 @@ Error Program::parse() {
         return bad(what + " (" + s.name + ") of type " + s.type.str(symbols_) + " needs more than its " + u64(s.capacity) + " bytes");
     } else if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) {
       if (!v->data_key()) return bad(what + " (" + s.name + ") has no data key");
-      auto it = named.find(v->data_key()->str());
-      if (it == named.end())
-        return fail(Error::InvalidProgram, "invalid program file: constant slot '" + s.name + "' names key '" +
-                                               v->data_key()->str() + "', which has no data in the file");
+      const std::string key = v->data_key()->str();
+      const NamedDataEntry* entry = named.find(key);
+      // SEMANTICS 6: a load-time error naming the slot and the key. In a
+      // file it is an inconsistent file; in a payload the payload and the
+      // file it came with disagree, which the backend contract calls NotFound.
+      if (!entry)
+        return fail(is_payload ? Error::NotFound : Error::InvalidProgram,
+                    std::string(is_payload ? "delegate payload" : "invalid program file") + ": constant slot '" +
+                        s.name + "' names key '" + key + "', which has no data in the file");
       bool is_static = true;
       for (const DimInfo& d : s.type.dims) is_static &= d.kind == DimInfo::Kind::Static;
       auto need = max_bytes(s.type);
-      if (!is_static || !need || *need != it->second.first->size())
+      if (!is_static || !need || *need != entry->size)
         return bad(what + " (" + s.name + ") of type " + s.type.str(symbols_) + " does not match its " +
-                   u64(it->second.first->size()) + " bytes of data");
-      s.data = it->second.second;
-      s.key = it->first;
+                   u64(entry->size) + " bytes of data");
+      s.data = entry->data;
+      s.key = key;
     }
   }
   auto check_slot = [&](int32_t idx, const std::string& where) -> Error {
@@ -259,6 +293,41 @@ Error Program::parse() {
       return bad(where + " refers to value slot " + std::to_string(idx) + " of " + u64(num_slots));
     return Error::Ok;
   };
+
+  // Delegates (files only; a payload with any was rejected above): payload
+  // inside the data segment, slot indices valid, and a runtime backend for
+  // the id that can run here.
+  if (const auto* ds = is_payload ? nullptr : root->delegates()) {
+    for (size_t i = 0; i < ds->size(); ++i) {
+      const fb::Delegate* d = ds->Get(static_cast<flatbuffers::uoffset_t>(i));
+      const std::string where = "delegate " + u64(i);
+      if (!d || !d->backend() || d->backend()->size() == 0) return bad(where + " has no backend id");
+      DelegateInfo info;
+      info.backend_id = d->backend()->str();
+      uint64_t end = 0;
+      if (d->payload_offset() % format::kDataAlignment != 0)
+        return bad(where + " (" + info.backend_id + ") payload at offset " + u64(d->payload_offset()) + " is not 64-byte aligned");
+      if (add_overflows(d->payload_offset(), d->payload_size(), &end) || end > data.size())
+        return bad(where + " (" + info.backend_id + ") payload [" + u64(d->payload_offset()) + ", +" + u64(d->payload_size()) +
+                   ") is outside the data segment of " + u64(data.size()) + " bytes");
+      info.payload = data.subspan(d->payload_offset(), d->payload_size());
+      for (const auto* list : {d->inputs(), d->outputs()})
+        if (list)
+          for (int32_t idx : *list) EDGEC_TRY(check_slot(idx, where + " (" + info.backend_id + ")"));
+      for (auto [list, out] : {std::pair{d->operators(), &info.operators}, std::pair{d->constants(), &info.constants}})
+        if (list)
+          for (const flatbuffers::String* str : *list) {
+            if (!str) return bad(where + " (" + info.backend_id + ") has a null operator or constant name");
+            out->push_back(str->str());
+          }
+      info.backend = find_backend(info.backend_id);
+      if (!info.backend)
+        return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which this runtime does not have");
+      if (!info.backend->is_available())
+        return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which is not available on this machine");
+      delegates_.push_back(std::move(info));
+    }
+  }
 
   // Instructions.
   if (const auto* ins = root->instructions()) {
@@ -268,26 +337,38 @@ Error Program::parse() {
       if (!in || !in->op()) return bad(where + " has no operator");
       Instruction out;
       out.op = in->op()->str();
-      out.kernel = find_kernel(out.op);
-      if (!out.kernel) return fail(Error::NotFound, "instruction " + u64(i) + ": operator '" + out.op + "' has no kernel in this runtime");
+      out.delegate = in->delegate();
+      if (out.delegate < -1) return bad(where + " has delegate index " + std::to_string(out.delegate));
+      if (out.is_delegate_call()) {
+        if (!out.op.empty()) return bad(where + " names both operator '" + out.op + "' and delegate " + std::to_string(out.delegate));
+        if (static_cast<size_t>(out.delegate) >= delegates_.size())
+          return bad(where + " calls delegate " + std::to_string(out.delegate) + ", but the program has " + u64(delegates_.size()));
+      } else {
+        out.kernel = find_kernel(out.op);
+        if (!out.kernel) return fail(Error::NotFound, "instruction " + u64(i) + ": operator '" + out.op + "' has no kernel in this runtime");
+      }
+      const std::string label = where + " (" + (out.is_delegate_call() ? "call_delegate" : out.op) + ")";
       if (in->inputs())
         for (int32_t idx : *in->inputs()) {
-          EDGEC_TRY(check_slot(idx, where + " (" + out.op + ")"));
+          EDGEC_TRY(check_slot(idx, label));
           out.inputs.push_back(idx);
         }
       if (in->outputs())
         for (int32_t idx : *in->outputs()) {
-          EDGEC_TRY(check_slot(idx, where + " (" + out.op + ")"));
-          if (slots_[idx].kind != SlotKind::Activation) return bad(where + " (" + out.op + ") writes to a non-activation slot");
+          EDGEC_TRY(check_slot(idx, label));
+          if (slots_[idx].kind != SlotKind::Activation) return bad(label + " writes to a non-activation slot");
           out.outputs.push_back(idx);
         }
       if (in->attrs())
-        for (const fb::Attr* a : *in->attrs()) EDGEC_TRY(read_attr(a, where + " (" + out.op + ")", out.attrs));
+        for (const fb::Attr* a : *in->attrs()) EDGEC_TRY(read_attr(a, label, out.attrs));
+      if (in->refusals())
+        for (const fb::Refusal* r : *in->refusals()) {
+          if (!r || !r->backend() || !r->reason()) return bad(label + " has a refusal without a backend or reason");
+          out.refusals.push_back({r->backend()->str(), r->reason()->str()});
+        }
       instructions_.push_back(std::move(out));
     }
   }
-  if (root->delegates() && root->delegates()->size() > 0)
-    return fail(Error::DelegateMissing, "the program uses delegates, which this runtime does not have");
 
   // Signature.
   auto read_io = [&](const auto* list, std::vector<IoSlot>& out, bool inputs) -> Error {
@@ -317,9 +398,10 @@ Error Program::parse() {
   std::vector<bool> written(num_slots, false);
   for (size_t i = 0; i < instructions_.size(); ++i) {
     const Instruction& in = instructions_[i];
+    const std::string op = in.is_delegate_call() ? std::string("call_delegate") : in.op;
     for (int32_t idx : in.inputs)
       if (slots_[static_cast<size_t>(idx)].kind == SlotKind::Activation && !written[static_cast<size_t>(idx)])
-        return bad("instruction " + u64(i) + " (" + in.op + ") reads value slot " + std::to_string(idx) + " before any instruction writes it");
+        return bad("instruction " + u64(i) + " (" + op + ") reads value slot " + std::to_string(idx) + " before any instruction writes it");
     for (int32_t idx : in.outputs) {
       if (written[static_cast<size_t>(idx)]) return bad("value slot " + std::to_string(idx) + " is written twice");
       written[static_cast<size_t>(idx)] = true;

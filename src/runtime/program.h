@@ -5,10 +5,14 @@
 // identifier -> flatbuffers Verifier -> semantic checks of every index,
 // offset, size, dtype and shape with overflow-checked arithmetic. A corrupt
 // or truncated file is an Error with a detail naming what was wrong; it never
-// crashes and never reads outside the file.
+// crashes and never reads outside the file. A delegate payload that is
+// itself a program table (the `reference` backend's) goes through the same
+// layers after the header: it is as untrusted as the file.
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,6 +21,7 @@
 #include "base/attrs.h"
 #include "base/error.h"
 #include "kernels/registry.h"
+#include "runtime/backend.h"
 
 namespace edgec::runtime {
 
@@ -47,11 +52,51 @@ struct Slot {
   std::string key;                  ///< Constants and state: the named-data key.
 };
 
+/// Why one backend did not take the call an instruction runs (for inspect).
+struct Refusal {
+  std::string backend;
+  std::string reason;
+};
+
 struct Instruction {
-  std::string op;
-  KernelFn kernel = nullptr;
+  std::string op;             ///< Kernel name; empty for a delegate call.
+  KernelFn kernel = nullptr;  ///< Null for a delegate call.
+  int32_t delegate = -1;      ///< Index into Program::delegates() for a delegate call.
   std::vector<int32_t> inputs, outputs;
   Attrs attrs;
+  std::vector<Refusal> refusals;  ///< Sorted by backend, then reason.
+  bool is_delegate_call() const { return delegate >= 0; }
+};
+
+/// One delegate of the file: the backend that runs it and its payload.
+struct DelegateInfo {
+  std::string backend_id;
+  const Backend* backend = nullptr;  ///< Resolved and available at load.
+  std::span<const std::byte> payload;  ///< Inside the file's data segment.
+  std::vector<std::string> operators;  ///< Kernel names of its calls, graph order.
+  std::vector<std::string> constants;  ///< Named-data keys it reads.
+};
+
+/// The file's named data, by key (what delegates resolve their slots against).
+class NamedDataTable final : public NamedDataMap {
+ public:
+  /// The entry for `key`, or nullptr.
+  const NamedDataEntry* find(std::string_view key) const override {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  /// Number of entries (each target once, SEMANTICS 6).
+  size_t size() const { return entries_.size(); }
+  /// Every entry, by key.
+  const std::map<std::string, NamedDataEntry, std::less<>>& entries() const { return entries_; }
+  /// Adds `e`; false (and no change) when its key is already present.
+  bool add(NamedDataEntry e) {
+    std::string key = e.key;
+    return entries_.emplace(std::move(key), std::move(e)).second;
+  }
+
+ private:
+  std::map<std::string, NamedDataEntry, std::less<>> entries_;
 };
 
 struct IoSlot {
@@ -67,10 +112,21 @@ class Program {
 
   /// Maps `path` and validates it. Errors: AccessFailed (cannot open/map),
   /// InvalidProgram (corrupt, truncated, inconsistent), NotFound (an operator
-  /// with no kernel in this runtime), DelegateMissing.
+  /// with no kernel in this runtime), DelegateMissing (a delegate whose
+  /// backend is not linked in or not available here; the detail names the
+  /// id). Payloads are validated when a Method initializes its delegates.
   static Result<std::unique_ptr<Program>> load(const std::string& path);
-  /// Validates a program held in memory; `bytes` must outlive the Program.
+  /// Validates a program held in memory (8-byte aligned; 64 for zero-copy
+  /// tensors); `bytes` must outlive the Program. Errors as load().
   static Result<std::unique_ptr<Program>> load_from_bytes(std::span<const std::byte> bytes);
+  /// Validates a delegate payload that is a bare program table (no header,
+  /// no named data, no delegates), resolving its constant and state slots
+  /// by key in `named_data`. `payload` and the named data must outlive the
+  /// Program. Errors: InvalidProgram (corrupt or inconsistent), NotFound (an
+  /// operator with no kernel, or a slot whose key has no data: the detail
+  /// names the slot and the key).
+  static Result<std::unique_ptr<Program>> load_payload(std::span<const std::byte> payload,
+                                                       const NamedDataMap& named_data);
 
   std::span<const Slot> slots() const { return slots_; }
   std::span<const Instruction> instructions() const { return instructions_; }
@@ -79,10 +135,22 @@ class Program {
   std::span<const std::string> symbols() const { return symbols_; }
   uint64_t arena_size() const { return arena_size_; }
   uint64_t file_size() const { return bytes_.size(); }
+  /// The delegates, by index (Instruction::delegate).
+  std::span<const DelegateInfo> delegates() const { return delegates_; }
+  /// The file's named data (empty for a payload, which resolves against its
+  /// file's).
+  const NamedDataTable& named_data() const { return named_data_; }
 
  private:
   Program() = default;
   Error parse();
+  Error parse_payload(const NamedDataMap& named);
+  // The layers after the header, shared by files and payloads: identifier,
+  // flatbuffers Verifier, then semantic checks. A file (`payload_named`
+  // null) reads its named data and delegates from `data`, its data segment;
+  // a payload has neither and resolves its slots in `payload_named`.
+  Error parse_table(std::span<const std::byte> table, std::span<const std::byte> data,
+                    const NamedDataMap* payload_named);
 
   void* map_ = nullptr;
   size_t map_size_ = 0;
@@ -92,6 +160,8 @@ class Program {
   std::vector<IoSlot> inputs_, outputs_;
   std::vector<std::string> symbols_;
   uint64_t arena_size_ = 0;
+  NamedDataTable named_data_;
+  std::vector<DelegateInfo> delegates_;
 };
 
 }  // namespace edgec::runtime

@@ -70,10 +70,13 @@ Loaded load(std::span<const std::byte> bytes) {
 // Aligned storage like an mmap would give.
 struct AlignedBytes {
   explicit AlignedBytes(const std::vector<std::byte>& v) : data(new (std::align_val_t(64)) std::byte[v.size() + 1]), size(v.size()) {
-    std::memcpy(data.get(), v.data(), v.size());
+    if (!v.empty()) std::memcpy(data.get(), v.data(), v.size());
   }
   std::span<const std::byte> span() const { return {data.get(), size}; }
-  std::unique_ptr<std::byte[]> data;
+  struct AlignedDelete {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<std::byte[], AlignedDelete> data;
   size_t size;
 };
 

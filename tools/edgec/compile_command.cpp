@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "ir/diagnostic.h"
 #include "ir/text.h"
-#include "passes/pipeline.h"
+#include "lowering/pipeline.h"
 #include "serialize/writer.h"
 
 namespace edgec::cli {
@@ -17,6 +17,7 @@ struct CompileOptions {
   std::vector<std::string> dims;
   std::vector<std::string> max_dims;
   std::string fixed_inputs;
+  std::string backends;
 };
 
 std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>& specs, const char* flag) {
@@ -48,11 +49,11 @@ void run_compile(const CompileOptions& o) {
   if (ends_with(o.input, ".ir")) {
     if (!o.fixed_inputs.empty()) throw CompileError("--fix-inputs applies to ONNX models, not to textual IR");
     program = parse_program(read_file(o.input), o.input);
-    lower_program(*program, lower);
+    compile_program(*program, lower, o.backends);
   } else {
     // Importers apply the dimension options themselves, as they read inputs.
     program = import_model(o.input, lower, o.fixed_inputs);
-    lower_program(*program);
+    compile_program(*program, {}, o.backends);
   }
   const auto bytes = serialize_program(*program);
   write_file_atomically(o.output, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
@@ -70,6 +71,11 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--fix-inputs", opts->fixed_inputs,
                   "an .npz whose arrays fix the graph inputs of the same names at compile time; they become "
                   "constants (for inputs that determine shapes: a Reshape target, Slice starts, Resize sizes)");
+  std::string backends_help =
+      "backends to delegate to, comma-separated in priority order: ID or ID:OPTIONS (reference:OP+OP... takes "
+      "those edge operators, without the dialect prefix; plain reference takes every operator); 'none' keeps "
+      "everything on the portable kernels; default: every production delegate built in";
+  cmd->add_option("--backends", opts->backends, backends_help);
   cmd->callback([opts] { run_compile(*opts); });
 }
 

@@ -1,5 +1,9 @@
 // `edgec inspect FILE.edgec [--json]`: the signature, the operators, the
-// constants with their sizes and the memory plan of a program file.
+// constants with their sizes and the memory plan of a program file; its
+// partitions (delegates: backend, operators, constants read) and, for each
+// call left on the portable kernels, why each backend refused it. Payloads
+// are opaque to inspect: it shows what the file's Delegate table records.
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -39,7 +43,9 @@ void run_inspect(const InspectOptions& o) {
   for (const auto& out : p.outputs())
     j["outputs"].push_back({{"name", out.name}, {"type", p.slots()[static_cast<size_t>(out.slot)].type.str(syms)}});
   std::map<std::string, int> op_counts;
-  for (const auto& ins : p.instructions()) ++op_counts[ins.op];
+  size_t portable = 0;
+  for (const auto& ins : p.instructions())
+    if (!ins.is_delegate_call()) ++op_counts[ins.op], ++portable;
   j["operators"] = nlohmann::ordered_json::object();
   for (const auto& [op, n] : op_counts) j["operators"][op] = n;
   j["instructions"] = p.instructions().size();
@@ -54,6 +60,32 @@ void run_inspect(const InspectOptions& o) {
   }
   j["constant_bytes"] = constant_bytes;
   j["memory_plan_bytes"] = p.arena_size();
+  j["delegates"] = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < p.delegates().size(); ++i) {
+    const auto& d = p.delegates()[i];
+    nlohmann::ordered_json constants = nlohmann::ordered_json::array();
+    for (const auto& key : d.constants) {
+      const auto* entry = p.named_data().find(key);
+      constants.push_back({{"name", key}, {"bytes", entry ? nlohmann::ordered_json(entry->size) : nlohmann::ordered_json()}});
+    }
+    j["delegates"].push_back({{"index", i}, {"backend", d.backend_id}, {"operators", d.operators},
+                              {"constants", constants}, {"payload_bytes", d.payload.size()}});
+  }
+  // Per instruction: where it runs and why each backend refused it.
+  j["instruction_details"] = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < p.instructions().size(); ++i) {
+    const auto& ins = p.instructions()[i];
+    nlohmann::ordered_json e = {{"index", i}, {"op", ins.is_delegate_call() ? std::string("call_delegate") : ins.op}};
+    if (ins.is_delegate_call()) {
+      e["backend"] = p.delegates()[static_cast<size_t>(ins.delegate)].backend_id;
+      e["delegate"] = ins.delegate;
+    } else {
+      e["backend"] = "portable";
+    }
+    e["refusals"] = nlohmann::ordered_json::array();
+    for (const auto& r : ins.refusals) e["refusals"].push_back({{"backend", r.backend}, {"reason", r.reason}});
+    j["instruction_details"].push_back(std::move(e));
+  }
   if (o.json) {
     std::cout << j.dump(2) << "\n";
     return;
@@ -62,8 +94,37 @@ void run_inspect(const InspectOptions& o) {
   for (const auto& in : j["inputs"]) std::cout << "  " << in["name"].get<std::string>() << ": " << in["type"].get<std::string>() << "\n";
   std::cout << "outputs:\n";
   for (const auto& out : j["outputs"]) std::cout << "  " << out["name"].get<std::string>() << ": " << out["type"].get<std::string>() << "\n";
-  std::cout << "\noperators (" << p.instructions().size() << " instructions, portable kernels):\n";
+  std::cout << "\noperators (" << portable << " instructions, portable kernels):\n";
   for (const auto& [op, n] : op_counts) std::cout << "  " << op << " x" << n << "\n";
+  if (!p.delegates().empty()) {
+    std::cout << "\ndelegates (" << p.delegates().size() << "):\n";
+    for (const auto& d : j["delegates"]) {
+      // Operators once each, in first-use order, with a count when repeated.
+      std::vector<std::pair<std::string, int>> ops;
+      for (const auto& op : d["operators"]) {
+        auto it = std::find_if(ops.begin(), ops.end(), [&](const auto& e) { return e.first == op.get<std::string>(); });
+        if (it == ops.end()) ops.emplace_back(op.get<std::string>(), 1);
+        else ++it->second;
+      }
+      std::string op_list, constant_list;
+      for (const auto& [op, n] : ops) op_list += (op_list.empty() ? "" : ", ") + op + (n > 1 ? " x" + std::to_string(n) : "");
+      for (const auto& c : d["constants"])
+        constant_list += (constant_list.empty() ? "" : ", ") + c["name"].get<std::string>() + " (" +
+                         (c["bytes"].is_null() ? std::string("no data") : std::to_string(c["bytes"].get<uint64_t>()) + " bytes") + ")";
+      std::cout << "  delegate " << d["index"].get<size_t>() << ": backend " << d["backend"].get<std::string>() << ", operators "
+                << (op_list.empty() ? "none" : op_list) << ", constants " << (constant_list.empty() ? "none" : constant_list)
+                << ", payload " << d["payload_bytes"].get<uint64_t>() << " bytes\n";
+    }
+  }
+  bool any_refusal = false;
+  for (const auto& e : j["instruction_details"]) any_refusal |= !e["refusals"].empty();
+  if (any_refusal) {
+    std::cout << "\nrefused calls (on the portable kernels):\n";
+    for (const auto& e : j["instruction_details"])
+      for (const auto& r : e["refusals"])
+        std::cout << "  instruction " << e["index"].get<size_t>() << " (" << e["op"].get<std::string>() << "): "
+                  << r["backend"].get<std::string>() << ": " << r["reason"].get<std::string>() << "\n";
+  }
   std::cout << "\nconstants (" << j["constants"].size() << ", " << constant_bytes << " bytes):\n";
   for (const auto& c : j["constants"])
     std::cout << "  " << c["name"].get<std::string>() << " (" << c["kind"].get<std::string>() << "): " << c["type"].get<std::string>()

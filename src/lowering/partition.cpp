@@ -1,0 +1,253 @@
+// Partition forming (SEMANTICS 4.3). The graph is first contracted: every
+// existing partition (an earlier partitioner's tag) and every call_delegate
+// becomes one node, so that a later partitioner, or a second partition run
+// after to_backend, sees the same structure either way (4.2). The contracted
+// graph is swept in topological order; a call the backend takes joins a
+// partition of one of its producers unless a path leaves that partition and
+// comes back to the call (which would make extraction create a cycle), and
+// partitions meeting at a call merge when neither reaches the other through
+// the outside. exits[g] holds the partitions with a path to g that leaves
+// them; it is the only state, so the sweep is linear in the graph times the
+// (small) number of partitions a path can leave.
+#include "lowering/partition.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <set>
+
+#include "ir/diagnostic.h"
+
+namespace edgec {
+namespace {
+
+using IdSet = std::vector<int>;  // sorted, unique
+
+void insert_sorted(IdSet& s, int id) {
+  auto it = std::lower_bound(s.begin(), s.end(), id);
+  if (it == s.end() || *it != id) s.insert(it, id);
+}
+
+void merge_into(IdSet& dst, const IdSet& src) {
+  if (src.empty()) return;
+  IdSet out;
+  out.reserve(dst.size() + src.size());
+  std::set_union(dst.begin(), dst.end(), src.begin(), src.end(), std::back_inserter(out));
+  dst.swap(out);
+}
+
+struct UnionFind {
+  std::vector<int> parent;
+  int make() {
+    parent.push_back(static_cast<int>(parent.size()));
+    return parent.back();
+  }
+  int find(int x) {
+    while (parent[static_cast<size_t>(x)] != x) {
+      parent[static_cast<size_t>(x)] = parent[static_cast<size_t>(parent[static_cast<size_t>(x)])];
+      x = parent[static_cast<size_t>(x)];
+    }
+    return x;
+  }
+};
+
+/// Normalizes a set of partition ids through the union-find.
+IdSet normalized(const IdSet& s, UnionFind& uf) {
+  IdSet out;
+  out.reserve(s.size());
+  for (int id : s) out.push_back(uf.find(id));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool contains(const IdSet& s, int id) { return std::binary_search(s.begin(), s.end(), id); }
+
+/// Tags of the form "<backend>:<n>": the next free n over every tag.
+int next_tag_number(const std::vector<Node*>& calls) {
+  int next = 0;
+  for (const Node* n : calls) {
+    const std::string& t = n->tag();
+    const size_t colon = t.rfind(':');
+    if (colon == std::string::npos || colon + 1 == t.size()) continue;
+    const std::string digits = t.substr(colon + 1);
+    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;
+    next = std::max(next, std::stoi(digits) + 1);
+  }
+  return next;
+}
+
+/// One partitioner's pass over the contracted graph. Returns partitions formed.
+size_t run_partitioner(Program& program, const Partitioner& partitioner) {
+  const std::vector<Node*> calls = program.graph.calls();
+  std::map<const Node*, size_t> index;
+  for (size_t i = 0; i < calls.size(); ++i) index[calls[i]] = i;
+
+  // Groups of the contracted graph: one per existing tag, one per other call.
+  std::vector<int> group_of(calls.size(), -1);
+  std::vector<size_t> first_member;  // by group: smallest call index
+  std::vector<bool> candidate;       // by group: an untagged call this backend takes
+  std::map<std::string, int> tag_group;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    Node* n = calls[i];
+    if (!n->tag().empty()) {
+      auto [it, inserted] = tag_group.emplace(n->tag(), static_cast<int>(first_member.size()));
+      if (inserted) {
+        first_member.push_back(i);
+        candidate.push_back(false);
+      }
+      group_of[i] = it->second;
+      continue;
+    }
+    group_of[i] = static_cast<int>(first_member.size());
+    first_member.push_back(i);
+    bool takes = false;
+    if (!n->is_delegate_call()) {
+      if (auto reason = partitioner.refuse(program, *n)) {
+        n->add_refusal({partitioner.backend(), *reason});
+      } else {
+        takes = true;
+      }
+    }
+    candidate.push_back(takes);
+  }
+  const size_t num_groups = first_member.size();
+
+  // Edges between groups, from value uses.
+  std::vector<std::vector<int>> preds(num_groups), succs(num_groups);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const int g = group_of[i];
+    for (const Value* v : calls[i]->inputs()) {
+      auto it = index.find(v->producer());
+      if (it == index.end()) continue;  // a placeholder
+      const int p = group_of[it->second];
+      if (p == g) continue;
+      preds[static_cast<size_t>(g)].push_back(p);
+      succs[static_cast<size_t>(p)].push_back(g);
+    }
+  }
+  for (auto* lists : {&preds, &succs})
+    for (auto& l : *lists) {
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+    }
+
+  // Topological order of the groups, earliest first member first.
+  std::vector<size_t> indegree(num_groups);
+  for (size_t g = 0; g < num_groups; ++g) indegree[g] = preds[g].size();
+  using Item = std::pair<size_t, int>;  // (first member, group)
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
+  for (size_t g = 0; g < num_groups; ++g)
+    if (indegree[g] == 0) ready.push({first_member[g], static_cast<int>(g)});
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int g = ready.top().second;
+    ready.pop();
+    order.push_back(g);
+    for (int s : succs[static_cast<size_t>(g)])
+      if (--indegree[static_cast<size_t>(s)] == 0) ready.push({first_member[static_cast<size_t>(s)], s});
+  }
+  if (order.size() != num_groups)
+    throw CompileError("partition: the existing partitions form a cycle (a tagged partition is not convex)");
+
+  // The sweep.
+  UnionFind uf;
+  std::vector<int> part(num_groups, -1);
+  std::vector<IdSet> exits(num_groups);
+  std::vector<IdSet> partition_exits;  // by partition id: union of its members' exits
+  for (int g : order) {
+    const auto& ps = preds[static_cast<size_t>(g)];
+    IdSet forbidden;
+    for (int p : ps) merge_into(forbidden, exits[static_cast<size_t>(p)]);
+    forbidden = normalized(forbidden, uf);
+    if (candidate[static_cast<size_t>(g)]) {
+      IdSet allowed;
+      for (int p : ps) {
+        const int q = part[static_cast<size_t>(p)];
+        if (q >= 0 && !contains(forbidden, uf.find(q))) insert_sorted(allowed, uf.find(q));
+      }
+      int chosen = -1;
+      for (int q : allowed) {
+        if (chosen < 0) {
+          chosen = q;
+          continue;
+        }
+        const IdSet chosen_exits = normalized(partition_exits[static_cast<size_t>(chosen)], uf);
+        const IdSet q_exits = normalized(partition_exits[static_cast<size_t>(q)], uf);
+        if (contains(chosen_exits, q) || contains(q_exits, chosen)) continue;
+        uf.parent[static_cast<size_t>(q)] = chosen;
+        merge_into(partition_exits[static_cast<size_t>(chosen)], partition_exits[static_cast<size_t>(q)]);
+      }
+      if (chosen < 0) {
+        chosen = uf.make();
+        partition_exits.emplace_back();
+      }
+      part[static_cast<size_t>(g)] = chosen;
+    }
+    const int mine = part[static_cast<size_t>(g)] >= 0 ? uf.find(part[static_cast<size_t>(g)]) : -1;
+    IdSet e = forbidden;
+    for (int p : ps) {
+      const int q = part[static_cast<size_t>(p)];
+      if (q >= 0 && uf.find(q) != mine) insert_sorted(e, uf.find(q));
+    }
+    if (mine >= 0) merge_into(partition_exits[static_cast<size_t>(mine)], e);
+    exits[static_cast<size_t>(g)] = std::move(e);
+  }
+
+  // Tags, numbered in graph order of each partition's first call.
+  int next = next_tag_number(calls);
+  std::map<int, std::string> tag_of;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const int q = part[static_cast<size_t>(group_of[i])];
+    if (q < 0) continue;
+    auto [it, inserted] = tag_of.emplace(uf.find(q), "");
+    if (inserted) it->second = partitioner.backend() + ":" + std::to_string(next++);
+    calls[i]->set_tag(it->second);
+  }
+  return tag_of.size();
+}
+
+}  // namespace
+
+std::string tag_backend(const std::string& tag) { return tag.substr(0, tag.find(':')); }
+
+std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& list) {
+  std::vector<std::unique_ptr<Partitioner>> out;
+  if (list == "none") return out;
+  std::vector<std::string> entries;
+  if (list.empty()) {
+    entries = default_backend_ids();
+  } else {
+    size_t start = 0;
+    while (start <= list.size()) {
+      const size_t comma = list.find(',', start);
+      entries.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  for (const std::string& entry : entries) {
+    const size_t colon = entry.find(':');
+    const std::string id = entry.substr(0, colon);
+    const std::string options = colon == std::string::npos ? "" : entry.substr(colon + 1);
+    if (id == "none") throw CompileError("backend list '" + list + "': 'none' cannot be combined with backends");
+    const BackendCompiler* backend = find_backend_compiler(id);
+    if (!backend) {
+      std::string known;
+      for (const auto& k : backend_compiler_ids()) known += (known.empty() ? "" : ", ") + k;
+      throw CompileError("unknown backend '" + id + "' in '" + list + "'; built-in backends: " + known +
+                         " (or 'none' for the portable kernels only)");
+    }
+    out.push_back(backend->make_partitioner(options));
+  }
+  return out;
+}
+
+size_t partition_program(Program& program, const std::vector<std::unique_ptr<Partitioner>>& partitioners) {
+  size_t formed = 0;
+  for (const auto& p : partitioners) formed += run_partitioner(program, *p);
+  return formed;
+}
+
+}  // namespace edgec

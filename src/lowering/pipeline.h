@@ -1,0 +1,25 @@
+// The whole compile pipeline (DESIGN "Data flow"): optimize (to_edge,
+// constant_prop, dce), partition with the backends in priority order,
+// to_backend, memory_plan. Passes for `edgec opt` that need the lowering
+// layer (partition, to_backend) are registered here too.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "ir/program.h"
+#include "passes/pass.h"
+#include "passes/pipeline.h"
+
+namespace edgec {
+
+/// `backends`: the --backends list (see make_partitioners): "" for the
+/// default backends, "none" for the portable kernels only.
+void compile_program(Program& program, const LowerOptions& options, const std::string& backends);
+
+/// partition=LIST and to_backend[=TAG+TAG...], for `edgec opt`.
+std::span<const PassInfo> lowering_passes();
+/// A pass of either registry (passes/ or lowering/), or nullptr.
+const PassInfo* find_any_pass(std::string_view name);
+
+}  // namespace edgec
