@@ -6,8 +6,12 @@
 // figures go to bench/RESULTS.md.
 //
 //   lowering_scaling [--max-partitions P] [--max-constants K] [--repeats R]
+//
+// Each size is timed R times (median); the fitted exponent over all sizes
+// is a steadier figure for the growth than any one ratio.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -80,25 +84,22 @@ struct Figure {
   double seconds;
 };
 
-Figure measure(int partitions, int constants, int repeats) {
-  Figure f{partitions, constants, 0, 0, 1e30};
-  for (int r = 0; r < repeats; ++r) {
-    auto p = make_program(partitions, constants);
-    f.calls = p->graph.calls().size();
-    const auto partitioners = edgec::make_partitioners("reference:add");
-    const auto start = std::chrono::steady_clock::now();
-    edgec::partition_program(*p, partitioners);
-    f.delegates = edgec::to_backend(*p);
-    const std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
-    f.seconds = std::min(f.seconds, d.count());
-  }
-  return f;
+/// One timed lowering of a fresh program.
+double time_once(int partitions, int constants, Figure& f) {
+  auto p = make_program(partitions, constants);
+  f.calls = p->graph.calls().size();
+  const auto partitioners = edgec::make_partitioners("reference:add");
+  const auto start = std::chrono::steady_clock::now();
+  edgec::partition_program(*p, partitioners);
+  f.delegates = edgec::to_backend(*p);
+  const std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
+  return d.count();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int max_p = 400, max_k = 10000, repeats = 3;
+  int max_p = 400, max_k = 10000, repeats = 9;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--max-partitions")) max_p = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--max-constants")) max_k = std::atoi(argv[i + 1]);
@@ -115,16 +116,36 @@ int main(int argc, char** argv) {
   try {
     std::printf("%10s %10s %8s %10s %12s %14s\n", "partitions", "constants", "calls", "delegates", "lower_s",
                 "t(2N)/t(N)");
+    // Sizes are timed in interleaved rounds, and each reports its median:
+    // this machine's timings drift by tens of percent over seconds, and
+    // interleaving spreads the drift over every size alike.
     std::vector<Figure> figs;
-    for (int s = 8; s >= 0; --s) {
-      const int p = max_p >> s, k = max_k >> s;
-      if (p < 1) continue;
-      figs.push_back(measure(p, k, repeats));
-      const Figure& f = figs.back();
+    for (int s = 8; s >= 0; --s)
+      if ((max_p >> s) >= 1) figs.push_back(Figure{max_p >> s, max_k >> s, 0, 0, 0});
+    std::vector<std::vector<double>> times(figs.size());
+    for (int r = 0; r < repeats; ++r)
+      for (size_t i = 0; i < figs.size(); ++i) times[i].push_back(time_once(figs[i].partitions, figs[i].constants, figs[i]));
+    for (size_t i = 0; i < figs.size(); ++i) {
+      std::sort(times[i].begin(), times[i].end());
+      Figure& f = figs[i];
+      f.seconds = times[i][times[i].size() / 2];
       char ratio[32] = "-";
-      if (figs.size() > 1) std::snprintf(ratio, sizeof ratio, "%.2f", f.seconds / figs[figs.size() - 2].seconds);
+      if (i > 0) std::snprintf(ratio, sizeof ratio, "%.2f", f.seconds / figs[i - 1].seconds);
       std::printf("%10d %10d %8zu %10zu %12.4f %14s\n", f.partitions, f.constants, f.calls, f.delegates, f.seconds,
                   ratio);
+    }
+    // The growth exponent k of time ~ calls^k, fitted by least squares over
+    // the sizes with at least 1,000 calls: doubling N costs 2^k.
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    for (const Figure& f : figs) {
+      if (f.calls < 1000) continue;
+      const double x = std::log2(static_cast<double>(f.calls)), y = std::log2(f.seconds);
+      sx += x, sy += y, sxx += x * x, sxy += x * y, ++n;
+    }
+    if (n >= 2) {
+      const double k = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+      std::printf("fitted growth: time ~ calls^%.2f, so doubling N costs %.2fx\n", k, std::pow(2.0, k));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

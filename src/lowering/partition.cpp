@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <queue>
 #include <set>
@@ -29,12 +30,33 @@ void insert_sorted(IdSet& s, int id) {
   if (it == s.end() || *it != id) s.insert(it, id);
 }
 
-void merge_into(IdSet& dst, const IdSet& src) {
-  if (src.empty()) return;
-  IdSet out;
-  out.reserve(dst.size() + src.size());
-  std::set_union(dst.begin(), dst.end(), src.begin(), src.end(), std::back_inserter(out));
-  dst.swap(out);
+using IdSetPtr = std::shared_ptr<const IdSet>;
+
+const IdSetPtr& empty_set() {
+  static const IdSetPtr kEmpty = std::make_shared<const IdSet>();
+  return kEmpty;
+}
+
+/// a | b, returning one of them (no copy) when it already holds the other.
+IdSetPtr unite(const IdSetPtr& a, const IdSetPtr& b) {
+  if (a == b || b->empty()) return a;
+  if (a->empty()) return b;
+  if (a->size() >= b->size() && std::includes(a->begin(), a->end(), b->begin(), b->end())) return a;
+  if (b->size() > a->size() && std::includes(b->begin(), b->end(), a->begin(), a->end())) return b;
+  auto out = std::make_shared<IdSet>();
+  out->reserve(a->size() + b->size());
+  std::set_union(a->begin(), a->end(), b->begin(), b->end(), std::back_inserter(*out));
+  return out;
+}
+
+bool contains(const IdSet& s, int id) { return std::binary_search(s.begin(), s.end(), id); }
+
+/// a | {id}, sharing a when it already holds id.
+IdSetPtr with(const IdSetPtr& a, int id) {
+  if (contains(*a, id)) return a;
+  auto out = std::make_shared<IdSet>(*a);
+  insert_sorted(*out, id);
+  return out;
 }
 
 struct UnionFind {
@@ -51,18 +73,6 @@ struct UnionFind {
     return x;
   }
 };
-
-/// Normalizes a set of partition ids through the union-find.
-IdSet normalized(const IdSet& s, UnionFind& uf) {
-  IdSet out;
-  out.reserve(s.size());
-  for (int id : s) out.push_back(uf.find(id));
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-bool contains(const IdSet& s, int id) { return std::binary_search(s.begin(), s.end(), id); }
 
 /// Tags of the form "<backend>:<n>": the next free n over every tag.
 int next_tag_number(const std::vector<Node*>& calls) {
@@ -151,21 +161,30 @@ size_t run_partitioner(Program& program, const Partitioner& partitioner) {
   if (order.size() != num_groups)
     throw CompileError("partition: the existing partitions form a cycle (a tagged partition is not convex)");
 
-  // The sweep.
+  // The sweep. Exit sets are shared between a node and its producer when
+  // nothing is added (inside a partition, along a chain), so a long graph
+  // with many partitions costs O(calls + partitions^2), not O(calls *
+  // partitions). Sets hold partition ids as they were when added; merged
+  // partitions are recognized through their aliases.
   UnionFind uf;
+  std::vector<std::vector<int>> aliases;  // by root: every id merged into it
+  auto holds = [&](const IdSetPtr& set, int root) {
+    for (int a : aliases[static_cast<size_t>(root)])
+      if (contains(*set, a)) return true;
+    return false;
+  };
   std::vector<int> part(num_groups, -1);
-  std::vector<IdSet> exits(num_groups);
-  std::vector<IdSet> partition_exits;  // by partition id: union of its members' exits
+  std::vector<IdSetPtr> exits(num_groups, empty_set());
+  std::vector<IdSetPtr> partition_exits;  // by partition id: union of its members' exits
   for (int g : order) {
     const auto& ps = preds[static_cast<size_t>(g)];
-    IdSet forbidden;
-    for (int p : ps) merge_into(forbidden, exits[static_cast<size_t>(p)]);
-    forbidden = normalized(forbidden, uf);
+    IdSetPtr forbidden = empty_set();
+    for (int p : ps) forbidden = unite(forbidden, exits[static_cast<size_t>(p)]);
     if (candidate[static_cast<size_t>(g)]) {
       IdSet allowed;
       for (int p : ps) {
         const int q = part[static_cast<size_t>(p)];
-        if (q >= 0 && !contains(forbidden, uf.find(q))) insert_sorted(allowed, uf.find(q));
+        if (q >= 0 && !holds(forbidden, uf.find(q))) insert_sorted(allowed, uf.find(q));
       }
       int chosen = -1;
       for (int q : allowed) {
@@ -173,25 +192,29 @@ size_t run_partitioner(Program& program, const Partitioner& partitioner) {
           chosen = q;
           continue;
         }
-        const IdSet chosen_exits = normalized(partition_exits[static_cast<size_t>(chosen)], uf);
-        const IdSet q_exits = normalized(partition_exits[static_cast<size_t>(q)], uf);
-        if (contains(chosen_exits, q) || contains(q_exits, chosen)) continue;
+        if (holds(partition_exits[static_cast<size_t>(chosen)], q) ||
+            holds(partition_exits[static_cast<size_t>(q)], chosen))
+          continue;
         uf.parent[static_cast<size_t>(q)] = chosen;
-        merge_into(partition_exits[static_cast<size_t>(chosen)], partition_exits[static_cast<size_t>(q)]);
+        auto& into = aliases[static_cast<size_t>(chosen)];
+        into.insert(into.end(), aliases[static_cast<size_t>(q)].begin(), aliases[static_cast<size_t>(q)].end());
+        partition_exits[static_cast<size_t>(chosen)] =
+            unite(partition_exits[static_cast<size_t>(chosen)], partition_exits[static_cast<size_t>(q)]);
       }
       if (chosen < 0) {
         chosen = uf.make();
-        partition_exits.emplace_back();
+        aliases.push_back({chosen});
+        partition_exits.push_back(empty_set());
       }
       part[static_cast<size_t>(g)] = chosen;
     }
     const int mine = part[static_cast<size_t>(g)] >= 0 ? uf.find(part[static_cast<size_t>(g)]) : -1;
-    IdSet e = forbidden;
+    IdSetPtr e = forbidden;
     for (int p : ps) {
       const int q = part[static_cast<size_t>(p)];
-      if (q >= 0 && uf.find(q) != mine) insert_sorted(e, uf.find(q));
+      if (q >= 0 && uf.find(q) != mine) e = with(e, uf.find(q));
     }
-    if (mine >= 0) merge_into(partition_exits[static_cast<size_t>(mine)], e);
+    if (mine >= 0) partition_exits[static_cast<size_t>(mine)] = unite(partition_exits[static_cast<size_t>(mine)], e);
     exits[static_cast<size_t>(g)] = std::move(e);
   }
 
