@@ -1,5 +1,6 @@
 // `edgec compile IN -o OUT.edgec`: imports a model (.onnx, or a textual-IR
 // program .ir), lowers it and writes one self-contained program file.
+#include <iostream>
 #include <memory>
 
 #include "commands.h"
@@ -18,6 +19,7 @@ struct CompileOptions {
   std::vector<std::string> max_dims;
   std::string fixed_inputs;
   std::string backends;
+  std::string emit_ir;
 };
 
 std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>& specs, const char* flag) {
@@ -55,6 +57,16 @@ void run_compile(const CompileOptions& o) {
     program = import_model(o.input, lower, o.fixed_inputs);
     compile_program(*program, {}, o.backends);
   }
+  if (!o.emit_ir.empty()) {
+    PrintOptions print;
+    print.elide_data_over_bytes = 64;
+    const std::string text = print_program(*program, print);
+    if (o.emit_ir == "-") {
+      std::cout << text;
+    } else {
+      write_file_atomically(o.emit_ir, text);
+    }
+  }
   const auto bytes = serialize_program(*program);
   write_file_atomically(o.output, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
@@ -76,6 +88,9 @@ void add_compile_command(CLI::App& app) {
       "those edge operators, without the dialect prefix; plain reference takes every operator); 'none' keeps "
       "everything on the portable kernels; default: every production delegate built in";
   cmd->add_option("--backends", opts->backends, backends_help);
+  cmd->add_option("--emit-ir", opts->emit_ir,
+                  "also write the lowered program as textual IR (tensors over 64 bytes elided) to this file, or - "
+                  "for stdout");
   cmd->callback([opts] { run_compile(*opts); });
 }
 
