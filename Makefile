@@ -12,9 +12,9 @@ CMAKE_FLAGS ?=
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler \
   python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata \
-  python3-torch python3-onnx
+  python3-torch python3-onnx libdnnl-dev
 
-.PHONY: all deps build test demo clean
+.PHONY: all deps build test demo clean bench
 
 all: build
 
@@ -48,3 +48,11 @@ demo: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# `make bench`: the fixture models in PyTorch, ONNX Runtime and edgec
+# (bench/models/run.sh; it installs libopenblas0-pthread, node/npm and
+# onnxruntime-node when missing, as root). BENCH_ARGS passes options on,
+# e.g. `make bench BENCH_ARGS="--threads 1 --no-write"`.
+BENCH_ARGS ?=
+bench: build
+	bash bench/models/run.sh --build $(BUILD_DIR) $(BENCH_ARGS)

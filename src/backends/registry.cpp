@@ -3,6 +3,7 @@
 // carries no compiler code.
 #include <span>
 
+#include "backends/onednn/compiler.h"
 #include "backends/reference/compiler.h"
 
 namespace edgec {
@@ -11,7 +12,7 @@ namespace {
 // In a function, not a namespace-scope array, so that lookups made during
 // another file's static initialization still see it.
 std::span<const BackendCompiler* const> compilers() {
-  static const BackendCompiler* const kCompilers[] = {&reference_backend_compiler()};
+  static const BackendCompiler* const kCompilers[] = {&onednn_backend_compiler(), &reference_backend_compiler()};
   return kCompilers;
 }
 
@@ -31,7 +32,7 @@ std::vector<std::string> backend_compiler_ids() {
 
 std::vector<std::string> default_backend_ids() {
   // `reference` exists to test the lowering rules and is never a default.
-  return {};
+  return {"onednn"};
 }
 
 }  // namespace edgec

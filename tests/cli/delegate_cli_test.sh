@@ -64,8 +64,8 @@ np.savez("in.npz", x=x)
 np.savez("want.npz", y=np.sin((x + w) * w) - w)
 PY
 
-"$edgec" compile lowered.ir -o d.edgec
-"$edgec" compile lowered.ir -o d2.edgec
+"$edgec" compile lowered.ir -o d.edgec --backends none
+"$edgec" compile lowered.ir -o d2.edgec --backends none
 cmp d.edgec d2.edgec
 "$edgec" run d.edgec --inputs in.npz --outputs out.npz
 $py - <<'PY'

@@ -60,10 +60,47 @@ for k in want.files:
 PY
 }
 
-for backends in none reference reference:add+mul+conv+matmul+layer_norm; do
+for backends in none reference reference:add+mul+conv+matmul+layer_norm onednn; do
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends "$backends"
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/b.edgec" $dim_flags --backends "$backends"
   cmp "$t/a.edgec" "$t/b.edgec"
   "$edgec" run "$t/a.edgec" --inputs "$fixtures/$name.inputs.npz" --outputs "$t/out.npz"
   check "$t/out.npz" "$backends"
 done
+
+# Issue 6 acceptance: in the ACT-style and ResNet-18 fixtures every
+# convolution, matmul and normalization runs in the onednn delegate, so
+# none of them is left among the portable-kernel operators.
+case "$name" in
+  act|act_full|resnet18)
+    "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends onednn
+    "$edgec" inspect --json "$t/a.edgec" | $py -c "
+import json, sys
+ops = json.load(sys.stdin)['operators']
+left = sorted(k for k in ops if k in ('conv', 'conv_transpose', 'matmul', 'layer_norm', 'batch_norm', 'instance_norm', 'group_norm'))
+assert not left, f'left on the portable kernels: {left}'
+print('[onednn] conv/matmul/normalization all delegated')"
+    ;;
+esac
+
+# SEMANTICS 7.1 (issue 6 acceptance): a constant mask (1-D, 2-D, 3-D, at
+# axis 1) is folded into positions and the whole model runs inside one
+# onednn delegate; every other mask case stays (partly) on the portable
+# kernels with a reason naming the mask (checked by
+# tests/lowering/mask_rules_test.cpp) and still matches PyTorch (above).
+case "$name" in
+  mask_const_1d|mask_const_2d|mask_const_3d|mask_axis1|mask_buffer)
+    "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends onednn
+    "$edgec" inspect --json "$t/a.edgec" | $py -c "
+import json, sys
+info = json.load(sys.stdin)
+assert not info['operators'], f'left on the portable kernels: {info[\"operators\"]}'
+assert len(info['delegates']) == 1, f'{len(info[\"delegates\"])} delegates'
+print('[onednn] the masked gather runs inside the one delegate:', info['delegates'][0]['operators'])"
+    ;;
+  mask_computed|mask_input|mask_buffer_overridable)
+    "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends onednn
+    "$edgec" inspect "$t/a.edgec" | grep -q "SEMANTICS 7.2" || { "$edgec" inspect "$t/a.edgec"; echo "no SEMANTICS 7.2 reason"; exit 1; }
+    echo "[onednn] the mask's gather is refused with its SEMANTICS 7.2 reason"
+    ;;
+esac

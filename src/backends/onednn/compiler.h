@@ -1,0 +1,26 @@
+// The `onednn` backend's ahead-of-time side: a partitioner that takes the
+// static-shape f32 calls oneDNN 2.6 (plus the delegate's own gather loops)
+// can run, with a one-line reason for every call it refuses, and preprocess,
+// whose payload is the delegate program as a program-file table without
+// tensor bytes (like `reference`'s): the runtime side builds oneDNN
+// primitives from its instructions once, at init.
+#pragma once
+
+#include <string>
+
+#include "lowering/backend.h"
+
+namespace edgec {
+
+class OnednnCompiler final : public BackendCompiler {
+ public:
+  const std::string& id() const override;
+  std::string summary() const override;
+  /// options: none (throws CompileError on any).
+  std::unique_ptr<Partitioner> make_partitioner(const std::string& options) const override;  // partitioner.cpp
+  std::vector<std::byte> preprocess(const Program& delegate) const override;                 // preprocess.cpp
+};
+
+const BackendCompiler& onednn_backend_compiler();
+
+}  // namespace edgec

@@ -1,0 +1,65 @@
+// Attribute arithmetic the `onednn` partitioner and runtime must agree on:
+// the partitioner refuses a call exactly when the runtime could not express
+// it, so both read conv / pooling attributes through these helpers.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "base/attrs.h"
+
+namespace edgec::onednn {
+
+/// `name` as nd entries (default `dflt` when absent or empty).
+inline std::vector<int64_t> spatial_ints(const Attrs& attrs, std::string_view name, size_t nd, int64_t dflt) {
+  const std::vector<int64_t>* v = attrs.get_ints(name);
+  if (v == nullptr || v->empty()) return std::vector<int64_t>(nd, dflt);
+  return *v;
+}
+
+/// 'padding' as begins and ends: nd entries (symmetric) or 2 * nd.
+inline void spatial_padding(const Attrs& attrs, size_t nd, std::vector<int64_t>& begin, std::vector<int64_t>& end) {
+  begin.assign(nd, 0);
+  end.assign(nd, 0);
+  const std::vector<int64_t>* v = attrs.get_ints("padding");
+  if (v == nullptr || v->empty()) return;
+  for (size_t i = 0; i < nd; ++i) {
+    begin[i] = (*v)[i];
+    end[i] = (*v)[v->size() == nd ? i : nd + i];
+  }
+}
+
+/// The right padding oneDNN's pooling needs so that its floor formula,
+/// (in + pl + pr - ((k - 1) * d + 1)) / s + 1, gives the `out` the graph
+/// inferred (torch's, which may round up with ceil_mode). The smallest
+/// non-negative value that does, since oneDNN rejects negative padding;
+/// -1 if none does.
+inline int64_t pool_pad_right(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pl) {
+  const int64_t needed = (out - 1) * s + (k - 1) * d + 1 - in - pl;
+  if (needed >= 0) return needed;
+  return needed + s - 1 >= 0 ? 0 : -1;
+}
+
+}  // namespace edgec::onednn
+
+namespace edgec::onednn {
+
+/// Which dims a reduction (sum, mean, amax, ...) reduces: 'dims' as a list
+/// or a single int; absent or empty reduces every dim.
+inline std::vector<bool> reduced_dims(const Attrs& attrs, int rank) {
+  std::vector<int64_t> list;
+  if (const AttrValue* v = attrs.find("dims"); v && std::holds_alternative<int64_t>(*v)) {
+    list = {std::get<int64_t>(*v)};
+  } else if (const std::vector<int64_t>* l = attrs.get_ints("dims")) {
+    list = *l;
+  }
+  std::vector<bool> reduced(static_cast<size_t>(rank), list.empty());
+  for (int64_t d : list) {
+    const int64_t n = d < 0 ? d + rank : d;
+    if (n >= 0 && n < rank) reduced[static_cast<size_t>(n)] = true;
+  }
+  return reduced;
+}
+
+}  // namespace edgec::onednn

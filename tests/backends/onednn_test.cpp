@@ -1,0 +1,397 @@
+// The onednn backend end to end: each operator family as a small edge
+// program, compiled with --backends onednn and with none (the portable
+// kernels), run through the runtime, outputs compared within 1e-5
+// relative; each checks that the operators meant for oneDNN were delegated.
+// Then the partitioner's refusal reasons, one per cause.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+#include "backends/onednn/compiler.h"
+#include "ir/diagnostic.h"
+#include "ir/text.h"
+#include "lowering/backend.h"
+#include "lowering/pipeline.h"
+#include "runtime/method.h"
+#include "serialize/writer.h"
+
+namespace edgec {
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t v : shape) n *= v;
+  return n;
+}
+
+// Builds an edge program's text: user inputs get random values at run time,
+// constants random values (or given integers) written into the text.
+class Ir {
+ public:
+  explicit Ir(uint32_t seed = 1) : rng_(seed) {}
+  Ir& input(const std::string& name, std::vector<int64_t> shape, float lo = -2.f, float hi = 2.f) {
+    sig_ += "  input user_input %" + name + " target = \"" + name + "\"\n";
+    ph_ += "  %" + name + " = placeholder : f32" + shape_str(shape) + "\n";
+    inputs_.push_back({shape, lo, hi});
+    return *this;
+  }
+  Ir& constant(const std::string& name, std::vector<int64_t> shape, float lo = -1.f, float hi = 1.f) {
+    std::uniform_real_distribution<float> u(lo, hi);
+    std::ostringstream values;
+    values.precision(9);
+    for (int64_t i = 0; i < numel(shape); ++i) values << (i ? ", " : "") << u(rng_);
+    return add_constant(name, "f32", shape, values.str());
+  }
+  Ir& index_constant(const std::string& name, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
+    std::string v;
+    for (size_t i = 0; i < values.size(); ++i) v += (i ? ", " : "") + std::to_string(values[i]);
+    return add_constant(name, "i64", shape, v);
+  }
+  Ir& op(const std::string& line) {
+    graph_ += "  " + line + "\n";
+    return *this;
+  }
+  std::string text(const std::vector<std::string>& outputs) const {
+    std::string sig = sig_, out = "  output(";
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      sig += "  output user_output %" + outputs[i] + " target = \"" + outputs[i] + "\"\n";
+      out += (i ? ", %" : "%") + outputs[i];
+    }
+    return "program dialect = \"edge\"\nsignature {\n" + sig + "}\ngraph {\n" + ph_ + graph_ + out + ")\n}\n" +
+           (consts_.empty() ? "" : "constants {\n" + consts_ + "}\n");
+  }
+  struct InputSpec {
+    std::vector<int64_t> shape;
+    float lo, hi;
+  };
+  const std::vector<InputSpec>& inputs() const { return inputs_; }
+
+ private:
+  Ir& add_constant(const std::string& name, const std::string& dtype, const std::vector<int64_t>& shape,
+                   const std::string& values) {
+    sig_ += "  input constant %" + name + " target = \"" + name + "\"\n";
+    ph_ += "  %" + name + " = placeholder : " + dtype + shape_str(shape) + "\n";
+    consts_ += "  \"" + name + "\" = dense<[" + values + "]> : " + dtype + shape_str(shape) + "\n";
+    return *this;
+  }
+  std::mt19937 rng_;
+  std::string sig_, ph_, graph_, consts_;
+  std::vector<InputSpec> inputs_;
+};
+
+// Aligned storage like an mmap would give.
+struct AlignedBytes {
+  explicit AlignedBytes(const std::vector<std::byte>& v)
+      : data(new (std::align_val_t(64)) std::byte[v.size() + 1]), size(v.size()) {
+    std::memcpy(data.get(), v.data(), v.size());
+  }
+  struct Delete {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<std::byte[], Delete> data;
+  size_t size;
+};
+
+struct RunResult {
+  std::vector<std::vector<float>> outputs;
+  std::vector<std::string> delegated;  // kernel names of the onednn delegates' calls
+  size_t portable = 0;                 // instructions left on the portable kernels
+};
+
+RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs, const std::string& backends,
+                          int threads = 2) {
+  RunResult r;
+  auto p = parse_program(ir.text(outputs), "test.ir");
+  compile_program(*p, {}, backends);
+  AlignedBytes bytes(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  EXPECT_TRUE(loaded.ok()) << error_detail();
+  if (!loaded.ok()) return r;
+  for (const auto& d : (*loaded)->delegates())
+    if (d.backend_id == "onednn") r.delegated.insert(r.delegated.end(), d.operators.begin(), d.operators.end());
+  for (const auto& in : (*loaded)->instructions()) r.portable += !in.is_delegate_call();
+  auto m = runtime::Method::create(**loaded, threads);
+  EXPECT_TRUE(m.ok()) << error_detail();
+  if (!m.ok()) return r;
+  std::mt19937 rng(7);
+  std::vector<std::vector<float>> data;
+  for (const auto& spec : ir.inputs()) {
+    std::uniform_real_distribution<float> u(spec.lo, spec.hi);
+    auto& v = data.emplace_back(static_cast<size_t>(numel(spec.shape)));
+    for (float& x : v) x = u(rng);
+  }
+  // Twice: the handle's primitives and bindings are reused.
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < data.size(); ++i)
+      EXPECT_EQ((*m)->set_input(i, make_tensor(DType::Float32, ir.inputs()[i].shape, data[i].data(), 0)), Error::Ok)
+          << error_detail();
+    EXPECT_EQ((*m)->execute(), Error::Ok) << error_detail();
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = (*m)->output(i);
+    r.outputs.emplace_back(t.data_as<float>(), t.data_as<float>() + t.numel());
+  }
+  return r;
+}
+
+// Runs `ir` with onednn and on the portable kernels; expects equal outputs
+// within 1e-5 relative and every operator in `delegated` to run in oneDNN.
+void expect_matches(const Ir& ir, const std::vector<std::string>& outputs, const std::vector<std::string>& delegated,
+                    double tol = 1e-5) {
+  const RunResult want = compile_and_run(ir, outputs, "none");
+  const RunResult got = compile_and_run(ir, outputs, "onednn");
+  EXPECT_TRUE(want.delegated.empty());
+  for (const auto& op : delegated)
+    EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), op), got.delegated.end())
+        << op << " was not delegated\n" << ir.text(outputs);
+  ASSERT_EQ(got.outputs.size(), want.outputs.size());
+  for (size_t k = 0; k < want.outputs.size(); ++k) {
+    ASSERT_EQ(got.outputs[k].size(), want.outputs[k].size()) << outputs[k];
+    int reported = 0;
+    for (size_t i = 0; i < want.outputs[k].size(); ++i) {
+      const double g = got.outputs[k][i], w = want.outputs[k][i];
+      if (std::abs(g - w) > tol * std::max(1.0, std::abs(w)) && reported++ < 5)
+        ADD_FAILURE() << outputs[k] << "[" << i << "]: onednn " << g << ", portable " << w << "\n" << ir.text(outputs);
+    }
+  }
+}
+
+// ---- per family ---------------------------------------------------------------------------
+
+// 2-D conv with bias, stride, padding, then relu; a grouped dilated conv
+// with asymmetric padding and no bias.
+TEST(Onednn, Conv2d) {
+  Ir ir;
+  ir.input("x", {2, 4, 9, 9}).constant("w", {6, 4, 3, 3}).constant("b", {6}).constant("w2", {6, 3, 3, 2});
+  ir.op("%c = edge.conv.default(%x, %w, %b, stride = [2, 2], padding = [1, 1]) : f32[2, 6, 5, 5]");
+  ir.op("%r = edge.relu.default(%c) : f32[2, 6, 5, 5]");
+  ir.op("%g = edge.conv.default(%r, %w2, padding = [1, 0, 0, 1], dilation = [2, 1], groups = 2) : f32[2, 6, 2, 5]");
+  expect_matches(ir, {"r", "g"}, {"conv", "relu"});
+}
+
+// 1-D conv; conv with weights computed in the graph (read in place).
+TEST(Onednn, Conv1dAndComputedWeights) {
+  Ir ir;
+  ir.input("x", {1, 3, 16}).input("w", {5, 3, 4}).constant("b", {5});
+  ir.op("%c = edge.conv.default(%x, %w, %b, stride = [3], padding = [2]) : f32[1, 5, 6]");
+  expect_matches(ir, {"c"}, {"conv"});
+}
+
+// Transposed conv 2-D (stride 2, output padding) and 1-D.
+TEST(Onednn, ConvTranspose) {
+  Ir ir;
+  ir.input("x", {1, 4, 5, 5}).constant("w", {4, 3, 3, 3}).constant("b", {3});
+  ir.input("y", {2, 4, 7}).constant("w1", {4, 2, 4});
+  ir.op("%t = edge.conv_transpose.default(%x, %w, %b, stride = [2, 2], padding = [1, 1], output_padding = [1, 1]) : "
+        "f32[1, 3, 10, 10]");
+  ir.op("%u = edge.conv_transpose.default(%y, %w1, stride = [2], padding = [1]) : f32[2, 2, 14]");
+  expect_matches(ir, {"t", "u"}, {"conv_transpose"});
+}
+
+// Batched matmul with batch broadcasting on either side and 1-D operands.
+TEST(Onednn, Matmul) {
+  Ir ir;
+  ir.input("a", {2, 3, 4, 5}).constant("w", {5, 6}).input("c", {3, 1, 4, 5}).input("d", {2, 5, 6});
+  ir.input("v", {5}).input("m", {5, 3});
+  ir.op("%p = edge.matmul.default(%a, %w) : f32[2, 3, 4, 6]");
+  ir.op("%q = edge.matmul.default(%c, %d) : f32[3, 2, 4, 6]");
+  ir.op("%r = edge.matmul.default(%v, %m) : f32[3]");
+  ir.op("%s = edge.matmul.default(%a, %v) : f32[2, 3, 4]");
+  expect_matches(ir, {"p", "q", "r", "s"}, {"matmul"});
+}
+
+// Every unary operator oneDNN eltwise takes, with its attributes.
+TEST(Onednn, Unary) {
+  struct Case {
+    std::string op, attrs;
+    float lo = -3.f, hi = 3.f;
+  };
+  const Case cases[] = {
+      {"relu", ""},          {"leaky_relu", ", negative_slope = 0.2"}, {"elu", ", alpha = 0.7"},
+      {"gelu", ""},          {"gelu", ", approximate = \"tanh\""},     {"tanh", ""},
+      {"sigmoid", ""},       {"exp", ""},                              {"log", "", 0.1f, 4.f},
+      {"sqrt", "", 0.f, 4.f}, {"rsqrt", "", 0.1f, 4.f},                {"reciprocal", "", 0.2f, 4.f},
+      {"abs", ""},           {"neg", ""},                              {"mish", ""},
+      {"hardswish", ""},     {"hardsigmoid", ""},                      {"softplus", ""},
+      {"clamp", ", min = -0.5, max = 1.5"}, {"clamp", ", min = 0.25"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op + c.attrs);
+    Ir ir;
+    ir.input("x", {2, 3, 17}, c.lo, c.hi);
+    ir.op("%y = edge." + c.op + ".default(%x" + c.attrs + ") : f32[2, 3, 17]");
+    expect_matches(ir, {"y"}, {c.op});
+  }
+}
+
+// Binary operators with numpy broadcasting, including a first operand
+// smaller than the result (oneDNN only broadcasts the second).
+TEST(Onednn, Binary) {
+  for (const std::string op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
+    SCOPED_TRACE(op);
+    Ir ir;
+    ir.input("a", {2, 1, 4}, 0.5f, 2.f).input("b", {3, 1}, 0.5f, 2.f).input("c", {2, 3, 4}, 0.5f, 2.f);
+    ir.constant("k", {4}, 0.5f, 2.f);
+    ir.op("%x = edge." + op + ".Tensor(%a, %b) : f32[2, 3, 4]");
+    ir.op("%y = edge." + op + ".Tensor(%k, %c) : f32[2, 3, 4]");
+    ir.op("%z = edge." + op + ".Tensor(%c, %k) : f32[2, 3, 4]");
+    expect_matches(ir, {"x", "y", "z"}, {op});
+  }
+}
+
+TEST(Onednn, Softmax) {
+  Ir ir;
+  ir.input("x", {2, 5, 7}, -5.f, 5.f);
+  ir.op("%s = edge.softmax.default(%x, dim = 1) : f32[2, 5, 7]");
+  ir.op("%l = edge.log_softmax.default(%x, dim = -1) : f32[2, 5, 7]");
+  expect_matches(ir, {"s", "l"}, {"softmax", "log_softmax"});
+}
+
+// layer_norm over the last dim and over the last two; batch, instance and
+// group norm with affine parameters.
+TEST(Onednn, Normalization) {
+  Ir ir;
+  ir.input("x", {2, 6, 4, 5}, -3.f, 3.f).constant("w", {5}).constant("b", {5}).constant("w2", {4, 5});
+  ir.constant("g", {6}, 0.5f, 1.5f).constant("bb", {6}).constant("mu", {6}).constant("var", {6}, 0.5f, 2.f);
+  ir.op("%l = edge.layer_norm.default(%x, %w, %b, axis = -1, eps = 1.0e-5) : f32[2, 6, 4, 5]");
+  ir.op("%l2 = edge.layer_norm.default(%x, %w2, axis = 2) : f32[2, 6, 4, 5]");
+  ir.op("%n = edge.batch_norm.default(%x, %g, %bb, %mu, %var, eps = 1.0e-3) : f32[2, 6, 4, 5]");
+  ir.op("%i = edge.instance_norm.default(%x, %g, %bb) : f32[2, 6, 4, 5]");
+  ir.op("%gn = edge.group_norm.default(%x, %g, %bb, num_groups = 3) : f32[2, 6, 4, 5]");
+  expect_matches(ir, {"l", "l2", "n", "i", "gn"}, {"layer_norm", "batch_norm", "instance_norm", "group_norm"});
+}
+
+// Pooling: padded max pool (ResNet's), ceil mode, dilation, average with
+// and without padding counted, 1-D, and global adaptive average.
+TEST(Onednn, Pooling) {
+  Ir ir;
+  ir.input("x", {1, 3, 11, 11}).input("y", {2, 3, 10});
+  ir.op("%m = edge.max_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1]) : f32[1, 3, 6, 6]");
+  ir.op("%c = edge.max_pool.default(%x, kernel_size = [2, 2], stride = [2, 2], ceil_mode = true) : f32[1, 3, 6, 6]");
+  ir.op("%d = edge.max_pool.default(%x, kernel_size = [2, 2], stride = [1, 1], dilation = [2, 2]) : f32[1, 3, 9, 9]");
+  ir.op("%a = edge.avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1]) : f32[1, 3, 6, 6]");
+  ir.op("%e = edge.avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], count_include_pad = "
+        "false, ceil_mode = true) : f32[1, 3, 6, 6]");
+  ir.op("%o = edge.max_pool.default(%y, kernel_size = [3], stride = [2]) : f32[2, 3, 4]");
+  ir.op("%g = edge.adaptive_avg_pool.default(%x, output_size = [1, 1]) : f32[1, 3, 1, 1]");
+  expect_matches(ir, {"m", "c", "d", "a", "e", "o", "g"}, {"max_pool", "avg_pool", "adaptive_avg_pool"});
+}
+
+TEST(Onednn, Reductions) {
+  Ir ir;
+  ir.input("x", {2, 3, 4}, 0.5f, 1.5f);
+  ir.op("%s = edge.sum.default(%x, dims = [1]) : f32[2, 4]");
+  ir.op("%m = edge.mean.default(%x, dims = [-1], keepdim = true) : f32[2, 3, 1]");
+  ir.op("%a = edge.amax.default(%x, dims = [0, 2]) : f32[3]");
+  ir.op("%i = edge.amin.default(%x) : f32[]");
+  ir.op("%p = edge.prod.default(%x, dims = [2]) : f32[2, 3]");
+  expect_matches(ir, {"s", "m", "a", "i", "p"}, {"sum", "mean", "amax", "amin", "prod"});
+}
+
+// Layout operators: reorders over strided views, copies, broadcasting.
+TEST(Onednn, ShapeOperators) {
+  Ir ir;
+  ir.input("x", {2, 3, 4}).input("y", {2, 5, 4});
+  ir.op("%c = edge.concat.default([%x, %y], dim = 1) : f32[2, 8, 4]");
+  ir.op("%p = edge.permute.default(%c, dims = [2, 0, 1]) : f32[4, 2, 8]");
+  ir.op("%r = edge.reshape.default(%p, shape = [8, 8]) : f32[8, 8]");
+  ir.op("%s = edge.slice.default(%r, dims = [0, 1], starts = [1, -6], ends = [8, 8], steps = [2, 1]) : f32[4, 6]");
+  ir.op("%t = edge.select.default(%c, dim = 1, index = -2) : f32[2, 4]");
+  ir.op("%a, %b = edge.split.default(%c, dim = 1, sizes = [3, 5]) : f32[2, 3, 4], f32[2, 5, 4]");
+  ir.op("%u = edge.unsqueeze.default(%t, dims = [0]) : f32[1, 2, 4]");
+  ir.op("%e = edge.expand.default(%u, shape = [3, 2, 4]) : f32[3, 2, 4]");
+  expect_matches(ir, {"s", "t", "a", "b", "e"}, {"concat", "permute", "slice", "select", "split", "expand"});
+}
+
+// The gather family oneDNN lacks, in the delegate's own loops: take along
+// an axis with negative indices, and x[i] with one integer index.
+TEST(Onednn, Gather) {
+  Ir ir;
+  ir.input("x", {4, 5, 3}).index_constant("i", {2, 2}, {0, -1, 3, 2}).index_constant("j", {3}, {1, 1, 0});
+  ir.op("%t = edge.take.default(%x, %i, dim = 1) : f32[4, 2, 2, 3]");
+  ir.op("%e = edge.take.default(%x, %j) : f32[3, 5, 3]");
+  ir.op("%n = edge.index.default(%x, [%j]) : f32[3, 5, 3]");
+  ir.op("%r = edge.relu.default(%n) : f32[3, 5, 3]");
+  expect_matches(ir, {"t", "e", "r"}, {"take", "index", "relu"});
+}
+
+// One thread and two give the same values (thread count reaches oneDNN).
+TEST(Onednn, ThreadCounts) {
+  Ir ir;
+  ir.input("x", {1, 8, 16, 16}).constant("w", {16, 8, 3, 3});
+  ir.op("%c = edge.conv.default(%x, %w, padding = [1, 1]) : f32[1, 16, 16, 16]");
+  const auto one = compile_and_run(ir, {"c"}, "onednn", 1);
+  const auto two = compile_and_run(ir, {"c"}, "onednn", 2);
+  ASSERT_EQ(one.outputs.size(), 1u);
+  ASSERT_EQ(two.outputs.size(), 1u);
+  for (size_t i = 0; i < one.outputs[0].size(); ++i) EXPECT_NEAR(one.outputs[0][i], two.outputs[0][i], 1e-4) << i;
+  EXPECT_EQ(one.portable, 0u);  // the whole graph is one delegate call
+}
+
+// ---- refusals -------------------------------------------------------------------------------
+
+// The partitioner's reason for the first call of `text` (nullopt: taken).
+std::optional<std::string> reason_for(const std::string& text) {
+  auto p = parse_program(text, "test.ir");
+  auto part = onednn_backend_compiler().make_partitioner("");
+  for (Node* n : p->graph.calls()) return part->refuse(*p, *n);
+  return "no call";
+}
+
+std::string one_op(const std::string& inputs, const std::string& line) {
+  std::string sig, ph;
+  std::istringstream in(inputs);
+  std::string decl;
+  while (std::getline(in, decl, ';')) {
+    decl.erase(0, decl.find_first_not_of(' '));
+    const auto colon = decl.find(':');
+    const std::string name = decl.substr(0, colon);
+    sig += "  input user_input %" + name + " target = \"" + name + "\"\n";
+    ph += "  %" + name + " = placeholder : " + decl.substr(colon + 1) + "\n";
+  }
+  return "program dialect = \"edge\"\nsignature {\n" + sig + "  output user_output %y target = \"y\"\n}\ngraph {\n" + ph +
+         "  " + line + "\n  output(%y)\n}\n";
+}
+
+TEST(Onednn, RefusalReasons) {
+  EXPECT_EQ(reason_for(one_op("x:f32[batch, 3]", "%y = edge.relu.default(%x) : f32[batch, 3]")),
+            "dynamic shape: dim batch of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f32[?<=4, 3]", "%y = edge.relu.default(%x) : f32[?<=4, 3]")),
+            "dynamic shape: dim ?<=4 of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f16[2, 3]", "%y = edge.relu.default(%x) : f16[2, 3]")), "dtype f16 of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]", "%y = edge.sin.default(%x) : f32[2, 3]")),
+            "operator sin is not supported by oneDNN");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 4, 5]; w:f32[4, 1, 3]",
+                              "%y = edge.conv_transpose.default(%x, %w, groups = 2) : f32[1, 2, 7]")),
+            "attribute groups != 1 for transposed conv");
+  EXPECT_EQ(reason_for(one_op("x:f32[6]; m:bool[6]", "%y = edge.index.default(%x, [%m]) : f32[?<=6]")),
+            "boolean mask index not folded into positions (SEMANTICS 7.2)");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 1, 5, 5]", "%y = edge.avg_pool.default(%x, kernel_size = [2, 2], stride = [2, "
+                                                   "2], ceil_mode = true) : f32[1, 1, 3, 3]")),
+            "attribute ceil_mode with count_include_pad for avg_pool");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]; i:i64[2]", "%y = edge.take.default(%x, %i) : f32[2, 3]")), std::nullopt);
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]; y2:f32[2, 3]",
+                              "%y = edge.div.Tensor(%x, %y2, rounding_mode = \"floor\") : f32[2, 3]")),
+            "attribute rounding_mode floor for div");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]", "%y = edge.softplus.default(%x, beta = 2.0) : f32[2, 3]")),
+            "attribute beta != 1 for softplus");
+}
+
+TEST(Onednn, IsADefaultBackend) {
+  EXPECT_NE(find_backend_compiler("onednn"), nullptr);
+  const auto ids = default_backend_ids();
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "onednn"), ids.end());
+  EXPECT_THROW(onednn_backend_compiler().make_partitioner("fast"), CompileError);
+}
+
+}  // namespace
+}  // namespace edgec
