@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <new>
+#include <span>
 #include <vector>
 
 #include "runtime/program.h"
@@ -43,6 +44,16 @@ class Method {
   /// instruction).
   Error execute();
 
+  /// Per-instruction profiling (for `edgec bench --profile`): while set,
+  /// execute() adds each instruction's wall time in seconds to
+  /// `seconds[i]`, i being the index in Program::instructions(), so that
+  /// repeated runs accumulate; the caller zeroes and reads the span, which
+  /// must outlive the runs. An empty span turns profiling off (the
+  /// default; execute then reads no clock). An instruction that fails adds
+  /// nothing. Errors: InvalidArgument when the span is neither empty nor
+  /// one entry per instruction.
+  Error set_profile(std::span<double> seconds);
+
   /// Output `index` after execute(); valid until the next execute().
   const Tensor& output(size_t index) const;
   size_t num_outputs() const { return program_.outputs().size(); }
@@ -70,6 +81,7 @@ class Method {
   std::vector<void*> handles_;
   std::vector<std::vector<const Tensor*>> delegate_ins_;
   std::vector<std::vector<Tensor*>> delegate_outs_;
+  std::span<double> profile_;  // Empty: not profiling.
 };
 
 }  // namespace edgec::runtime

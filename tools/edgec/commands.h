@@ -15,6 +15,7 @@ void add_eval_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 /// Imports a model file (by extension) into an aten program.
 /// `fixed_inputs`: an .npz whose arrays fix graph inputs of the same name at

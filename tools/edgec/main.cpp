@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   edgec::cli::add_compile_command(app);
   edgec::cli::add_run_command(app);
   edgec::cli::add_inspect_command(app);
+  edgec::cli::add_bench_command(app);
   edgec::cli::add_eval_command(app);
   edgec::cli::add_opt_command(app);
   try {

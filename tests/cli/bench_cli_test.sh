@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `edgec bench` on the MLP fixture: the JSON report has every key with
+# positive numbers (timings are never compared with thresholds: the machine
+# is shared and noisy), --profile lists exactly the program's operators, the
+# text report has its lines, and bad arguments are clean errors.
+set -euo pipefail
+edgec=$1 fixtures=$2
+py=/usr/bin/python3
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+cd "$t"
+
+"$edgec" compile "$fixtures/mlp.onnx" -o mlp.edgec --backends none
+"$edgec" inspect mlp.edgec --json > inspect.json
+
+"$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 5 --warmup 1 --json > bench.json
+$py - <<'PY'
+import json
+j = json.load(open("bench.json"))
+for key in ("median_ms", "p90_ms", "min_ms", "mean_ms", "max_ms", "load_ms", "file_bytes", "peak_rss_kib"):
+    v = j[key]
+    assert isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, (key, v)
+assert j["min_ms"] <= j["median_ms"] <= j["p90_ms"] <= j["max_ms"], j
+assert j["iters"] == 5 and j["warmup"] == 1, j
+assert isinstance(j["threads"], int) and j["threads"] >= 1, j
+assert "profile" not in j, "profile without --profile"
+print("bench --json: ok")
+PY
+
+# --profile: one row per operator of the program, call counts adding up to
+# its instructions, shares adding up to 100%.
+"$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 3 --warmup 0 --threads 1 --json --profile > profile.json
+$py - <<'PY'
+import json
+j = json.load(open("profile.json"))
+ops = json.load(open("inspect.json"))["operators"]
+rows = {r["name"]: r for r in j["profile"]}
+assert set(rows) == set(ops), (sorted(rows), sorted(ops))
+for name, count in ops.items():
+    assert rows[name]["calls"] == count, (name, rows[name], count)
+    assert rows[name]["total_ms"] >= 0, rows[name]
+assert sum(r["calls"] for r in j["profile"]) == j["instructions"], j
+totals = [r["total_ms"] for r in j["profile"]]
+assert totals == sorted(totals, reverse=True), "profile not sorted by time"
+assert j["profiled_total_ms"] > 0 and abs(sum(r["percent"] for r in j["profile"]) - 100) < 1e-6, j
+assert j["threads"] == 1, j
+print("bench --profile --json: ok,", ", ".join(f"{r['name']} {r['calls']}" for r in j["profile"]))
+PY
+
+# The text report, with the profile table naming every operator.
+"$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 3 --warmup 0 --profile > bench.txt
+grep -q "^load .* ms" bench.txt || { cat bench.txt; exit 1; }
+grep -q "^execute  median .* ms, p90 .* ms, min .* ms" bench.txt || { cat bench.txt; exit 1; }
+for op in $($py -c "import json; print(' '.join(json.load(open('inspect.json'))['operators']))"); do
+  grep -q "^$op " bench.txt || { echo "operator $op missing from the profile:"; cat bench.txt; exit 1; }
+done
+
+# A program with a delegate: the profile has one row for the delegate call.
+"$edgec" compile "$fixtures/mlp.onnx" -o ref.edgec --backends reference
+"$edgec" bench ref.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 2 --warmup 0 --json --profile > ref.json
+$py -c "
+import json
+j = json.load(open('ref.json'))
+names = [r['name'] for r in j['profile']]
+assert 'delegate 0 (reference)' in names, names
+print('bench --profile with a delegate: ok,', names)"
+
+$py - <<'PY'
+import numpy as np
+np.savez("bad_shape.npz", x=np.zeros((1, 65), np.float32))
+np.savez("extra.npz", x=np.zeros((1, 64), np.float32), other=np.zeros(1, np.float32))
+np.savez("missing.npz")
+PY
+expect_error() {  # expect_error PATTERN CMD...: fails unless CMD fails with "error: ...PATTERN"
+  local pattern=$1; shift
+  if "$@" >out.txt 2>err.txt; then echo "expected failure: $*"; exit 1; fi
+  grep -q "^error: .*$pattern" err.txt || { echo "wrong error for $*:"; cat err.txt; exit 1; }
+}
+expect_error "input 'x': expected f32\[1, 64\], got f32\[1, 65\]" "$edgec" bench mlp.edgec --inputs bad_shape.npz --iters 1
+expect_error "unexpected input 'other'" "$edgec" bench mlp.edgec --inputs extra.npz --iters 1
+expect_error "missing input 'x'" "$edgec" bench mlp.edgec --inputs missing.npz --iters 1
+expect_error "no-such.npz" "$edgec" bench mlp.edgec --inputs no-such.npz
+head -c 1000 mlp.edgec > truncated.edgec
+expect_error "invalid program file" "$edgec" bench truncated.edgec --inputs "$fixtures/mlp.inputs.npz"
+# Option errors come from the argument parser: non-zero exit, no report.
+if "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 0 >out.txt 2>&1; then
+  echo "--iters 0 accepted"; exit 1
+fi
+if "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --threads -1 >out.txt 2>&1; then
+  echo "--threads -1 accepted"; exit 1
+fi
+echo "bench CLI: all checks passed"

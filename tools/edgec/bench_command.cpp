@@ -1,0 +1,254 @@
+// `edgec bench FILE.edgec --inputs IN.npz [--iters N] [--warmup N]
+// [--threads N] [--json] [--profile]`: how long a program takes to load and
+// to run on this machine, measured through the runtime library exactly as an
+// application would use it.
+//
+// load_ms covers Program::load (mmap + validation) and Method::create (arena,
+// delegate init: the work an application does once at start-up). The
+// latency figures time execute() alone, with the inputs bound once before,
+// so they exclude npz reading and output copies. With --profile a separate
+// pass of the same number of runs times every instruction; it is separate so
+// that the clock reads it needs do not inflate the latency figures.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "commands.h"
+#include "io/npz.h"
+#include "ir/diagnostic.h"
+#include "runtime/method.h"
+
+namespace edgec::cli {
+namespace {
+
+struct BenchOptions {
+  std::string program;
+  std::string inputs;
+  int iters = 100;
+  int warmup = 10;
+  int threads = 0;  // 0: every core.
+  bool json = false;
+  bool profile = false;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+[[noreturn]] void runtime_error(const std::string& what, Error err) {
+  throw CompileError(what + ": " + error_detail() + " (" + error_name(err) + ")");
+}
+
+/// Latency statistics of one set of runs, in milliseconds.
+struct Stats {
+  double median = 0, p90 = 0, min = 0, mean = 0, max = 0;
+};
+
+Stats summarize(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  Stats s;
+  const size_t n = ms.size();
+  s.median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  // Nearest rank: the smallest time that at least 90% of the runs reach.
+  s.p90 = ms[static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1];
+  s.min = ms.front();
+  s.max = ms.back();
+  for (double v : ms) s.mean += v;
+  s.mean /= static_cast<double>(n);
+  return s;
+}
+
+/// One row of the profile: an operator, or one delegate.
+struct ProfileRow {
+  std::string name;
+  int calls = 0;         // Instructions per run.
+  double total_ms = 0;   // Per run, summed over its instructions.
+};
+
+/// Rows aggregated by operator name (a delegate by its index and backend,
+/// since each delegate is its own compiled subgraph), largest first.
+std::vector<ProfileRow> aggregate_profile(const runtime::Program& program, const std::vector<double>& seconds,
+                                          int runs) {
+  std::map<std::string, ProfileRow> by_name;
+  const auto instructions = program.instructions();
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    const runtime::Instruction& in = instructions[i];
+    std::string name = in.op;
+    if (in.is_delegate_call()) {
+      const auto d = static_cast<size_t>(in.delegate);
+      name = "delegate " + std::to_string(d) + " (" + program.delegates()[d].backend_id + ")";
+    }
+    ProfileRow& row = by_name[name];
+    row.name = name;
+    row.calls += 1;
+    row.total_ms += seconds[i] * 1e3 / runs;
+  }
+  std::vector<ProfileRow> rows;
+  for (auto& [name, row] : by_name) rows.push_back(row);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ProfileRow& a, const ProfileRow& b) { return a.total_ms > b.total_ms; });
+  return rows;
+}
+
+/// Peak resident memory of this process so far (Linux reports KiB).
+long peak_rss_kib() {
+  rusage usage{};
+  return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : -1;
+}
+
+void run_bench(BenchOptions o) {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // More threads than cores only adds contention, and the point is to
+  // measure this machine: cap at its cores.
+  if (o.threads == 0) o.threads = cores;
+  if (o.threads > cores) {
+    std::cerr << "note: --threads " << o.threads << " capped at the " << cores << " cores of this machine\n";
+    o.threads = cores;
+  }
+
+  // Read before the clock starts: decoding the npz is the caller's work,
+  // not the runtime's.
+  std::vector<io::NpyArray> arrays = io::read_npz(o.inputs);
+
+  const Clock::time_point load_start = Clock::now();
+  auto loaded = runtime::Program::load(o.program);
+  if (!loaded.ok()) runtime_error("cannot load " + o.program, loaded.error());
+  const runtime::Program& program = **loaded;
+  auto created = runtime::Method::create(program, o.threads);
+  if (!created.ok()) runtime_error("cannot prepare " + o.program, created.error());
+  const double load_ms = ms_since(load_start);
+  runtime::Method& method = **created;
+
+  // The same binding rules as `edgec run`: every input by name, nothing extra.
+  std::map<std::string, const io::NpyArray*> by_name;
+  for (const auto& a : arrays) by_name[a.name] = &a;
+  std::set<std::string> expected;
+  for (const auto& in : program.inputs()) expected.insert(in.name);
+  for (const auto& [name, a] : by_name)
+    if (!expected.count(name)) {
+      std::string list;
+      for (const auto& e : expected) list += (list.empty() ? "" : ", ") + ("'" + e + "'");
+      throw CompileError(o.inputs + ": unexpected input '" + name + "'; the program's inputs are " + list);
+    }
+  for (size_t i = 0; i < program.inputs().size(); ++i) {
+    const auto& in = program.inputs()[i];
+    auto it = by_name.find(in.name);
+    if (it == by_name.end()) {
+      const auto& slot = program.slots()[static_cast<size_t>(in.slot)];
+      throw CompileError(o.inputs + ": missing input '" + in.name + "' (" + slot.type.str(program.symbols()) + ")");
+    }
+    const Error err = method.set_input(i, it->second->view());
+    if (err != Error::Ok) runtime_error(o.inputs, err);
+  }
+
+  for (int i = 0; i < o.warmup; ++i) {
+    const Error err = method.execute();
+    if (err != Error::Ok) runtime_error("execution failed", err);
+  }
+  std::vector<double> times_ms(static_cast<size_t>(o.iters));
+  for (double& t : times_ms) {
+    const Clock::time_point start = Clock::now();
+    const Error err = method.execute();
+    t = ms_since(start);
+    if (err != Error::Ok) runtime_error("execution failed", err);
+  }
+  const Stats stats = summarize(times_ms);
+
+  std::vector<ProfileRow> rows;
+  double profiled_ms = 0;
+  if (o.profile) {
+    std::vector<double> seconds(program.instructions().size(), 0.0);
+    const Error set = method.set_profile(seconds);
+    if (set != Error::Ok) runtime_error("cannot profile", set);
+    for (int i = 0; i < o.iters; ++i) {
+      const Error err = method.execute();
+      if (err != Error::Ok) runtime_error("execution failed", err);
+    }
+    (void)method.set_profile({});
+    rows = aggregate_profile(program, seconds, o.iters);
+    for (const auto& r : rows) profiled_ms += r.total_ms;
+  }
+  const long rss_kib = peak_rss_kib();
+
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["program"] = o.program;
+    j["median_ms"] = stats.median;
+    j["p90_ms"] = stats.p90;
+    j["min_ms"] = stats.min;
+    j["mean_ms"] = stats.mean;
+    j["max_ms"] = stats.max;
+    j["load_ms"] = load_ms;
+    j["iters"] = o.iters;
+    j["warmup"] = o.warmup;
+    j["threads"] = o.threads;
+    j["file_bytes"] = program.file_size();
+    j["arena_bytes"] = program.arena_size();
+    j["instructions"] = program.instructions().size();
+    j["delegates"] = program.delegates().size();
+    j["peak_rss_kib"] = rss_kib;
+    // Every timed run in order, so that a caller can pool runs of several
+    // processes (bench/models interleaves systems) or look for drift.
+    j["times_ms"] = times_ms;
+    if (o.profile) {
+      nlohmann::ordered_json p = nlohmann::ordered_json::array();
+      for (const auto& r : rows)
+        p.push_back({{"name", r.name},
+                     {"calls", r.calls},
+                     {"total_ms", r.total_ms},
+                     {"percent", profiled_ms > 0 ? 100 * r.total_ms / profiled_ms : 0.0}});
+      j["profile"] = p;
+      j["profiled_total_ms"] = profiled_ms;
+    }
+    std::cout << j.dump(1) << "\n";
+    return;
+  }
+
+  auto fmt = [](const char* f, auto... v) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, f, v...);
+    return std::string(buf);
+  };
+  std::cout << o.program << ": " << program.file_size() << " bytes, " << program.instructions().size()
+            << " instructions, " << program.delegates().size() << " delegate(s), " << o.threads << " thread(s)\n";
+  std::cout << fmt("load     %10.3f ms  (mmap, validation, Method::create with delegate init)\n", load_ms);
+  std::cout << fmt("execute  median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms, max %.3f ms\n", stats.median,
+                   stats.p90, stats.min, stats.mean, stats.max);
+  std::cout << fmt("         over %d runs after %d warm-up run(s); peak RSS %.1f MiB\n", o.iters, o.warmup,
+                   static_cast<double>(rss_kib) / 1024);
+  if (o.profile) {
+    std::cout << fmt("\nprofile: mean per run over %d runs (a separate pass; %.3f ms in all)\n", o.iters, profiled_ms);
+    std::cout << fmt("%-32s %6s %12s %12s %7s\n", "operator", "calls", "total ms", "us/call", "%");
+    for (const auto& r : rows)
+      std::cout << fmt("%-32s %6d %12.4f %12.2f %6.1f%%\n", r.name.c_str(), r.calls, r.total_ms,
+                       1e3 * r.total_ms / r.calls, profiled_ms > 0 ? 100 * r.total_ms / profiled_ms : 0.0);
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto opts = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "measure load time and execute latency of a program file");
+  cmd->add_option("program", opts->program, "the .edgec file")->required();
+  cmd->add_option("--inputs", opts->inputs, "an .npz with one array per input, keyed by input name")->required();
+  cmd->add_option("--iters", opts->iters, "timed runs (default 100)")->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", opts->warmup, "untimed runs first (default 10)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", opts->threads, "threads the kernels and delegates may use (default: every core)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", opts->json, "print the figures as one JSON object");
+  cmd->add_flag("--profile", opts->profile, "also time every instruction, by operator and delegate");
+  cmd->callback([opts] { run_bench(*opts); });
+}
+
+}  // namespace edgec::cli
