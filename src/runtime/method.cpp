@@ -98,18 +98,6 @@ Error Method::set_input(size_t index, const Tensor& t) {
     const bool bad_static = d.kind == DimInfo::Kind::Static && n != d.value;
     const bool over_bound = d.kind != DimInfo::Kind::Static && d.value >= 0 && n > d.value;
     if (bad_static || over_bound || n < 0) return mismatch(Error::InvalidShape, " (dim " + std::to_string(i) + ")");
-    if (d.kind == DimInfo::Kind::Symbolic) {
-      int64_t& bound = symbol_values_[static_cast<size_t>(d.symbol)];
-      // Another input already fixed this symbol during this binding round.
-      if (bound >= 0 && bound != n) {
-        bool other_bound = false;
-        for (size_t j = 0; j < bound_.size(); ++j) other_bound |= bound_[j] && j != index;
-        if (other_bound)
-          return mismatch(Error::InvalidShape, " (symbol '" + program_.symbols()[static_cast<size_t>(d.symbol)] + "' is " +
-                                                   std::to_string(bound) + " in another input)");
-      }
-      bound = n;
-    }
   }
   Tensor& v = values_[static_cast<size_t>(io.slot)];
   v = t;
@@ -129,6 +117,27 @@ Error Method::set_profile(std::span<double> seconds) {
 Error Method::execute() {
   for (size_t i = 0; i < bound_.size(); ++i)
     if (!bound_[i]) return fail(Error::InvalidArgument, "input '" + program_.inputs()[i].name + "' is not set");
+  // A symbol must have one size across the inputs bound for this run. It is
+  // checked here rather than in set_input so that a caller may rebind the
+  // inputs one by one with new sizes between runs.
+  std::fill(symbol_values_.begin(), symbol_values_.end(), -1);
+  for (size_t i = 0; i < bound_.size(); ++i) {
+    const IoSlot& io = program_.inputs()[i];
+    const Slot& s = program_.slots()[static_cast<size_t>(io.slot)];
+    const Tensor& t = values_[static_cast<size_t>(io.slot)];
+    for (size_t k = 0; k < s.type.dims.size(); ++k) {
+      const DimInfo& d = s.type.dims[k];
+      if (d.kind != DimInfo::Kind::Symbolic) continue;
+      int64_t& value = symbol_values_[static_cast<size_t>(d.symbol)];
+      const int64_t n = t.sizes[k];
+      if (value >= 0 && value != n)
+        return fail(Error::InvalidShape, "input '" + io.name + "': symbol '" +
+                                             program_.symbols()[static_cast<size_t>(d.symbol)] + "' is " +
+                                             std::to_string(n) + " in dim " + std::to_string(k) + " but " +
+                                             std::to_string(value) + " in an earlier input");
+      value = n;
+    }
+  }
   using Clock = std::chrono::steady_clock;
   // Checked once per run, so that a Method that is not profiled pays one
   // predictable branch per instruction and never reads the clock.

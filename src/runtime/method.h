@@ -28,18 +28,20 @@ class Method {
 
   /// Binds input `index` to `tensor` (not copied: it must stay valid through
   /// execute). Checks dtype, rank and every size against the declared type:
-  /// static sizes must match, bounded dims must fit, and a symbol must have
-  /// one size across all inputs. Errors: InvalidArgument, InvalidType,
-  /// InvalidShape (the detail names the input and both shapes). Allocates
-  /// only on failure.
+  /// static sizes must match and bounded dims must fit (that a symbol has
+  /// one size across all inputs is checked by execute, so inputs may be
+  /// rebound one by one with new sizes). Errors: InvalidArgument,
+  /// InvalidType, InvalidShape (the detail names the input and both
+  /// shapes). Allocates only on failure.
   Error set_input(size_t index, const Tensor& tensor);
 
-  /// Forgets every binding, so that the next set_input calls start a new
-  /// round in which symbols may take new sizes. For callers that rebind all
-  /// inputs before each execute (a delegate backend). Does not allocate.
+  /// Forgets every binding (execute then fails until each input is bound
+  /// again). For callers that rebind all inputs before each execute (a
+  /// delegate backend). Does not allocate.
   void reset_inputs();
 
-  /// Runs every instruction. Errors: InvalidArgument (an unbound input), or
+  /// Runs every instruction. Errors: InvalidArgument (an unbound input),
+  /// InvalidShape (a symbol with two sizes across the inputs), or
   /// whatever a kernel or delegate reports (the detail names the
   /// instruction).
   Error execute();

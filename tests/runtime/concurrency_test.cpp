@@ -101,3 +101,54 @@ TEST(Concurrency, ThreadsWithTheirOwnMethodsMatchSerialRuns) {
 
 }  // namespace
 }  // namespace edgec
+
+namespace edgec {
+namespace {
+
+// Regression: set_input used to check a symbol against the other inputs'
+// previous bindings, so a Method whose inputs share a symbol could not be
+// rerun with another size (rebinding the first input failed against the
+// second's old size). The check is now made by execute, over this run's
+// bindings.
+TEST(Method, InputsSharingASymbolCanBeRebound) {
+  auto p = parse_program(R"(
+program dialect = "edge"
+signature {
+  input user_input %a target = "a"
+  input user_input %b target = "b"
+  output user_output %y target = "y"
+}
+graph {
+  %a = placeholder : f32[n<=8]
+  %b = placeholder : f32[n<=8]
+  %y = edge.add.Tensor(%a, %b) : f32[n<=8]
+  output(%y)
+}
+)",
+                         "test.ir");
+  compile_program(*p, {}, "none");
+  AlignedFile file(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto method = runtime::Method::create(**loaded, 1);
+  ASSERT_TRUE(method.ok());
+  float a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8] = {10, 20, 30, 40, 50, 60, 70, 80};
+  for (int64_t n : {2, 5, 3}) {
+    const int64_t shape[1] = {n};
+    ASSERT_EQ((*method)->set_input(0, make_tensor(DType::Float32, shape, a, sizeof a)), Error::Ok) << error_detail();
+    ASSERT_EQ((*method)->set_input(1, make_tensor(DType::Float32, shape, b, sizeof b)), Error::Ok) << error_detail();
+    ASSERT_EQ((*method)->execute(), Error::Ok) << error_detail();
+    const Tensor& y = (*method)->output(0);
+    ASSERT_EQ(y.numel(), n);
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(y.data_as<float>()[i], a[i] + b[i]);
+  }
+  // Two sizes for one symbol in one run is still an error, at execute.
+  const int64_t four[1] = {4};
+  ASSERT_EQ((*method)->set_input(0, make_tensor(DType::Float32, four, a, sizeof a)), Error::Ok);
+  EXPECT_EQ((*method)->execute(), Error::InvalidShape);
+  EXPECT_NE(error_detail().find("symbol 'n' is 3 in dim 0 but 4 in an earlier input"), std::string::npos)
+      << error_detail();
+}
+
+}  // namespace
+}  // namespace edgec
