@@ -14,13 +14,15 @@ DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata \
   python3-torch python3-onnx libdnnl-dev
 
-.PHONY: all deps build test demo clean bench
+.PHONY: all deps build test demo clean bench fuzz test-sanitize test-tsan
 
 all: build
 
-deps:
+# Installs the Debian packages named in $(1) that are missing (as root;
+# otherwise prints the apt-get line and fails).
+define install_packages
 	@missing=""; \
-	for p in $(DEBIAN_PACKAGES); do \
+	for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -33,6 +35,10 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+endef
+
+deps:
+	$(call install_packages,$(DEBIAN_PACKAGES))
 
 $(BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
@@ -56,3 +62,36 @@ clean:
 BENCH_ARGS ?=
 bench: build
 	bash bench/models/run.sh --build $(BUILD_DIR) $(BENCH_ARGS)
+
+# Reliability (issue 7). `make fuzz FUZZ_SECONDS=N` builds the libFuzzer
+# targets in fuzz/ with clang-14 (ASan + UBSan) and runs each for N seconds
+# on a corpus in $(FUZZ_DIR)/corpus seeded from fuzz/corpus; findings land
+# in $(FUZZ_DIR)/findings.
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev libomp-14-dev
+FUZZ_SECONDS ?= 60
+FUZZ_DIR ?= build-fuzz
+fuzz: deps
+	$(call install_packages,$(FUZZ_PACKAGES))
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DEDGEC_FUZZ=ON -DEDGEC_WERROR=OFF -DBUILD_TESTING=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	@mkdir -p $(FUZZ_DIR)/findings
+	@for t in program onnx ir npz; do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_DIR)/bin/$${t}_fuzzer -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	    -artifact_prefix=$(FUZZ_DIR)/findings/$$t- -print_final_stats=1 \
+	    $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t 2>&1 | tail -n 12 || exit 1; \
+	done
+
+# The whole suite under ASan + UBSan (its own build folder).
+test-sanitize: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGEC_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+# The concurrency tests under ThreadSanitizer.
+test-tsan: deps
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGEC_TSAN=ON
+	cmake --build build-tsan -j $(JOBS) --target runtime_tests
+	OMP_NUM_THREADS=1 build-tsan/bin/runtime_tests --gtest_filter='Concurrency.*'

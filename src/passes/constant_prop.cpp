@@ -11,7 +11,10 @@
 // Only the frontier is materialized: a folded value becomes a placeholder
 // only where something non-constant (a kept call or the output) reads it, so
 // intermediate results of a folded chain are never stored.
+#include <functional>
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "interpreter/interpreter.h"
 #include "ir/diagnostic.h"
@@ -66,6 +69,10 @@ class ConstantPropagation : public Pass {
       }
     }
     int next_index = 0;
+    // Folded values with equal type and bytes share one placeholder: an
+    // unrolled loop that transposes one weight in every step must not store
+    // the transposed weight once per step.
+    std::multimap<size_t, Value*> materialized;  // by hash of type and bytes
     for (Node* n : g.calls()) {
       if (!folded.count(n)) continue;
       for (size_t r = 0; r < n->num_results(); ++r) {
@@ -73,12 +80,27 @@ class ConstantPropagation : public Pass {
         bool read_outside = false;
         for (const Use& u : v->uses()) read_outside |= !folded.count(u.user);
         if (!read_outside) continue;
-        const std::string target = next_free_target(program, next_index);
         TensorData data = known.at(v);
+        const size_t key = std::hash<std::string>()(data.type.str()) ^
+                           std::hash<std::string_view>()(std::string_view(
+                               reinterpret_cast<const char*>(data.bytes->data()), data.bytes->size()));
+        Value* same = nullptr;
+        for (auto [it, end] = materialized.equal_range(key); it != end && !same; ++it) {
+          const TensorData& other = program.constants.at(program.input_spec_of(it->second)->target);
+          if (other.type == data.type && *other.bytes == *data.bytes) same = it->second;
+        }
+        if (same) {
+          const std::vector<Use> uses = v->uses();
+          for (const Use& u : uses)
+            if (!folded.count(u.user)) u.user->set_input(static_cast<size_t>(u.input_index), same);
+          continue;
+        }
+        const std::string target = next_free_target(program, next_index);
         // The placeholder carries the folded value's actual (now static) type.
         Node* ph = g.add_placeholder(target, data.type, first_user_input);
         insert_input_spec(program, ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
         program.constants[target] = std::move(data);
+        materialized.emplace(key, ph->result());
         // Folded results replace uses only outside the folded region.
         const std::vector<Use> uses = v->uses();
         for (const Use& u : uses)
