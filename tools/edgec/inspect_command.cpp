@@ -108,9 +108,21 @@ void run_inspect(const InspectOptions& o) {
       }
       std::string op_list, constant_list;
       for (const auto& [op, n] : ops) op_list += (op_list.empty() ? "" : ", ") + op + (n > 1 ? " x" + std::to_string(n) : "");
-      for (const auto& c : d["constants"])
+      // A whole-model delegate reads hundreds of constants: past a few, the
+      // text gives their count and size (--json lists every one); one with
+      // no data is always named.
+      constexpr size_t kListed = 6;
+      uint64_t total = 0;
+      size_t listed = 0;
+      for (const auto& c : d["constants"]) {
+        if (!c["bytes"].is_null()) total += c["bytes"].get<uint64_t>();
+        if (listed++ >= kListed && !c["bytes"].is_null()) continue;
         constant_list += (constant_list.empty() ? "" : ", ") + c["name"].get<std::string>() + " (" +
                          (c["bytes"].is_null() ? std::string("no data") : std::to_string(c["bytes"].get<uint64_t>()) + " bytes") + ")";
+      }
+      if (d["constants"].size() > kListed)
+        constant_list += " and " + std::to_string(d["constants"].size() - kListed) + " more (" +
+                         std::to_string(d["constants"].size()) + " constants, " + std::to_string(total) + " bytes in all)";
       std::cout << "  delegate " << d["index"].get<size_t>() << ": backend " << d["backend"].get<std::string>() << ", operators "
                 << (op_list.empty() ? "none" : op_list) << ", constants " << (constant_list.empty() ? "none" : constant_list)
                 << ", payload " << d["payload_bytes"].get<uint64_t>() << " bytes\n";
