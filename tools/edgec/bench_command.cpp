@@ -45,9 +45,6 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-[[noreturn]] void runtime_error(const std::string& what, Error err) {
-  throw CompileError(what + ": " + error_detail() + " (" + error_name(err) + ")");
-}
 
 /// Latency statistics of one set of runs, in milliseconds.
 struct Stats {
@@ -130,26 +127,7 @@ void run_bench(BenchOptions o) {
   runtime::Method& method = **created;
 
   // The same binding rules as `edgec run`: every input by name, nothing extra.
-  std::map<std::string, const io::NpyArray*> by_name;
-  for (const auto& a : arrays) by_name[a.name] = &a;
-  std::set<std::string> expected;
-  for (const auto& in : program.inputs()) expected.insert(in.name);
-  for (const auto& [name, a] : by_name)
-    if (!expected.count(name)) {
-      std::string list;
-      for (const auto& e : expected) list += (list.empty() ? "" : ", ") + ("'" + e + "'");
-      throw CompileError(o.inputs + ": unexpected input '" + name + "'; the program's inputs are " + list);
-    }
-  for (size_t i = 0; i < program.inputs().size(); ++i) {
-    const auto& in = program.inputs()[i];
-    auto it = by_name.find(in.name);
-    if (it == by_name.end()) {
-      const auto& slot = program.slots()[static_cast<size_t>(in.slot)];
-      throw CompileError(o.inputs + ": missing input '" + in.name + "' (" + slot.type.str(program.symbols()) + ")");
-    }
-    const Error err = method.set_input(i, it->second->view());
-    if (err != Error::Ok) runtime_error(o.inputs, err);
-  }
+  bind_inputs(program, method, arrays, o.inputs);
 
   for (int i = 0; i < o.warmup; ++i) {
     const Error err = method.execute();

@@ -5,8 +5,10 @@
 #include <memory>
 #include <string>
 
+#include "io/npz.h"
 #include "ir/program.h"
 #include "passes/pipeline.h"
+#include "runtime/method.h"
 
 namespace edgec::cli {
 
@@ -29,5 +31,14 @@ std::string read_file(const std::string& path);
 /// rename, so readers never see a partial file; throws on failure and leaves
 /// no temporary behind.
 void write_file_atomically(const std::string& path, std::string_view data);
+
+/// Throws CompileError "WHAT: <error detail> (<Error name>)" for a runtime Error.
+[[noreturn]] void runtime_error(const std::string& what, Error err);
+
+/// Binds `arrays` to the program's inputs by name (bind_inputs.cpp); a
+/// missing or extra array, or one set_input refuses, is a CompileError
+/// starting with `what` (the npz path).
+void bind_inputs(const runtime::Program& program, runtime::Method& method, const std::vector<io::NpyArray>& arrays,
+                 const std::string& what);
 
 }  // namespace edgec::cli

@@ -18,9 +18,6 @@ struct RunOptions {
   int threads = 0;
 };
 
-[[noreturn]] void runtime_error(const std::string& what, Error err) {
-  throw CompileError(what + ": " + error_detail() + " (" + error_name(err) + ")");
-}
 
 void run_run(const RunOptions& o) {
   auto loaded = runtime::Program::load(o.program);
@@ -28,29 +25,9 @@ void run_run(const RunOptions& o) {
   const runtime::Program& program = **loaded;
   std::vector<io::NpyArray> arrays = io::read_npz(o.inputs);
 
-  std::map<std::string, io::NpyArray*> by_name;
-  for (auto& a : arrays) by_name[a.name] = &a;
-  std::set<std::string> expected;
-  for (const auto& in : program.inputs()) expected.insert(in.name);
-  for (const auto& [name, a] : by_name)
-    if (!expected.count(name)) {
-      std::string list;
-      for (const auto& e : expected) list += (list.empty() ? "" : ", ") + ("'" + e + "'");
-      throw CompileError(o.inputs + ": unexpected input '" + name + "'; the program's inputs are " + list);
-    }
-
   auto method = runtime::Method::create(program, o.threads > 0 ? o.threads : 1);
   if (!method.ok()) runtime_error("cannot prepare " + o.program, method.error());
-  for (size_t i = 0; i < program.inputs().size(); ++i) {
-    const auto& in = program.inputs()[i];
-    auto it = by_name.find(in.name);
-    if (it == by_name.end()) {
-      const auto& slot = program.slots()[static_cast<size_t>(in.slot)];
-      throw CompileError(o.inputs + ": missing input '" + in.name + "' (" + slot.type.str(program.symbols()) + ")");
-    }
-    const Error err = (*method)->set_input(i, it->second->view());
-    if (err != Error::Ok) runtime_error(o.inputs, err);
-  }
+  bind_inputs(program, **method, arrays, o.inputs);
   const Error err = (*method)->execute();
   if (err != Error::Ok) runtime_error("execution failed", err);
   std::vector<io::NpyArray> outs;
