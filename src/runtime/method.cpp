@@ -1,5 +1,9 @@
 #include "runtime/method.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <algorithm>
 #include <chrono>
 #include <new>
@@ -27,9 +31,28 @@ Tensor slot_tensor(const Slot& s, std::byte* arena) {
 
 }  // namespace
 
+uint64_t memory_limit() {
+  // An explicit limit wins (EDGEC_MEMORY_LIMIT, in bytes); otherwise the
+  // machine's physical memory: a plan larger than that cannot run here.
+  if (const char* env = std::getenv("EDGEC_MEMORY_LIMIT")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (end && *end == '\0' && v > 0) return v;
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return UINT64_MAX;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
 Result<std::unique_ptr<Method>> Method::create(const Program& program, int num_threads) {
   std::unique_ptr<Method> m(new Method(program));
   m->ctx_.num_threads = num_threads < 1 ? 1 : num_threads;
+  // A corrupt or hostile file may plan any arena size: refuse one beyond the
+  // memory limit before asking the allocator for it.
+  if (const uint64_t limit = memory_limit(); program.arena_size() > limit)
+    return fail(Error::OutOfMemory, "the planned arena of " + std::to_string(program.arena_size()) +
+                                        " bytes exceeds the memory limit of " + std::to_string(limit) +
+                                        " bytes (set EDGEC_MEMORY_LIMIT to change it)");
   if (program.arena_size() > 0) {
     // 64-byte aligned: planned offsets are multiples of 64.
     m->arena_.reset(new (std::align_val_t(64), std::nothrow) std::byte[program.arena_size()]);

@@ -13,6 +13,10 @@
 
 namespace edgec::runtime {
 
+/// The most memory one Method may plan to use: EDGEC_MEMORY_LIMIT (bytes)
+/// when set, else the machine's physical memory.
+uint64_t memory_limit();
+
 class Method {
  public:
   /// Allocates the arena and per-instruction tensor tables and initializes

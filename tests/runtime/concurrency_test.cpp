@@ -4,7 +4,10 @@
 // this file under ThreadSanitizer.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "ir/text.h"
@@ -148,6 +151,50 @@ graph {
   EXPECT_EQ((*method)->execute(), Error::InvalidShape);
   EXPECT_NE(error_detail().find("symbol 'n' is 3 in dim 0 but 4 in an earlier input"), std::string::npos)
       << error_detail();
+}
+
+}  // namespace
+}  // namespace edgec
+
+namespace edgec {
+namespace {
+
+std::vector<std::byte> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(chars.size());
+  std::memcpy(out.data(), chars.data(), chars.size());
+  return out;
+}
+
+// Regression (found by fuzz/program_fuzzer): a file whose reference-delegate
+// payload plans a 71-petabyte arena asked the allocator for it. The arena is
+// now checked against the memory limit first: a clean OutOfMemory.
+TEST(Method, ArenaBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/payload_arena_too_big.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto method = runtime::Method::create(**loaded, 1);
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::OutOfMemory);
+  EXPECT_NE(error_detail().find("exceeds the memory limit"), std::string::npos) << error_detail();
+}
+
+// The limit is configurable: a small one refuses an ordinary program.
+TEST(Method, MemoryLimitIsConfigurable) {
+  auto p = parse_program(kProgram, "test.ir");
+  compile_program(*p, {}, "none");
+  AlignedFile file(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_GT((*loaded)->arena_size(), 16u);
+  setenv("EDGEC_MEMORY_LIMIT", "16", 1);
+  auto refused = runtime::Method::create(**loaded, 1);
+  unsetenv("EDGEC_MEMORY_LIMIT");
+  EXPECT_FALSE(refused.ok());
+  EXPECT_TRUE(runtime::Method::create(**loaded, 1).ok());
 }
 
 }  // namespace
