@@ -64,4 +64,8 @@ constexpr bool is_integral(DType d) {
 }
 constexpr bool is_valid_dtype(uint8_t raw) { return raw < kNumDTypes; }
 
+/// The largest tensor rank edgec computes with (kernels keep shapes in
+/// fixed arrays of this size; the verifier and loaders refuse more).
+inline constexpr int kMaxRank = 8;
+
 }  // namespace edgec

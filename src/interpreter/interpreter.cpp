@@ -12,6 +12,9 @@ std::string node_where(const Node& call) { return "node " + call.label() + " (" 
 
 Tensor tensor_view(const TensorData& data) {
   const auto shape = data.type.static_shape();
+  if (shape.size() > static_cast<size_t>(kMaxRank))
+    throw CompileError("a tensor of type " + data.type.str() + " has rank " + std::to_string(shape.size()) +
+                       "; edgec supports ranks up to " + std::to_string(kMaxRank));
   void* ptr = data.bytes ? const_cast<std::byte*>(data.bytes->data()) : nullptr;
   return make_tensor(data.type.dtype, shape, ptr, 0);
 }

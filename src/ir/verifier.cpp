@@ -41,6 +41,9 @@ class Verifier {
       const Node* n = nodes[i];
       if (n->is_placeholder() && seen_call)
         error("placeholder " + n->label() + " comes after a call; placeholders must come first");
+      if (n->is_placeholder() && n->result()->type().dims.size() > static_cast<size_t>(kMaxRank))
+        error("placeholder " + n->label() + " has rank " + std::to_string(n->result()->type().dims.size()) +
+              "; edgec supports ranks up to " + std::to_string(kMaxRank));
       if (n->is_call()) seen_call = true;
       if (n->is_output() && i + 1 != nodes.size())
         error("the output node must be the last node of the graph");
@@ -107,6 +110,11 @@ class Verifier {
           error("node " + where + " uses %" + v->name() + " before it is defined");
       }
       if (!n->is_call()) continue;
+      for (size_t r = 0; r < n->num_results(); ++r)
+        if (n->result(r)->type().dims.size() > static_cast<size_t>(kMaxRank))
+          error("result %" + n->result(r)->name() + " of node " + where + " has rank " +
+                std::to_string(n->result(r)->type().dims.size()) + "; edgec supports ranks up to " +
+                std::to_string(kMaxRank));
       if (n->is_delegate_call()) {
         check_delegate_call(n);
         continue;

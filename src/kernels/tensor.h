@@ -18,7 +18,6 @@
 
 namespace edgec {
 
-inline constexpr int kMaxRank = 8;
 
 struct Tensor {
   DType dtype = DType::Float32;

@@ -56,6 +56,12 @@ Error read_type(const fb::TensorInfo* t, const std::string& what, std::map<std::
     }
     out.dims.push_back(di);
   }
+  // Strides and byte sizes are computed in int64: a declared shape whose
+  // element count (times the element size) does not fit is corrupt.
+  int64_t bytes = static_cast<int64_t>(dtype_size(out.dtype));
+  for (const DimInfo& d : out.dims)
+    if (d.value > 0 && __builtin_mul_overflow(bytes, d.value, &bytes))
+      return bad(what + " declares a shape whose size overflows 64 bits");
   return Error::Ok;
 }
 

@@ -23,6 +23,7 @@
 #include "ir/text.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
+#include "passes/pipeline.h"
 
 namespace edgec {
 namespace {
@@ -361,6 +362,25 @@ TEST(OnnxImportErrors, SmallModelImports) {
   auto p = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "relu.onnx");
   EXPECT_EQ(count_ops(*p, "aten.relu.default"), 1);
   EXPECT_EQ(p->outputs[0].target, "y");
+}
+
+// Regression (fuzz/onnx_fuzzer): a Constant of rank 44 reached constant
+// folding, whose tensors hold at most kMaxRank dims, and was written past
+// their shape arrays. It is now refused when its data is read.
+TEST(OnnxImportErrors, RankAboveTheMaximumIsRefused) {
+  std::ifstream in(EDGEC_SOURCE_DIR "/tests/frontends/regressions/rank44_constant.onnx", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string bytes = ss.str();
+  ASSERT_FALSE(bytes.empty());
+  std::string msg = "(no error)";
+  try {
+    auto p = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "rank44.onnx");
+    optimize_program(*p);
+  } catch (const CompileError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("edgec supports ranks up to 8"), std::string::npos) << msg;
 }
 
 TEST(OnnxImportErrors, JunkBytes) {

@@ -182,6 +182,23 @@ TEST(Method, ArenaBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
   EXPECT_NE(error_detail().find("exceeds the memory limit"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer): a slot whose declared shape has more
+// elements than fit in 64 bits overflowed the stride computation. The
+// loader now refuses such a type.
+TEST(Method, ShapeWhoseSizeOverflowsIsRefusedAtLoad) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/shape_size_overflow.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  if (loaded.ok()) {
+    // The overflowing type may sit in a delegate payload: then it is the
+    // delegate's init that refuses it.
+    auto method = runtime::Method::create(**loaded, 1);
+    ASSERT_FALSE(method.ok());
+  }
+  EXPECT_NE(error_detail().find("overflows 64 bits"), std::string::npos) << error_detail();
+}
+
 // The limit is configurable: a small one refuses an ordinary program.
 TEST(Method, MemoryLimitIsConfigurable) {
   auto p = parse_program(kProgram, "test.ir");

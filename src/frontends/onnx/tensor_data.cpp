@@ -82,6 +82,9 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
                        " keeps its data in an external file, which edgec does not read; "
                        "save the model with the data inside it");
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  if (shape.size() > static_cast<size_t>(kMaxRank))
+    throw CompileError(what + " has rank " + std::to_string(shape.size()) + "; edgec supports ranks up to " +
+                       std::to_string(kMaxRank));
   int64_t numel = 1;
   for (int64_t d : shape) {
     if (d < 0 || __builtin_mul_overflow(numel, d, &numel))
