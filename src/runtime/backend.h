@@ -53,6 +53,21 @@ class Backend {
   virtual Error execute(void* handle, std::span<const Tensor* const> inputs,
                         std::span<Tensor* const> outputs) const = 0;
   virtual void destroy(void* handle) const = 0;
+
+  /// Profiling (optional; `edgec bench --profile`): one name per step the
+  /// handle runs (e.g. "conv+relu"), or none when the backend does not break
+  /// its work down.
+  virtual std::vector<std::string> step_names(void* handle) const {
+    (void)handle;
+    return {};
+  }
+  /// While `seconds` is non-empty (one entry per step_names()), execute adds
+  /// each step's wall time in seconds to its entry. Errors: InvalidArgument
+  /// (a span of another size).
+  virtual Error set_profile(void* handle, std::span<double> seconds) const {
+    (void)handle;
+    return seconds.empty() ? Error::Ok : Error::InvalidArgument;
+  }
 };
 
 /// The backend linked in with this id, or nullptr.

@@ -137,6 +137,22 @@ Error Method::set_profile(std::span<double> seconds) {
   return Error::Ok;
 }
 
+std::vector<std::string> Method::delegate_step_names(size_t delegate) const {
+  if (delegate >= handles_.size()) return {};
+  return program_.delegates()[delegate].backend->step_names(handles_[delegate]);
+}
+
+Error Method::set_delegate_profile(size_t delegate, std::span<double> seconds) {
+  if (delegate >= handles_.size())
+    return fail(Error::InvalidArgument, "no delegate " + std::to_string(delegate) + "; the program has " +
+                                            std::to_string(handles_.size()));
+  const Error err = program_.delegates()[delegate].backend->set_profile(handles_[delegate], seconds);
+  if (err != Error::Ok)
+    set_error_detail("delegate " + std::to_string(delegate) + " cannot profile " + std::to_string(seconds.size()) +
+                     " step(s)");
+  return err;
+}
+
 Error Method::execute() {
   for (size_t i = 0; i < bound_.size(); ++i)
     if (!bound_[i]) return fail(Error::InvalidArgument, "input '" + program_.inputs()[i].name + "' is not set");

@@ -60,6 +60,13 @@ class Method {
   /// one entry per instruction.
   Error set_profile(std::span<double> seconds);
 
+  /// Profiling inside delegate `delegate` (Backend::step_names /
+  /// set_profile): the names of its handle's steps, and the span its
+  /// execute adds each step's seconds to (empty: off). Errors:
+  /// InvalidArgument (no such delegate, or a span of another size).
+  std::vector<std::string> delegate_step_names(size_t delegate) const;
+  Error set_delegate_profile(size_t delegate, std::span<double> seconds);
+
   /// Output `index` after execute(); valid until the next execute().
   const Tensor& output(size_t index) const;
   size_t num_outputs() const { return program_.outputs().size(); }

@@ -65,6 +65,26 @@ names = [r['name'] for r in j['profile']]
 assert 'delegate 0 (reference)' in names, names
 print('bench --profile with a delegate: ok,', names)"
 
+# The onednn delegate breaks its time into steps: the fused matmul + bias +
+# relu of the MLP appears as one step, and the steps' time is within the
+# delegate call's.
+"$edgec" compile "$fixtures/mlp.onnx" -o dnnl.edgec --backends onednn
+"$edgec" bench dnnl.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 3 --warmup 0 --threads 1 --json --profile > dnnl.json
+$py -c "
+import json
+j = json.load(open('dnnl.json'))
+dp = j['delegate_profile']
+assert dp and all(d['backend'] == 'onednn' for d in dp), dp
+assert len(dp) == sum(1 for r in j['profile'] if r['name'].endswith('(onednn)')), (dp, j['profile'])
+steps = {s['name']: s for d in dp for s in d['steps']}
+assert any(n.startswith('matmul+add+relu') for n in steps), steps
+for d in dp:
+    call = [r for r in j['profile'] if r['name'] == f\"delegate {d['delegate']} (onednn)\"][0]
+    assert 0 < d['steps_total_ms'] <= call['total_ms'] * 1.01 + 1e-3, (d, call)
+print('bench --profile inside the onednn delegate: ok,', sorted(steps))"
+"$edgec" bench dnnl.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 2 --warmup 0 --profile > dnnl.txt
+grep -q "^inside delegate 0 (onednn)" dnnl.txt || { cat dnnl.txt; exit 1; }
+
 $py - <<'PY'
 import numpy as np
 np.savez("bad_shape.npz", x=np.zeros((1, 65), np.float32))

@@ -80,6 +80,27 @@ ops = json.load(sys.stdin)['operators']
 left = sorted(k for k in ops if k in ('conv', 'conv_transpose', 'matmul', 'layer_norm', 'batch_norm', 'instance_norm', 'group_norm'))
 assert not left, f'left on the portable kernels: {left}'
 print('[onednn] conv/matmul/normalization all delegated')"
+    # Issue 6, deliverable 2: inside the delegate, batch norm (or the
+    # exporter's per-channel mul/add) is folded into the convolution, the
+    # residual add and the ReLU are post-ops, and the activations stay in
+    # oneDNN's blocked layout (only the boundary reorders). The profile's
+    # step names say what each step fused.
+    if [ -f "$fixtures/$name.inputs.npz" ]; then
+      "$edgec" bench "$t/a.edgec" --inputs "$fixtures/$name.inputs.npz" --iters 1 --warmup 0 --threads 1 --json --profile |
+        $py -c "
+import json, sys
+j = json.load(sys.stdin)
+steps = [s for d in j['delegate_profile'] for s in d['steps']]
+names = {s['name'] for s in steps}
+convs = [s for s in steps if s['name'].startswith('conv')]
+assert convs, names
+assert not [n for n in names if n.startswith(('batch_norm', 'relu'))], f'unfused: {sorted(names)}'
+if '$name' == 'resnet18':
+    assert 'conv+sum+relu' in names and 'conv+relu' in names, sorted(names)
+    to_plain = sum(s['calls'] for s in steps if s['name'] == 'reorder (to plain)')
+    assert to_plain <= 2, f'{to_plain} reorders to plain inside the delegate: {sorted(names)}'
+print('[onednn] fused steps:', ', '.join(sorted(names)))"
+    fi
     ;;
 esac
 

@@ -97,6 +97,32 @@ std::vector<ProfileRow> aggregate_profile(const runtime::Program& program, const
   return rows;
 }
 
+/// Rows of one delegate's steps (Backend::step_names), aggregated by step
+/// name, largest first.
+std::vector<ProfileRow> aggregate_steps(const std::vector<std::string>& names, const std::vector<double>& seconds,
+                                        int runs) {
+  std::map<std::string, ProfileRow> by_name;
+  for (size_t i = 0; i < names.size(); ++i) {
+    ProfileRow& row = by_name[names[i]];
+    row.name = names[i];
+    row.calls += 1;
+    row.total_ms += seconds[i] * 1e3 / runs;
+  }
+  std::vector<ProfileRow> rows;
+  for (auto& [name, row] : by_name) rows.push_back(row);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ProfileRow& a, const ProfileRow& b) { return a.total_ms > b.total_ms; });
+  return rows;
+}
+
+/// The steps of one delegate that breaks its work down.
+struct DelegateProfile {
+  size_t delegate = 0;
+  std::string backend;
+  std::vector<ProfileRow> rows;
+  double total_ms = 0;
+};
+
 /// Peak resident memory of this process so far (Linux reports KiB).
 long peak_rss_kib() {
   rusage usage{};
@@ -143,16 +169,34 @@ void run_bench(BenchOptions o) {
   const Stats stats = summarize(times_ms);
 
   std::vector<ProfileRow> rows;
+  std::vector<DelegateProfile> delegate_profiles;
   double profiled_ms = 0;
   if (o.profile) {
     std::vector<double> seconds(program.instructions().size(), 0.0);
     const Error set = method.set_profile(seconds);
     if (set != Error::Ok) runtime_error("cannot profile", set);
+    // Inside each delegate whose backend breaks its work into steps.
+    std::vector<std::vector<std::string>> step_names(program.delegates().size());
+    std::vector<std::vector<double>> step_seconds(program.delegates().size());
+    for (size_t d = 0; d < step_names.size(); ++d) {
+      step_names[d] = method.delegate_step_names(d);
+      step_seconds[d].assign(step_names[d].size(), 0.0);
+      if (step_names[d].empty()) continue;
+      const Error err = method.set_delegate_profile(d, step_seconds[d]);
+      if (err != Error::Ok) runtime_error("cannot profile", err);
+    }
     for (int i = 0; i < o.iters; ++i) {
       const Error err = method.execute();
       if (err != Error::Ok) runtime_error("execution failed", err);
     }
     (void)method.set_profile({});
+    for (size_t d = 0; d < step_names.size(); ++d) {
+      if (step_names[d].empty()) continue;
+      (void)method.set_delegate_profile(d, {});
+      DelegateProfile dp{d, program.delegates()[d].backend_id, aggregate_steps(step_names[d], step_seconds[d], o.iters), 0};
+      for (const auto& r : dp.rows) dp.total_ms += r.total_ms;
+      delegate_profiles.push_back(std::move(dp));
+    }
     rows = aggregate_profile(program, seconds, o.iters);
     for (const auto& r : rows) profiled_ms += r.total_ms;
   }
@@ -187,6 +231,15 @@ void run_bench(BenchOptions o) {
                      {"percent", profiled_ms > 0 ? 100 * r.total_ms / profiled_ms : 0.0}});
       j["profile"] = p;
       j["profiled_total_ms"] = profiled_ms;
+      nlohmann::ordered_json dps = nlohmann::ordered_json::array();
+      for (const auto& dp : delegate_profiles) {
+        nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+        for (const auto& r : dp.rows)
+          steps.push_back({{"name", r.name}, {"calls", r.calls}, {"total_ms", r.total_ms}});
+        dps.push_back({{"delegate", dp.delegate}, {"backend", dp.backend}, {"steps_total_ms", dp.total_ms},
+                       {"steps", steps}});
+      }
+      j["delegate_profile"] = dps;
     }
     std::cout << j.dump(1) << "\n";
     return;
@@ -210,6 +263,14 @@ void run_bench(BenchOptions o) {
     for (const auto& r : rows)
       std::cout << fmt("%-32s %6d %12.4f %12.2f %6.1f%%\n", r.name.c_str(), r.calls, r.total_ms,
                        1e3 * r.total_ms / r.calls, profiled_ms > 0 ? 100 * r.total_ms / profiled_ms : 0.0);
+    for (const auto& dp : delegate_profiles) {
+      std::cout << fmt("\ninside delegate %zu (%s): %.3f ms in its steps\n", dp.delegate, dp.backend.c_str(),
+                       dp.total_ms);
+      std::cout << fmt("%-32s %6s %12s %12s %7s\n", "step", "calls", "total ms", "us/call", "%");
+      for (const auto& r : dp.rows)
+        std::cout << fmt("%-32s %6d %12.4f %12.2f %6.1f%%\n", r.name.c_str(), r.calls, r.total_ms,
+                         1e3 * r.total_ms / r.calls, dp.total_ms > 0 ? 100 * r.total_ms / dp.total_ms : 0.0);
+    }
   }
 }
 

@@ -13,10 +13,13 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <new>
 
 #include "backends/onednn/runtime_state.h"
+#include "runtime/method.h"
 
 namespace edgec::runtime {
 namespace {
@@ -52,14 +55,6 @@ void pack(const Tensor& src, std::byte* dst) {
 }
 
 Error init_slots(Delegate& d, const Program& p) {
-  const uint64_t arena = p.arena_size();
-  if (arena > 0) {
-    d.arena.reset(new (std::nothrow) std::byte[arena + 64]);
-    if (!d.arena) return fail(Error::OutOfMemory, "cannot allocate the onednn delegate's " + str(static_cast<int64_t>(arena)) + "-byte arena");
-  }
-  // 64-byte aligned base: planned offsets are multiples of 64.
-  std::byte* base = d.arena.get();
-  if (base) base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
   const auto slots = p.slots();
   d.slots.resize(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -75,18 +70,96 @@ Error init_slots(Delegate& d, const Program& p) {
     if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) {
       // Read-only by every step; oneDNN takes non-const handles.
       st.ptr = const_cast<std::byte*>(s.data);
-    } else if (s.kind == SlotKind::Activation) {
-      if (s.offset + st.nbytes() > arena)
-        return fail(Error::InvalidProgram, "onednn: slot '" + s.name + "' lies outside the arena");
-      st.ptr = base + s.offset;
+      st.plain_ready = true;
     }
+  }
+  // The delegate plans its own memory (buffers), so the arena the compiler
+  // planned for this program is not allocated.
+  return Error::Ok;
+}
+
+// Who reads what, for fusion: a value can be folded into its producer's
+// step only when nothing else reads it.
+void analyze(Delegate& d, const Program& p) {
+  const auto instructions = p.instructions();
+  d.consumers.assign(d.slots.size(), {});
+  d.is_output.assign(d.slots.size(), false);
+  d.fused.assign(instructions.size(), false);
+  d.producer.assign(d.slots.size(), -1);
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    for (int32_t s : instructions[i].outputs) d.producer[static_cast<size_t>(s)] = static_cast<int32_t>(i);
+    for (int32_t s : instructions[i].inputs) {
+      auto& c = d.consumers[static_cast<size_t>(s)];
+      if (c.empty() || c.back() != static_cast<int32_t>(i)) c.push_back(static_cast<int32_t>(i));
+    }
+  }
+  for (int32_t s : d.outputs) d.is_output[static_cast<size_t>(s)] = true;
+}
+
+// Places every buffer (first fit among those live at the same steps),
+// allocates them as one block and points their memory objects and slots
+// into it.
+Error plan_buffers(Delegate& d) {
+  std::vector<size_t> order(d.buffers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return d.buffers[a].first < d.buffers[b].first; });
+  std::vector<size_t> placed;  // Indices of placed buffers still live.
+  size_t total = 0;
+  auto align = [](size_t v) { return (v + 63) / 64 * 64; };
+  for (size_t i : order) {
+    onednn::Buffer& b = d.buffers[i];
+    if (b.last < 0) continue;  // Never used: no memory.
+    // Buffers come in order of first use: one that died before this one
+    // starts is dead for every later one too, so the list keeps only the
+    // live ones (the plan is linear in the buffers times those live).
+    std::erase_if(placed, [&](size_t j) { return d.buffers[j].last < b.first; });
+    std::vector<std::pair<size_t, size_t>> busy;  // [offset, end) of live overlapping buffers.
+    for (size_t j : placed) {
+      const onednn::Buffer& o = d.buffers[j];
+      if (o.last >= b.first && o.first <= b.last) busy.emplace_back(o.offset, o.offset + align(o.size));
+    }
+    std::sort(busy.begin(), busy.end());
+    size_t at = 0;
+    for (const auto& [lo, hi] : busy) {
+      if (at + align(b.size) <= lo) break;
+      at = std::max(at, hi);
+    }
+    b.offset = at;
+    total = std::max(total, at + align(b.size));
+    placed.push_back(i);
+  }
+  if (const uint64_t limit = memory_limit(); total > limit)
+    return fail(Error::OutOfMemory, "the onednn delegate's activation memory of " + str(static_cast<int64_t>(total)) +
+                                        " bytes exceeds the memory limit of " + std::to_string(limit) +
+                                        " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  if (total > 0) {
+    d.buffers_base.reset(new (std::nothrow) std::byte[total + 64]);
+    if (!d.buffers_base)
+      return fail(Error::OutOfMemory, "cannot allocate the onednn delegate's " + str(static_cast<int64_t>(total)) +
+                                          "-byte activation memory");
+  }
+  std::byte* base = d.buffers_base.get();
+  if (base) base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+  for (onednn::Buffer& b : d.buffers) {
+    std::byte* at = base ? base + b.offset : nullptr;
+    for (onednn::Binding& m : b.bindings) m.memory.set_data_handle(at + m.offset);
+    for (int32_t s : b.slots) d.slots[static_cast<size_t>(s)].ptr = at;
   }
   return Error::Ok;
 }
 
 Error init_io(Delegate& d, const Program& p) {
-  for (const IoSlot& io : p.inputs()) d.inputs.push_back(io.slot);
-  for (const IoSlot& io : p.outputs()) d.outputs.push_back(io.slot);
+  for (const IoSlot& io : p.inputs()) {
+    d.inputs.push_back(io.slot);
+    d.slots[static_cast<size_t>(io.slot)].io = true;
+    d.slots[static_cast<size_t>(io.slot)].plain_ready = true;
+  }
+  for (const IoSlot& io : p.outputs()) {
+    d.outputs.push_back(io.slot);
+    // A constant output stays a constant (copied out after the steps).
+    if (d.slots[static_cast<size_t>(io.slot)].kind == SlotKind::Activation) d.slots[static_cast<size_t>(io.slot)].io = true;
+  }
   // A strided input is packed into a buffer of its own, made now.
   for (int32_t s : d.inputs) {
     const SlotState& st = d.slots[static_cast<size_t>(s)];
@@ -118,13 +191,17 @@ Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataM
   EDGEC_TRY(init_slots(*d, p));
   EDGEC_TRY(init_io(*d, p));
   // Weight reorders at init run on the same thread budget as execute.
+  analyze(*d, p);
+  // Weight reorders at init run on the same thread budget as execute.
   const int saved = omp_get_max_threads();
-  omp_set_num_threads(d->threads);
   Error err = Error::Ok;
   const auto instructions = p.instructions();
   for (size_t i = 0; i < instructions.size() && err == Error::Ok; ++i) {
+    if (d->fused[i]) continue;
     try {
-      err = onednn::build_instruction(*d, p, instructions[i], i);
+      const size_t first = d->steps.size();
+      err = onednn::build_instruction(*d, p, i);
+      if (err == Error::Ok) d->finish_instruction(first);
     } catch (const dnnl::error& e) {
       err = fail(Error::NotSupported, "onednn: instruction " + str(static_cast<int64_t>(i)) + " (" + instructions[i].op +
                                           "): oneDNN cannot build it: " + e.what());
@@ -132,6 +209,7 @@ Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataM
   }
   omp_set_num_threads(saved);
   if (err != Error::Ok) return err;
+  EDGEC_TRY(plan_buffers(*d));
   try {
     init_scratchpad(*d);
   } catch (const dnnl::error& e) {
@@ -215,19 +293,44 @@ class OnednnBackend final : public Backend {
 
   void destroy(void* raw) const override { delete static_cast<Delegate*>(raw); }
 
+  std::vector<std::string> step_names(void* raw) const override {
+    std::vector<std::string> names;
+    if (!raw) return names;
+    for (const onednn::Step& s : static_cast<Delegate*>(raw)->steps) names.push_back(s.name);
+    return names;
+  }
+
+  Error set_profile(void* raw, std::span<double> seconds) const override {
+    if (!raw) return fail(Error::DelegateInvalidHandle, "the onednn delegate has no handle");
+    Delegate& d = *static_cast<Delegate*>(raw);
+    if (!seconds.empty() && seconds.size() != d.steps.size())
+      return fail(Error::InvalidArgument, "the onednn delegate has " + str(static_cast<int64_t>(d.steps.size())) +
+                                              " steps, not " + str(static_cast<int64_t>(seconds.size())));
+    d.profile = seconds;
+    return Error::Ok;
+  }
+
  private:
   static Error run(Delegate& d, std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs) {
     size_t at = 0;
     try {
       EDGEC_TRY(bind_inputs(d, inputs));
       EDGEC_TRY(bind_outputs(d, outputs));
+      int threads = d.threads;
+      const bool profiling = !d.profile.empty();
       for (; at < d.steps.size(); ++at) {
         onednn::Step& step = d.steps[at];
+        if (step.threads != threads) {
+          threads = step.threads;
+          omp_set_num_threads(threads);
+        }
+        const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         if (step.run) {
           EDGEC_TRY(step.run());
         } else {
           step.primitive.execute(d.stream, step.args);
         }
+        if (profiling) d.profile[at] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
       d.stream.wait();
     } catch (const dnnl::error& e) {
@@ -247,11 +350,118 @@ class OnednnBackend final : public Backend {
 
 namespace onednn {
 
-dnnl::memory Delegate::bind(int32_t slot, const dnnl::memory::desc& md, size_t offset) {
+bool plain_like(const dnnl::memory::desc& md, const SlotState& st) {
+  if (md.data.format_kind != dnnl_blocked || md.data.format_desc.blocking.inner_nblks != 0 || md.data.offset0 != 0)
+    return false;
+  if (md.get_size() != st.nbytes()) return false;
+  const auto dims = md.dims();
+  const auto strides = plain_strides(dims);
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != 1 && md.data.format_desc.blocking.strides[i] != strides[i]) return false;
+  return true;
+}
+
+dnnl::memory Delegate::over_buffer(int32_t buffer, const dnnl::memory::desc& md, size_t offset) {
+  touch(buffer);
+  dnnl::memory m(md, engine, DNNL_MEMORY_NONE);
+  buffers[static_cast<size_t>(buffer)].bindings.push_back({m, offset});
+  return m;
+}
+
+dnnl::memory Delegate::over_slot(int32_t slot, const dnnl::memory::desc& md, size_t offset) {
   SlotState& st = slots.at(static_cast<size_t>(slot));
+  if (st.buffer >= 0) return over_buffer(st.buffer, md, offset);
   dnnl::memory m(md, engine, st.ptr ? st.ptr + offset : DNNL_MEMORY_NONE);
   st.bindings.push_back({m, offset});
   return m;
+}
+
+int32_t Delegate::new_buffer(size_t size) {
+  buffers.emplace_back();
+  buffers.back().size = size;
+  return static_cast<int32_t>(buffers.size() - 1);
+}
+
+void Delegate::need_plain(int32_t slot) {
+  SlotState& st = slots.at(static_cast<size_t>(slot));
+  if (!st.plain_ready && st.blocked_buffer >= 0) {
+    if (!st.io && st.buffer < 0) {
+      st.buffer = new_buffer(st.nbytes());
+      buffers[static_cast<size_t>(st.buffer)].slots.push_back(slot);
+    }
+    dnnl::memory from = over_buffer(st.blocked_buffer, st.blocked);
+    dnnl::memory to = over_slot(slot, slot_md(st), 0);
+    dnnl::reorder::primitive_desc pd(engine, st.blocked, engine, slot_md(st), attr());
+    add(dnnl::reorder(pd), pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, "reorder of slot " + std::to_string(slot),
+        "reorder (to plain)");
+    st.plain_ready = true;
+  }
+  if (st.buffer >= 0) touch(st.buffer);
+}
+
+dnnl::memory Delegate::src(int32_t slot, const dnnl::memory::desc& md, size_t offset) {
+  need_plain(slot);
+  return over_slot(slot, md, offset);
+}
+
+dnnl::memory::desc Delegate::layout(int32_t slot) const {
+  const SlotState& st = slots.at(static_cast<size_t>(slot));
+  return st.blocked_buffer >= 0 ? st.blocked : slot_md(st);
+}
+
+dnnl::memory Delegate::src_as(int32_t slot, const dnnl::memory::desc& md) {
+  SlotState& st = slots.at(static_cast<size_t>(slot));
+  if (st.blocked_buffer >= 0 && st.blocked == md) return over_buffer(st.blocked_buffer, md);
+  if (plain_like(md, st)) return src(slot, md);
+  for (const auto& [layout, buffer] : st.converted)
+    if (layout == md) return over_buffer(buffer, md);
+  const dnnl::memory::desc from_md = layout(slot);
+  dnnl::memory from = st.blocked_buffer >= 0 ? over_buffer(st.blocked_buffer, from_md) : src(slot, from_md);
+  const int32_t b = new_buffer(md.get_size());
+  dnnl::memory to = over_buffer(b, md);
+  dnnl::reorder::primitive_desc pd(engine, from_md, engine, md, attr());
+  add(dnnl::reorder(pd), pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, "reorder of slot " + std::to_string(slot),
+      from_md == slot_md(st) ? "reorder (to blocked)" : "reorder (between blocked)");
+  slots[static_cast<size_t>(slot)].converted.emplace_back(md, b);
+  return to;
+}
+
+dnnl::memory Delegate::dst(int32_t slot, const dnnl::memory::desc& md, int32_t reuse) {
+  SlotState& st = slots.at(static_cast<size_t>(slot));
+  if (plain_like(md, st)) {
+    st.plain_ready = true;
+    if (st.io) return over_slot(slot, md, 0);
+    if (st.buffer < 0) {
+      st.buffer = reuse >= 0 ? reuse : new_buffer(st.nbytes());
+      buffers[static_cast<size_t>(st.buffer)].slots.push_back(slot);
+    }
+    return over_buffer(st.buffer, md);
+  }
+  st.blocked = md;
+  st.blocked_buffer = reuse >= 0 ? reuse : new_buffer(md.get_size());
+  return over_buffer(st.blocked_buffer, md);
+}
+
+void Delegate::define_plain(int32_t slot) { (void)dst(slot, slot_md(slots.at(static_cast<size_t>(slot)))); }
+
+bool Delegate::alias(int32_t view, int32_t base) {
+  SlotState& v = slots.at(static_cast<size_t>(view));
+  SlotState& b = slots.at(static_cast<size_t>(base));
+  if (v.io || v.dtype != b.dtype || v.nbytes() != b.nbytes() || v.buffer >= 0) return false;
+  if (b.kind == SlotKind::Constant || b.kind == SlotKind::State) {
+    v.ptr = b.ptr;
+    v.kind = b.kind;  // A view of a constant is one (conv weights read it so).
+    v.plain_ready = true;
+    return true;
+  }
+  if (b.io) return false;  // Its pointer moves at every execute.
+  need_plain(base);
+  if (b.buffer < 0) return false;
+  v.buffer = b.buffer;
+  buffers[static_cast<size_t>(b.buffer)].slots.push_back(view);
+  v.plain_ready = true;
+  touch(b.buffer);
+  return true;
 }
 
 void Delegate::rebind(int32_t slot, std::byte* ptr) {
@@ -262,13 +472,41 @@ void Delegate::rebind(int32_t slot, std::byte* ptr) {
 }
 
 void Delegate::add(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory> args,
-                   std::string what) {
+                   std::string what, std::string name) {
   Step step;
   step.primitive = std::move(p);
   step.args = std::move(args);
   step.scratchpad = pd.scratchpad_desc();
+  step.threads = step_threads;
   step.what = std::move(what);
+  step.name = std::move(name);
   steps.push_back(std::move(step));
+}
+
+void Delegate::add_loop(std::function<Error()> run, std::string what, std::string name) {
+  Step step;
+  step.run = std::move(run);
+  step.threads = step_threads;
+  step.what = std::move(what);
+  step.name = std::move(name);
+  steps.push_back(std::move(step));
+}
+
+void Delegate::finish_instruction(size_t first_step) {
+  // A delegate output its producer left blocked is reordered into the
+  // caller's tensor right away.
+  for (int32_t s : outputs) {
+    const SlotState& st = slots[static_cast<size_t>(s)];
+    if (st.io && !st.plain_ready && st.blocked_buffer >= 0) need_plain(s);
+  }
+  const int first = static_cast<int>(first_step);
+  const int last = std::max(first, static_cast<int>(steps.size()) - 1);
+  for (int32_t b : touched) {
+    Buffer& buf = buffers[static_cast<size_t>(b)];
+    buf.first = std::min(buf.first, first);
+    buf.last = std::max(buf.last, last);
+  }
+  touched.clear();
 }
 
 dnnl::memory::dims dnnl_dims(const std::vector<int64_t>& shape) {
@@ -285,6 +523,23 @@ dnnl::memory::dims plain_strides(const dnnl::memory::dims& dims) {
 dnnl::memory::desc plain_md(const std::vector<int64_t>& shape) {
   const auto dims = dnnl_dims(shape);
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, plain_strides(dims));
+}
+
+dnnl::memory::desc slot_md(const SlotState& s) {
+  using dt = dnnl::memory::data_type;
+  dt t = dt::f32;
+  switch (s.dtype) {
+    case DType::Float32: t = dt::f32; break;
+    case DType::Float16: t = dt::f16; break;
+    case DType::Int32: t = dt::s32; break;
+    case DType::Int8: t = dt::s8; break;
+    case DType::UInt8: case DType::Bool: t = dt::u8; break;
+    default:
+      // No oneDNN type (int64): described as bytes, for copies only.
+      return dnnl::memory::desc({static_cast<int64_t>(s.nbytes())}, dt::u8, dnnl::memory::dims{1});
+  }
+  const auto dims = dnnl_dims(s.shape);
+  return dnnl::memory::desc(dims, t, plain_strides(dims));
 }
 
 }  // namespace onednn

@@ -70,17 +70,15 @@ Error build_positions(Delegate& d, const Instruction& in, size_t index) {
   const int64_t n = first.shape[0];
   const size_t block = static_cast<size_t>(inner) * dtype_size(xs.dtype);
   const bool i64 = first.dtype == DType::Int64;
-  Step step;
-  step.what = what;
   // The pointer table lives in the step, so running it allocates nothing.
-  step.run = [&d, x, y, ix, sizes, n, block, i64, ptrs = std::vector<const std::byte*>(ix.size())]() mutable {
+  auto run = [&d, x, y, ix, sizes, n, block, i64, ptrs = std::vector<const std::byte*>(ix.size())]() mutable {
     for (size_t i = 0; i < ix.size(); ++i) ptrs[i] = d.slots[static_cast<size_t>(ix[i])].ptr;
     const std::byte* src = d.slots[static_cast<size_t>(x)].ptr;
     std::byte* out = d.slots[static_cast<size_t>(y)].ptr;
     return i64 ? gather_positions<int64_t>(src, ptrs, out, sizes, n, block)
                : gather_positions<int32_t>(src, ptrs, out, sizes, n, block);
   };
-  d.steps.push_back(std::move(step));
+  d.add_loop(std::move(run), what, "index (positions)");
   return Error::Ok;
 }
 
@@ -108,20 +106,20 @@ Error build_gather(Delegate& d, const Instruction& in, size_t index) {
   const int64_t count = is.numel();
   const size_t block = static_cast<size_t>(inner) * dtype_size(xs.dtype);
   const bool i64 = is.dtype == DType::Int64;
-  Step step;
-  step.what = what;
-  step.run = [&d, x, ix, y, outer, size, count, block, i64]() {
+  auto run = [&d, x, ix, y, outer, size, count, block, i64]() {
     const std::byte* src = d.slots[static_cast<size_t>(x)].ptr;
     const std::byte* idx = d.slots[static_cast<size_t>(ix)].ptr;
     std::byte* out = d.slots[static_cast<size_t>(y)].ptr;
     return i64 ? gather_rows(src, reinterpret_cast<const int64_t*>(idx), out, outer, size, count, block)
                : gather_rows(src, reinterpret_cast<const int32_t*>(idx), out, outer, size, count, block);
   };
-  d.steps.push_back(std::move(step));
+  d.add_loop(std::move(run), what, in.op);
   return Error::Ok;
 }
 
 void add_broadcast_copy(Delegate& d, int32_t x, int32_t out, std::string what) {
+  d.need_plain(x);
+  d.define_plain(out);
   const auto& xs = d.slots.at(static_cast<size_t>(x)).shape;
   const auto& os = d.slots.at(static_cast<size_t>(out)).shape;
   const size_t r = os.size();
@@ -139,10 +137,8 @@ void add_broadcast_copy(Delegate& d, int32_t x, int32_t out, std::string what) {
     sizes = {1};
     strides = {0};
   }
-  Step step;
-  step.what = std::move(what);
   // The counter lives in the step, so running it allocates nothing.
-  step.run = [&d, x, out, sizes, strides, idx = std::vector<int64_t>(sizes.size(), 0)]() mutable {
+  auto run = [&d, x, out, sizes, strides, idx = std::vector<int64_t>(sizes.size(), 0)]() mutable {
     const auto* src = reinterpret_cast<const float*>(d.slots[static_cast<size_t>(x)].ptr);
     auto* dst = reinterpret_cast<float*>(d.slots[static_cast<size_t>(out)].ptr);
     const size_t last = sizes.size() - 1;
@@ -162,7 +158,7 @@ void add_broadcast_copy(Delegate& d, int32_t x, int32_t out, std::string what) {
       if (last == 0) return Error::Ok;
     }
   };
-  d.steps.push_back(std::move(step));
+  d.add_loop(std::move(run), std::move(what), "broadcast copy");
 }
 
 }  // namespace edgec::runtime::onednn

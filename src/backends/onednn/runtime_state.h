@@ -1,10 +1,19 @@
 // The onednn delegate's execution state, shared by runtime.cpp (init,
-// binding, execute) and the per-family builders (runtime_ops.cpp,
-// runtime_gather.cpp). Everything here is made once at init: execute only
-// points the boundary slots' memory objects at the caller's tensors and runs
-// the steps, so it never allocates.
+// memory planning, binding, execute) and the builders (runtime_ops.cpp,
+// runtime_fuse.cpp, runtime_gather.cpp). Everything here is made once at
+// init: execute only points the boundary slots' memory objects at the
+// caller's tensors and runs the steps, so it never allocates.
+//
+// Layout: a slot's value lives either in plain row-major form (at `ptr`) or
+// in the blocked layout a convolution chose (in a buffer of its own), or
+// both when some consumer needs it plain (a reorder step makes the plain
+// copy where the first such consumer is built). Internal values live in
+// buffers the delegate plans itself from the steps that use them, so a
+// reshape is a view of its input's buffer and fused intermediates take no
+// memory; the delegate's inputs and outputs are the caller's tensors.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -18,19 +27,36 @@
 
 namespace edgec::runtime::onednn {
 
-/// A oneDNN memory object over a slot, at a byte offset into it (views such
-/// as slices read from inside their input); rebinding a slot moves it.
+/// A oneDNN memory object at a byte offset into some storage; moving the
+/// storage moves it.
 struct Binding {
   dnnl::memory memory;
   size_t offset = 0;
 };
 
+/// Storage the delegate plans: live from the first step that uses it to the
+/// last, placed by first fit over the buffers live at the same time.
+struct Buffer {
+  size_t size = 0;
+  int first = INT_MAX, last = -1;  ///< Step indices.
+  size_t offset = 0;               ///< Into Delegate::buffers_base, once planned.
+  std::vector<Binding> bindings;
+  std::vector<int32_t> slots;  ///< Slots whose plain data (ptr) is this buffer.
+};
+
 struct SlotState {
-  std::byte* ptr = nullptr;     ///< Arena, mapped constant, or the caller's tensor.
-  std::vector<int64_t> shape;   ///< Static (the partitioner took nothing else).
+  std::byte* ptr = nullptr;    ///< Plain data: mapped constant, caller's tensor, or a planned buffer.
+  std::vector<int64_t> shape;  ///< Static (the partitioner took nothing else).
   DType dtype = DType::Float32;
   SlotKind kind = SlotKind::Activation;
-  std::vector<Binding> bindings;
+  bool io = false;             ///< A delegate input or output: ptr is bound at execute.
+  std::vector<Binding> bindings;  ///< Memory objects over ptr (io and constant slots).
+  int32_t buffer = -1;         ///< Internal: the buffer holding the plain data.
+  bool plain_ready = false;    ///< The plain data is written by a step already built (or given).
+  dnnl::memory::desc blocked;  ///< Non-zero: the producer wrote this layout...
+  int32_t blocked_buffer = -1; ///< ...into this buffer.
+  /// Copies in other layouts made for consumers (layout, buffer).
+  std::vector<std::pair<dnnl::memory::desc, int32_t>> converted;
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
@@ -40,26 +66,41 @@ struct SlotState {
 };
 
 /// One unit of work: a primitive with its arguments, or a loop of the
-/// delegate's own (gather, broadcast copy) that reads slot pointers when run.
+/// delegate's own (gather, broadcast copy, group norm) that reads slot
+/// pointers when run.
 struct Step {
   dnnl::primitive primitive;
   std::unordered_map<int, dnnl::memory> args;
-  dnnl::memory::desc scratchpad;      ///< Empty when the primitive needs none.
-  std::function<Error()> run;         ///< Set for loops; primitive is then empty.
-  std::string what;                   ///< "instruction 3 (conv)" for errors.
+  dnnl::memory::desc scratchpad;  ///< Empty when the primitive needs none.
+  std::function<Error()> run;     ///< Set for loops; primitive is then empty.
+  int threads = 1;                ///< OpenMP threads it was built for and runs with.
+  std::string what;               ///< "instruction 3 (conv)" for errors.
+  std::string name;               ///< "conv+sum+relu" for the profile.
 };
 
 struct Delegate {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
-  int threads = 1;
-  std::unique_ptr<std::byte[]> arena;  ///< Sized arena_size + 64 for alignment.
+  int threads = 1;       ///< The Method's budget.
+  int step_threads = 1;  ///< For the instruction being built (small ones run on one thread).
   std::vector<SlotState> slots;
   std::vector<Step> steps;
-  std::vector<int32_t> inputs, outputs;     ///< Slot indices, signature order.
-  std::vector<dnnl::memory> staging;        ///< Per input: where a strided input is packed.
-  std::vector<bool> output_bound;           ///< Per output: slot rebound to the caller's tensor.
-  dnnl::memory scratch;                     ///< Shared by every step (user scratchpad mode).
+  std::vector<Buffer> buffers;
+  std::unique_ptr<std::byte[]> buffers_base;  ///< Every planned buffer, 64-aligned inside.
+  std::vector<dnnl::memory> owned;            ///< Weights made at init (reordered, folded).
+  std::vector<int32_t> inputs, outputs;       ///< Slot indices, signature order.
+  std::vector<dnnl::memory> staging;          ///< Per input: where a strided input is packed.
+  std::vector<bool> output_bound;             ///< Per output: slot rebound to the caller's tensor.
+  dnnl::memory scratch;                       ///< Shared by every step (user scratchpad mode).
+  std::span<double> profile;                  ///< Per step seconds while profiling.
+
+  // Analysis of the program, for fusion (runtime_fuse.cpp).
+  std::vector<std::vector<int32_t>> consumers;  ///< Per slot: instruction indices reading it.
+  std::vector<int32_t> producer;                ///< Per slot: the instruction writing it, or -1.
+  std::vector<bool> is_output;                  ///< Per slot: a delegate output.
+  std::vector<bool> fused;                      ///< Per instruction: built as part of an earlier one.
+  std::vector<int32_t> touched;                 ///< Buffers used by the instruction being built.
+
   /// Attributes every primitive is created with: user scratchpad, so that
   /// no primitive allocates when it runs.
   dnnl::primitive_attr attr() const {
@@ -67,14 +108,43 @@ struct Delegate {
     a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     return a;
   }
-  /// A memory object over slot `slot` (+ `offset` bytes) described by `md`,
-  /// registered so that binding the slot moves it.
-  dnnl::memory bind(int32_t slot, const dnnl::memory::desc& md, size_t offset = 0);
-  /// Points every memory over `slot` at `ptr`.
+
+  /// The plain data of `slot` viewed through `md` at `offset` bytes, for a
+  /// step being built: a reorder step first makes it if the producer left
+  /// the value blocked.
+  dnnl::memory src(int32_t slot, const dnnl::memory::desc& md, size_t offset = 0);
+  /// The plain data of `slot` (a loop step reads slots[slot].ptr).
+  void need_plain(int32_t slot);
+  /// `slot` in layout `md`: its own when it matches, else a reorder into a
+  /// copy made once.
+  dnnl::memory src_as(int32_t slot, const dnnl::memory::desc& md);
+  /// The layout `slot` is in now (blocked, else plain).
+  dnnl::memory::desc layout(int32_t slot) const;
+  /// Makes `slot` the output of the step being built, in layout `md`
+  /// (plain or blocked), in `reuse` (a buffer) when given.
+  dnnl::memory dst(int32_t slot, const dnnl::memory::desc& md, int32_t reuse = -1);
+  /// Plain output of a loop step (it writes slots[slot].ptr).
+  void define_plain(int32_t slot);
+  /// `view` shares `base`'s plain data (a reshape): true when it could.
+  bool alias(int32_t view, int32_t base);
+  /// A new planned buffer of `size` bytes.
+  int32_t new_buffer(size_t size);
+  /// Points every memory over io slot `slot` at `ptr`.
   void rebind(int32_t slot, std::byte* ptr);
   /// Appends a primitive step, taking its scratchpad size from `pd`.
   void add(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory> args,
-           std::string what);
+           std::string what, std::string name);
+  /// Appends a loop step.
+  void add_loop(std::function<Error()> run, std::string what, std::string name);
+  /// After an instruction (group) is built: marks the buffers it touched
+  /// live over its steps from `first_step` on, and gives a delegate output
+  /// left blocked its plain copy.
+  void finish_instruction(size_t first_step);
+
+ private:
+  void touch(int32_t buffer) { touched.push_back(buffer); }
+  dnnl::memory over_slot(int32_t slot, const dnnl::memory::desc& md, size_t offset);
+  dnnl::memory over_buffer(int32_t buffer, const dnnl::memory::desc& md, size_t offset = 0);
 };
 
 /// dims for oneDNN: a scalar is [1] (oneDNN has no rank 0).
@@ -83,11 +153,15 @@ dnnl::memory::dims dnnl_dims(const std::vector<int64_t>& shape);
 dnnl::memory::dims plain_strides(const dnnl::memory::dims& dims);
 /// A plain (row-major) f32 descriptor.
 dnnl::memory::desc plain_md(const std::vector<int64_t>& shape);
+/// True when `md` lays out `st`'s bytes row-major (any dims of its count).
+bool plain_like(const dnnl::memory::desc& md, const SlotState& st);
+/// The plain descriptor of a slot (its dtype).
+dnnl::memory::desc slot_md(const SlotState& s);
 
-/// Appends the steps of one instruction (runtime_ops.cpp). Throws
-/// dnnl::error or returns an Error with a detail set.
-Error build_instruction(Delegate& d, const Program& program, const Instruction& in, size_t index);
-/// The gather family: take, index with one integer index (runtime_gather.cpp).
+/// Appends the steps of instruction `index` and of the later ones it fuses
+/// (runtime_ops.cpp). Throws dnnl::error or returns an Error with a detail set.
+Error build_instruction(Delegate& d, const Program& program, size_t index);
+/// The gather family: take, index with integer indices (runtime_gather.cpp).
 Error build_gather(Delegate& d, const Instruction& in, size_t index);
 /// out = x broadcast to out's shape (numpy rules), a loop step.
 void add_broadcast_copy(Delegate& d, int32_t x, int32_t out, std::string what);

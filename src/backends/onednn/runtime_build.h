@@ -1,0 +1,110 @@
+// What the onednn builders share (runtime_ops.cpp, runtime_conv.cpp,
+// runtime_norm.cpp): the instruction being built, and the fusion helpers
+// that look ahead at the instructions reading its result.
+//
+// Fusion folds later instructions into the step of an earlier one (the
+// head) when nothing else reads the values in between: batch norm and
+// per-channel affine into convolution weights, residual adds as a `sum`
+// post-op, bias adds into matmul, unary operators (and mish written as
+// softplus -> tanh -> mul) as eltwise post-ops. The folded instructions are
+// marked in Delegate::fused and not built again.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/onednn/runtime_state.h"
+
+namespace edgec::runtime::onednn {
+
+using Args = std::unordered_map<int, dnnl::memory>;
+
+struct Ctx {
+  Delegate& d;
+  const Program& program;
+  size_t index;
+  const Instruction& in;
+  std::string what;
+  int32_t input(size_t i) const { return in.inputs.at(i); }
+  int32_t output(size_t i = 0) const { return in.outputs.at(i); }
+  const std::vector<int64_t>& shape(int32_t slot) const { return d.slots.at(static_cast<size_t>(slot)).shape; }
+  bool is_constant(int32_t slot) const {
+    const SlotKind k = d.slots.at(static_cast<size_t>(slot)).kind;
+    return k == SlotKind::Constant || k == SlotKind::State;
+  }
+  const Attrs& attrs() const { return in.attrs; }
+  const Instruction& at(int32_t i) const { return program.instructions()[static_cast<size_t>(i)]; }
+};
+
+Error bad(const Ctx& c, const std::string& message);
+
+/// One eltwise operation (a post-op or a step of its own).
+struct Eltwise {
+  dnnl::algorithm alg;
+  float alpha = 0, beta = 0;
+};
+
+/// The eltwise operation(s) unary instruction `in` is; empty when it is not
+/// one (hardsigmoid is two).
+std::vector<Eltwise> eltwise_of(const Instruction& in);
+
+/// The one instruction reading `slot` when exactly one does and `slot` is
+/// not a delegate output; else -1.
+int32_t sole_consumer(const Delegate& d, int32_t slot);
+
+/// Mish written out, softplus(x) -> tanh -> mul(x, .), with the softplus at
+/// instruction `softplus`: marks the tanh and the mul fused and returns the
+/// mul's index; -1 (nothing marked) when the pattern does not hold.
+int32_t match_mish(Ctx& c, int32_t softplus, int32_t x);
+
+/// Absorbs the unary instructions that follow `slot` (each the sole reader
+/// of the one before; mish written out counts as one): appends their
+/// eltwise operations to `ops`, marks them fused, adds their names to
+/// `name` ("+relu") and returns the last slot (`slot` itself when none follows).
+int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::string& name);
+
+/// eltwise post-ops for `ops` appended to `post`.
+void append_eltwise(dnnl::post_ops& post, const std::vector<Eltwise>& ops);
+
+/// The per-channel values of constant `other` when it broadcasts against a
+/// tensor of rank `rank` with `channels` channels at dim 1 (shape [C],
+/// [C, 1...], [1, C, 1...] or a scalar); empty otherwise.
+std::vector<float> per_channel(const Ctx& c, int32_t other, size_t rank, int64_t channels);
+
+/// A per-channel affine map y = x * scale + shift.
+struct Affine {
+  std::vector<float> scale, shift;
+  bool any = false;
+};
+
+/// Folds the links after `slot` that are per-channel affine maps with
+/// constant parameters (batch_norm; mul, add, sub, div by a per-channel
+/// constant) into `aff`, channels at dim 1; marks them fused and returns
+/// the last slot they produce.
+int32_t absorb_affine(Ctx& c, int32_t slot, int64_t channels, Affine& aff, std::string& name);
+
+/// True when every reader of the value `slot` holds (and of every slot
+/// sharing its storage) comes before instruction `before`, apart from
+/// instruction `except`: its storage may then be overwritten in place.
+bool free_after(const Delegate& d, int32_t slot, int32_t before, int32_t except);
+
+/// True when `op` can read a blocked (oneDNN-chosen) layout.
+bool reads_blocked(const Instruction& in, const Delegate& d, int32_t slot);
+
+/// True when apply_eltwise implements every one of `ops`.
+bool loop_eltwise_supported(const std::vector<Eltwise>& ops);
+/// `ops` applied to one value (runtime_loops.cpp).
+float apply_eltwise(const std::vector<Eltwise>& ops, float v);
+/// y = a op b (add, sub, mul, div, maximum, minimum; numpy broadcasting),
+/// then `ops`, as a loop step of the delegate's own; false (nothing built)
+/// when it cannot (a dtype other than f32, an activation it lacks).
+bool add_binary_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, int32_t y, const std::vector<Eltwise>& ops,
+                     const std::string& name);
+
+Error build_conv(Ctx& c, bool transposed);
+Error build_matmul(Ctx& c);
+/// instance_norm / group_norm with the per-channel affine and activations
+/// that follow, as one loop (runtime_norm.cpp).
+Error build_group_norm(Ctx& c, bool instance);
+
+}  // namespace edgec::runtime::onednn

@@ -1,0 +1,344 @@
+// Convolution and matmul, with what follows them fused in (BACKGROUND.md,
+// "oneDNN 2.6 on this machine": blocked layout kept across the delegate,
+// batch norm folded into the weights, bias / activation / residual add as
+// post-ops, weights reordered once at init).
+//
+// A convolution chain is: conv [-> batch_norm | mul / add / sub / div by a
+// per-channel constant]* [-> add(residual)] [-> unary]*, each link the only
+// reader of the value before it. The per-channel links are folded into the
+// weights and bias (a new copy made at init, reordered; the plain copy is
+// not kept). The residual add becomes a `sum` post-op that accumulates into
+// the residual's own storage when nothing reads the residual later, else a
+// binary step. Unary links become eltwise post-ops. The result is in the
+// blocked layout oneDNN chose when some reader can take it.
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "backends/onednn/geometry.h"
+#include "backends/onednn/runtime_build.h"
+
+namespace edgec::runtime::onednn {
+namespace {
+
+using dnnl::algorithm;
+using dnnl::memory;
+constexpr auto kF32 = memory::data_type::f32;
+constexpr auto kInference = dnnl::prop_kind::forward_inference;
+
+memory::dims to_dims(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
+
+memory::desc md_of(const memory::dims& dims) { return memory::desc(dims, kF32, plain_strides(dims)); }
+
+// The weights argument: constant weights are reordered now into the layout
+// the primitive chose (only the reordered copy is kept); computed weights
+// are read in place in their plain layout. `folded` (when not empty)
+// replaces the constant's bytes.
+memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::desc& chosen,
+                   const std::vector<float>& folded) {
+  if (!c.is_constant(w)) return c.d.src(w, plain);
+  void* bytes = c.d.slots[static_cast<size_t>(w)].ptr;
+  if (!folded.empty()) bytes = const_cast<float*>(folded.data());
+  if (chosen == plain && folded.empty()) return c.d.src(w, plain);
+  memory src(plain, c.d.engine, bytes);
+  memory dst(chosen, c.d.engine);
+  dnnl::reorder(src, dst).execute(c.d.stream, src, dst);
+  c.d.stream.wait();
+  c.d.owned.push_back(dst);
+  return dst;
+}
+
+// A constant vector made at init (a folded bias).
+memory owned_vector(Ctx& c, const std::vector<float>& v) {
+  memory m(md_of({static_cast<int64_t>(v.size())}), c.d.engine);
+  std::memcpy(m.get_data_handle(), v.data(), v.size() * sizeof(float));
+  c.d.owned.push_back(m);
+  return m;
+}
+
+}  // namespace
+
+int32_t absorb_affine(Ctx& c, int32_t slot, int64_t channels, Affine& aff, std::string& name) {
+  const size_t rank = c.shape(slot).size();
+  for (;;) {
+    const int32_t next = sole_consumer(c.d, slot);
+    if (next < 0) return slot;
+    const Instruction& in = c.at(next);
+    const std::string_view op = in.op;
+    if (c.d.slots[static_cast<size_t>(in.outputs[0])].shape != c.shape(slot)) return slot;
+    std::vector<float> s(static_cast<size_t>(channels), 1.f), t(static_cast<size_t>(channels), 0.f);
+    if (op == "batch_norm") {
+      if (in.inputs[0] != slot || in.inputs.size() < 5) return slot;
+      std::vector<std::vector<float>> p;
+      for (size_t i = 1; i < 5; ++i) {
+        p.push_back(per_channel(c, in.inputs[i], 2, channels));
+        if (p.back().empty()) return slot;
+      }
+      const double eps = in.attrs.get_float("eps", 1e-5);
+      for (size_t k = 0; k < s.size(); ++k) {
+        const double inv = 1.0 / std::sqrt(static_cast<double>(p[3][k]) + eps);
+        s[k] = static_cast<float>(p[0][k] * inv);
+        t[k] = static_cast<float>(p[1][k] - p[2][k] * p[0][k] * inv);
+      }
+    } else if (op == "mul" || op == "add" || op == "sub" || op == "div") {
+      if (in.inputs.size() != 2) return slot;
+      const bool first = in.inputs[0] == slot;
+      const int32_t other = first ? in.inputs[1] : in.inputs[0];
+      if (other == slot || (!first && (op == "sub" || op == "div"))) return slot;
+      std::vector<float> v = per_channel(c, other, rank, channels);
+      if (v.empty()) return slot;
+      for (size_t k = 0; k < s.size(); ++k) {
+        if (op == "mul") s[k] = v[k];
+        else if (op == "div") s[k] = 1.f / v[k];
+        else if (op == "add") t[k] = v[k];
+        else t[k] = -v[k];
+      }
+    } else {
+      return slot;
+    }
+    if (!aff.any) {
+      aff.scale.assign(static_cast<size_t>(channels), 1.f);
+      aff.shift.assign(static_cast<size_t>(channels), 0.f);
+      aff.any = true;
+    }
+    // (x * a + b) * s + t
+    for (size_t k = 0; k < s.size(); ++k) {
+      aff.scale[k] *= s[k];
+      aff.shift[k] = aff.shift[k] * s[k] + t[k];
+    }
+    c.d.fused[static_cast<size_t>(next)] = true;
+    name += "+" + in.op;
+    slot = in.outputs[0];
+  }
+}
+
+Error build_conv(Ctx& c, bool transposed) {
+  const int32_t xin = c.input(0), win = c.input(1);
+  const auto& x = c.shape(xin);
+  const auto& w = c.shape(win);
+  const size_t nd = x.size() - 2;
+  const Attrs& a = c.attrs();
+  const int64_t groups = a.get_int("groups", 1);
+  const auto stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
+  const auto dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
+  std::vector<int64_t> pb, pe;
+  edgec::onednn::spatial_padding(a, nd, pb, pe);
+  memory::dims dil(nd), pr(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    dil[i] = dilation[i] - 1;  // oneDNN counts the gaps
+    pr[i] = pe[i];
+  }
+  if (transposed) {
+    // No output padding in oneDNN: it is less right padding.
+    const auto op = edgec::onednn::spatial_ints(a, "output_padding", nd, 0);
+    for (size_t i = 0; i < nd; ++i) pr[i] -= op[i];
+  }
+  // oneDNN's weights are (g,) O, I, k...; conv's torch layout [Cout,
+  // Cin/g, k...] is exactly that, transposed conv's [Cin, Cout, k...] is
+  // the same dims with O and I strides swapped.
+  memory::dims wdims = to_dims(w), wstrides;
+  if (!transposed) {
+    if (groups > 1) {
+      wdims[0] /= groups;
+      wdims.insert(wdims.begin(), groups);
+    }
+    wstrides = plain_strides(wdims);
+  } else {
+    wstrides = plain_strides(to_dims(w));
+    std::swap(wdims[0], wdims[1]);
+    std::swap(wstrides[0], wstrides[1]);
+  }
+  const int32_t y0 = c.output();
+  const auto& yshape = c.shape(y0);
+  const int64_t cout = yshape[1];
+  const bool has_bias = c.in.inputs.size() > 2;
+  const bool const_params = c.is_constant(win) && (!has_bias || c.is_constant(c.input(2)));
+
+  // The chain: per-channel affine (folded), a residual add, unary links.
+  std::string name = c.in.op;
+  Affine aff;
+  int32_t y = const_params ? absorb_affine(c, y0, cout, aff, name) : y0;
+  int32_t residual = -1, add_at = -1;
+  if (const int32_t next = sole_consumer(c.d, y); next >= 0 && c.at(next).op == "add" && c.at(next).inputs.size() == 2) {
+    const Instruction& add = c.at(next);
+    const int32_t r = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
+    const int32_t rp = c.d.producer[static_cast<size_t>(r)];
+    if (r != y && c.shape(r) == yshape && !c.is_constant(r) && rp < static_cast<int32_t>(c.index) &&
+        c.d.slots[static_cast<size_t>(add.outputs[0])].dtype == DType::Float32) {
+      residual = r;
+      add_at = next;
+    }
+  }
+  std::vector<Eltwise> after;  // Unary links after the add (or the conv).
+  std::string after_name;
+  int32_t yfinal = y;
+  if (residual >= 0) {
+    c.d.fused[static_cast<size_t>(add_at)] = true;
+    yfinal = absorb_eltwise(c, c.at(add_at).outputs[0], after, after_name);
+  } else {
+    yfinal = absorb_eltwise(c, y, after, after_name);
+  }
+
+  // Layout: blocked (oneDNN's choice) when a reader of the result can take
+  // it and the convolution is 2-D; plain otherwise.
+  bool blocked = false;
+  if (nd == 2)
+    for (int32_t i : c.d.consumers[static_cast<size_t>(yfinal)]) blocked = blocked || reads_blocked(c.at(i), c.d, yfinal);
+  const memory::desc xplain = plain_md(x), yplain = plain_md(yshape);
+  // With a blocked result oneDNN picks the source layout too (the one its
+  // producer chose, for a chain of convolutions); src_as reorders if not.
+  const memory::desc src_want = blocked ? memory::desc(to_dims(x), kF32, memory::format_tag::any) : xplain;
+  const memory::desc dst_want = blocked ? memory::desc(to_dims(yshape), kF32, memory::format_tag::any) : yplain;
+  const memory::desc wplain(wdims, kF32, wstrides);
+  const memory::desc wany = c.is_constant(win) ? memory::desc(wdims, kF32, memory::format_tag::any) : wplain;
+  const bool bias = has_bias || aff.any;
+  const memory::desc bmd = bias ? md_of({cout}) : memory::desc();
+
+  // The residual accumulates in place when nothing reads it later and its
+  // storage is in the layout the convolution writes.
+  struct Built {
+    dnnl::primitive_desc_base pd;
+    std::function<dnnl::primitive()> make;
+  };
+  auto make_pd = [&](bool sum, const std::vector<Eltwise>& ops) {
+    dnnl::post_ops post;
+    if (sum) post.append_sum(1.f);
+    append_eltwise(post, ops);
+    dnnl::primitive_attr attr = c.d.attr();
+    attr.set_post_ops(post);
+    if (!transposed) {
+      dnnl::convolution_forward::desc desc(kInference, algorithm::convolution_direct, src_want, wany, bmd, dst_want,
+                                           to_dims(stride), dil, to_dims(pb), pr);
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, c.d.engine);
+      return Built{pd, [pd] { return dnnl::primitive(dnnl::convolution_forward(pd)); }};
+    }
+    dnnl::deconvolution_forward::desc desc(kInference, algorithm::deconvolution_direct, src_want, wany, bmd, dst_want,
+                                           to_dims(stride), dil, to_dims(pb), pr);
+    dnnl::deconvolution_forward::primitive_desc pd(desc, attr, c.d.engine);
+    return Built{pd, [pd] { return dnnl::primitive(dnnl::deconvolution_forward(pd)); }};
+  };
+  const std::vector<Eltwise> none;
+  bool sum = residual >= 0 && free_after(c.d, residual, static_cast<int32_t>(c.index), add_at);
+  // The eltwise links go after the sum when there is one, else after the conv.
+  Built built = make_pd(sum, residual >= 0 && !sum ? none : after);
+  int32_t reuse = -1;
+  if (sum) {
+    const SlotState& r = c.d.slots[static_cast<size_t>(residual)];
+    const memory::desc chosen = built.pd.dst_desc();
+    if (plain_like(chosen, r) && r.blocked_buffer < 0 && r.buffer >= 0) reuse = r.buffer;
+    else if (!plain_like(chosen, r) && r.blocked_buffer >= 0 && r.blocked == chosen) reuse = r.blocked_buffer;
+    if (reuse < 0) {
+      sum = false;
+      built = make_pd(false, none);
+    }
+  }
+  const dnnl::primitive_desc_base& pd = built.pd;
+
+  // Weights and bias, folded when the chain had affine links.
+  std::vector<float> folded, fbias;
+  if (aff.any) {
+    const auto* wsrc = reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(win)].ptr);
+    const int64_t wn = c.d.slots[static_cast<size_t>(win)].numel();
+    folded.assign(wsrc, wsrc + wn);
+    // Output channel of torch-layout element e.
+    const int64_t inner = wn / (w[0] * w[1]);
+    for (int64_t e = 0; e < wn; ++e) {
+      int64_t oc;
+      if (!transposed) {
+        oc = e / (w[1] * inner);
+      } else {
+        const int64_t ic = e / (w[1] * inner), o = (e / inner) % w[1];
+        oc = (ic / (w[0] / groups)) * w[1] + o;
+      }
+      folded[static_cast<size_t>(e)] *= aff.scale[static_cast<size_t>(oc)];
+    }
+    fbias.assign(static_cast<size_t>(cout), 0.f);
+    const auto* b = has_bias ? reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(c.input(2))].ptr) : nullptr;
+    for (size_t k = 0; k < fbias.size(); ++k) fbias[k] = (b ? b[k] : 0.f) * aff.scale[k] + aff.shift[k];
+  }
+
+  Args args;
+  args[DNNL_ARG_SRC] = c.d.src_as(xin, pd.src_desc());
+  args[DNNL_ARG_WEIGHTS] = weights_arg(c, win, wplain, pd.weights_desc(), folded);
+  if (aff.any) args[DNNL_ARG_BIAS] = owned_vector(c, fbias);
+  else if (has_bias) args[DNNL_ARG_BIAS] = c.d.src(c.input(2), bmd);
+  // With sum, dst is the residual's storage (read, then written).
+  if (sum) (void)c.d.src_as(residual, pd.dst_desc());
+  const int32_t conv_out = residual >= 0 && !sum ? y : yfinal;
+  args[DNNL_ARG_DST] = c.d.dst(conv_out, pd.dst_desc(), reuse);
+  std::string pname = name;
+  if (sum) pname += "+sum";
+  if (residual < 0 || sum) pname += after_name;
+  c.d.add(built.make(), pd, std::move(args), c.what, pname);
+  if (residual >= 0 && !sum) {
+    // The add as a binary step in the conv's layout, the unary links after.
+    const memory::desc md = c.d.layout(y);
+    dnnl::post_ops post;
+    append_eltwise(post, after);
+    dnnl::primitive_attr attr = c.d.attr();
+    attr.set_post_ops(post);
+    dnnl::binary::desc desc(algorithm::binary_add, md, md, md);
+    dnnl::binary::primitive_desc bpd(desc, attr, c.d.engine);
+    memory s0 = c.d.src_as(y, md), s1 = c.d.src_as(residual, md);
+    c.d.add(dnnl::binary(bpd), bpd, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, c.d.dst(yfinal, md)}},
+            c.what, "add" + after_name);
+  }
+  return Error::Ok;
+}
+
+// numpy matmul: a 1-D operand gains a dim of 1 (dropped from the result,
+// which the output slot's plain layout already reflects), batch dims
+// broadcast. A following add of a constant along the last dim (a bias) is
+// a binary post-op, unary links eltwise post-ops.
+Error build_matmul(Ctx& c) {
+  auto a = dnnl_dims(c.shape(c.input(0)));
+  auto b = dnnl_dims(c.shape(c.input(1)));
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  const size_t r = std::max(a.size(), b.size());
+  a.insert(a.begin(), r - a.size(), 1);
+  b.insert(b.begin(), r - b.size(), 1);
+  memory::dims o(r);
+  for (size_t i = 0; i + 2 < r; ++i) o[i] = std::max(a[i], b[i]);
+  o[r - 2] = a[r - 2];
+  o[r - 1] = b[r - 1];
+  int32_t y = c.output();
+  std::string name = "matmul";
+  dnnl::post_ops post;
+  int32_t bias = -1;
+  memory::dims bias_dims;
+  // The result slot's shape is o without the dims a 1-D operand gained.
+  if (const int32_t next = sole_consumer(c.d, y); next >= 0 && c.at(next).op == "add" && c.at(next).inputs.size() == 2) {
+    const Instruction& add = c.at(next);
+    const int32_t other = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
+    const auto& os = c.shape(other);
+    int64_t n = 1;
+    for (int64_t v : os) n *= v;
+    if (other != y && c.is_constant(other) && c.d.slots[static_cast<size_t>(other)].dtype == DType::Float32 &&
+        !os.empty() && os.back() == o[r - 1] && n == os.back() && os.size() <= r &&
+        c.shape(add.outputs[0]) == c.shape(y)) {
+      bias = other;
+      bias_dims.assign(r, 1);
+      bias_dims[r - 1] = o[r - 1];
+      post.append_binary(algorithm::binary_add, md_of(bias_dims));
+      c.d.fused[static_cast<size_t>(next)] = true;
+      name += "+add";
+      y = add.outputs[0];
+    }
+  }
+  std::vector<Eltwise> ops;
+  y = absorb_eltwise(c, y, ops, name);
+  append_eltwise(post, ops);
+  dnnl::primitive_attr attr = c.d.attr();
+  attr.set_post_ops(post);
+  const memory::desc amd = md_of(a), bmd = md_of(b), omd = md_of(o);
+  dnnl::matmul::desc desc(amd, bmd, omd);
+  dnnl::matmul::primitive_desc pd(desc, attr, c.d.engine);
+  Args args{{DNNL_ARG_SRC, c.d.src(c.input(0), amd)}, {DNNL_ARG_WEIGHTS, c.d.src(c.input(1), bmd)}};
+  if (bias >= 0) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = c.d.src(bias, md_of(bias_dims));
+  args[DNNL_ARG_DST] = c.d.dst(y, omd);
+  c.d.add(dnnl::matmul(pd), pd, std::move(args), c.what, name);
+  return Error::Ok;
+}
+
+}  // namespace edgec::runtime::onednn

@@ -1,0 +1,162 @@
+// The fusion helpers of runtime_build.h: which instructions may be folded
+// into the step of an earlier one.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "backends/onednn/runtime_build.h"
+
+namespace edgec::runtime::onednn {
+
+using dnnl::algorithm;
+
+std::vector<Eltwise> eltwise_of(const Instruction& in) {
+  const std::string_view op = in.op;
+  const Attrs& a = in.attrs;
+  auto f = [&](std::string_view name, double dflt) { return static_cast<float>(a.get_float(name, dflt)); };
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (op == "relu") return {{algorithm::eltwise_relu, 0.f, 0.f}};
+  if (op == "leaky_relu") return {{algorithm::eltwise_relu, f("negative_slope", 0.01), 0.f}};
+  if (op == "elu") return {{algorithm::eltwise_elu, f("alpha", 1.0), 0.f}};
+  if (op == "gelu")
+    return {{a.get_string("approximate", "none") == "tanh" ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf,
+             0.f, 0.f}};
+  if (op == "tanh") return {{algorithm::eltwise_tanh, 0.f, 0.f}};
+  if (op == "sigmoid") return {{algorithm::eltwise_logistic, 0.f, 0.f}};
+  if (op == "exp") return {{algorithm::eltwise_exp, 0.f, 0.f}};
+  if (op == "log") return {{algorithm::eltwise_log, 0.f, 0.f}};
+  if (op == "sqrt") return {{algorithm::eltwise_sqrt, 0.f, 0.f}};
+  if (op == "abs") return {{algorithm::eltwise_abs, 0.f, 0.f}};
+  if (op == "mish") return {{algorithm::eltwise_mish, 0.f, 0.f}};
+  // 2.6 ignores hardswish's alpha/beta; later versions read x * clip(alpha x + beta, 0, 1).
+  if (op == "hardswish") return {{algorithm::eltwise_hardswish, 1.f / 6.f, 0.5f}};
+  if (op == "softplus") return {{algorithm::eltwise_soft_relu, 1.f, 0.f}};
+  if (op == "neg") return {{algorithm::eltwise_linear, -1.f, 0.f}};
+  if (op == "reciprocal") return {{algorithm::eltwise_pow, 1.f, -1.f}};
+  if (op == "rsqrt") return {{algorithm::eltwise_pow, 1.f, -0.5f}};
+  if (op == "clamp") return {{algorithm::eltwise_clip_v2, f("min", -kInf), f("max", kInf)}};
+  // 2.6 has no hardsigmoid: clip(x / 6 + 1/2, 0, 1).
+  if (op == "hardsigmoid") return {{algorithm::eltwise_linear, 1.f / 6.f, 0.5f}, {algorithm::eltwise_clip_v2, 0.f, 1.f}};
+  return {};
+}
+
+int32_t sole_consumer(const Delegate& d, int32_t slot) {
+  const auto s = static_cast<size_t>(slot);
+  if (d.is_output[s] || d.consumers[s].size() != 1) return -1;
+  return d.consumers[s][0];
+}
+
+namespace {
+
+// The instruction at `i` reads `slot` as its only input.
+bool unary_of(const Ctx& c, int32_t i, int32_t slot) {
+  const Instruction& in = c.at(i);
+  return in.inputs.size() == 1 && in.inputs[0] == slot && in.outputs.size() == 1;
+}
+
+}  // namespace
+
+int32_t match_mish(Ctx& c, int32_t softplus, int32_t x) {
+  const Delegate& d = c.d;
+  const Instruction& sp = c.at(softplus);
+  if (sp.op != "softplus" || !unary_of(c, softplus, x) || !eltwise_of(sp).size()) return -1;
+  if (sp.attrs.get_float("beta", 1.0) != 1.0) return -1;
+  const int32_t t = sole_consumer(d, sp.outputs[0]);
+  if (t < 0 || c.at(t).op != "tanh" || !unary_of(c, t, sp.outputs[0])) return -1;
+  const int32_t m = sole_consumer(d, c.at(t).outputs[0]);
+  if (m < 0) return -1;
+  const Instruction& mul = c.at(m);
+  if (mul.op != "mul" || mul.inputs.size() != 2) return -1;
+  const int32_t other = mul.inputs[0] == c.at(t).outputs[0] ? mul.inputs[1] : mul.inputs[0];
+  if (other != x || d.slots[static_cast<size_t>(mul.outputs[0])].shape != d.slots[static_cast<size_t>(x)].shape)
+    return -1;
+  // x feeds exactly the softplus and the mul (unless the caller is the
+  // softplus itself, reading x as a value it keeps: then x may have others).
+  c.d.fused[static_cast<size_t>(t)] = true;
+  c.d.fused[static_cast<size_t>(m)] = true;
+  return m;
+}
+
+int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::string& name) {
+  for (;;) {
+    const auto& readers = c.d.consumers[static_cast<size_t>(slot)];
+    if (c.d.is_output[static_cast<size_t>(slot)]) return slot;
+    // mish written out reads the value twice (softplus and mul).
+    if (readers.size() == 2 && c.at(readers[0]).op == "softplus" && !c.d.fused[static_cast<size_t>(readers[0])]) {
+      const int32_t m = match_mish(c, readers[0], slot);
+      if (m >= 0 && m == readers[1]) {
+        c.d.fused[static_cast<size_t>(readers[0])] = true;
+        ops.push_back({algorithm::eltwise_mish, 0.f, 0.f});
+        name += "+mish";
+        slot = c.at(m).outputs[0];
+        continue;
+      }
+      if (m >= 0) {  // Matched with another mul: undo.
+        c.d.fused[static_cast<size_t>(m)] = false;
+        c.d.fused[static_cast<size_t>(sole_consumer(c.d, c.at(readers[0]).outputs[0]))] = false;
+      }
+      return slot;
+    }
+    const int32_t next = sole_consumer(c.d, slot);
+    if (next < 0 || !unary_of(c, next, slot)) return slot;
+    const Instruction& in = c.at(next);
+    std::vector<Eltwise> more = eltwise_of(in);
+    if (more.empty() || c.d.slots[static_cast<size_t>(in.outputs[0])].dtype != DType::Float32) return slot;
+    if (in.op == "softplus") return slot;  // Alone it is soft_relu, but may be a mish: leave it to its own step.
+    ops.insert(ops.end(), more.begin(), more.end());
+    name += "+" + in.op;
+    c.d.fused[static_cast<size_t>(next)] = true;
+    slot = in.outputs[0];
+  }
+}
+
+void append_eltwise(dnnl::post_ops& post, const std::vector<Eltwise>& ops) {
+  for (const Eltwise& e : ops) post.append_eltwise(1.f, e.alg, e.alpha, e.beta);
+}
+
+std::vector<float> per_channel(const Ctx& c, int32_t other, size_t rank, int64_t channels) {
+  if (!c.is_constant(other)) return {};
+  const SlotState& s = c.d.slots[static_cast<size_t>(other)];
+  if (s.dtype != DType::Float32 || s.shape.size() > rank) return {};
+  std::vector<int64_t> padded(rank - s.shape.size(), 1);
+  padded.insert(padded.end(), s.shape.begin(), s.shape.end());
+  // [C] (numpy aligns it with the last dim) is per channel only for rank 2.
+  for (size_t i = 0; i < rank; ++i) {
+    if (i == 1 && (padded[i] == channels || padded[i] == 1)) continue;
+    if (padded[i] != 1) return {};
+  }
+  const auto* v = reinterpret_cast<const float*>(s.ptr);
+  std::vector<float> out(static_cast<size_t>(channels));
+  const bool scalar = s.numel() == 1;
+  for (int64_t k = 0; k < channels; ++k) out[static_cast<size_t>(k)] = scalar ? v[0] : v[k];
+  return out;
+}
+
+bool free_after(const Delegate& d, int32_t slot, int32_t before, int32_t except) {
+  const SlotState& st = d.slots[static_cast<size_t>(slot)];
+  if (st.io || st.kind != SlotKind::Activation) return false;
+  std::vector<int32_t> sharing{slot};
+  if (st.blocked_buffer < 0 && st.buffer >= 0) sharing = d.buffers[static_cast<size_t>(st.buffer)].slots;
+  for (int32_t s : sharing) {
+    if (d.is_output[static_cast<size_t>(s)]) return false;
+    for (int32_t i : d.consumers[static_cast<size_t>(s)])
+      if (i != except && i >= before) return false;
+  }
+  return true;
+}
+
+bool reads_blocked(const Instruction& in, const Delegate& d, int32_t slot) {
+  const std::string_view op = in.op;
+  if (op == "conv" || op == "conv_transpose") return in.inputs[0] == slot;
+  if (op == "max_pool" || op == "avg_pool" || op == "adaptive_avg_pool" || op == "batch_norm")
+    return in.inputs[0] == slot;
+  if (!eltwise_of(in).empty()) return true;
+  if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "maximum" || op == "minimum") {
+    for (int32_t s : in.inputs)
+      if (d.slots[static_cast<size_t>(s)].shape != d.slots[static_cast<size_t>(in.outputs[0])].shape) return false;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace edgec::runtime::onednn
