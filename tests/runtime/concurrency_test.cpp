@@ -182,6 +182,24 @@ TEST(Method, ArenaBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
   EXPECT_NE(error_detail().find("exceeds the memory limit"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, campaign of issue 7): a delegate payload
+// planning a multi-GiB arena, below the machine's memory but above what the
+// fuzzer lets a process allocate. The runtime's limit is the guard; with it
+// set (as the fuzzer now sets it) the arena is refused before allocation.
+TEST(Method, DelegateArenaOverTheConfiguredLimitIsRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/payload_arena_over_fuzz_limit.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  setenv("EDGEC_MEMORY_LIMIT", "67108864", 1);
+  auto method = runtime::Method::create(**loaded, 1);
+  unsetenv("EDGEC_MEMORY_LIMIT");
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::OutOfMemory);
+  EXPECT_NE(error_detail().find("exceeds the memory limit"), std::string::npos) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.
