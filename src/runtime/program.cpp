@@ -303,6 +303,11 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
   // Delegates (files only; a payload with any was rejected above): payload
   // inside the data segment, slot indices valid, and a runtime backend for
   // the id that can run here.
+  struct Extent {
+    uint64_t begin, end;
+    std::string what;
+  };
+  std::vector<Extent> payload_extents;
   if (const auto* ds = is_payload ? nullptr : root->delegates()) {
     for (size_t i = 0; i < ds->size(); ++i) {
       const fb::Delegate* d = ds->Get(static_cast<flatbuffers::uoffset_t>(i));
@@ -317,6 +322,7 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
         return bad(where + " (" + info.backend_id + ") payload [" + u64(d->payload_offset()) + ", +" + u64(d->payload_size()) +
                    ") is outside the data segment of " + u64(data.size()) + " bytes");
       info.payload = data.subspan(d->payload_offset(), d->payload_size());
+      if (d->payload_size() > 0) payload_extents.push_back({d->payload_offset(), end, where + " (" + info.backend_id + ") payload"});
       for (const auto* list : {d->inputs(), d->outputs()})
         if (list)
           for (int32_t idx : *list) EDGEC_TRY(check_slot(idx, where + " (" + info.backend_id + ")"));
@@ -333,6 +339,19 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
         return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which is not available on this machine");
       delegates_.push_back(std::move(info));
     }
+  }
+
+  // Payloads share the data segment with named data: no byte is in two
+  // regions (a payload aliasing a constant is a corrupt or crafted file).
+  if (!payload_extents.empty()) {
+    std::vector<Extent> all = std::move(payload_extents);
+    for (const auto& [begin, end] : extents)
+      if (end > begin) all.push_back({begin, end, "named data"});
+    std::sort(all.begin(), all.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
+    for (size_t i = 1; i < all.size(); ++i)
+      if (all[i].begin < all[i - 1].end)
+        return bad(all[i].what + " [" + u64(all[i].begin) + ", " + u64(all[i].end) + ") overlaps " + all[i - 1].what +
+                   " [" + u64(all[i - 1].begin) + ", " + u64(all[i - 1].end) + ")");
   }
 
   // Instructions.

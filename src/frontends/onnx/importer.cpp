@@ -4,9 +4,15 @@
 //
 // Node errors are prefixed with "FILE: node 'NAME' (#INDEX, OP_TYPE, domain
 // D, opset N): " so that a user can find the node in Netron.
+//
+// A model file is untrusted input: sizes (the file's, a declared shape's
+// bytes) are checked before anything is allocated or parsed, external data
+// stays inside the model's folder (tensor_data.cpp), and a graph whose
+// nodes read values produced later (a cycle) is refused, naming the cycle.
 #include "frontends/onnx/importer.h"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -55,8 +61,14 @@ bool is_default_domain(const std::string& domain) { return domain.empty() || dom
 
 class ModelImporter {
  public:
-  ModelImporter(const std::string& what, const OnnxImportOptions& options)
-      : program_(std::make_unique<Program>()), im_(*program_, what, options), what_(what) {}
+  /// `external`: where tensors stored outside the model are read from (no
+  /// folder for a model imported from bytes).
+  ModelImporter(const std::string& what, const OnnxImportOptions& options,
+                onnx_import::ExternalDataSource external = {})
+      : program_(std::make_unique<Program>()),
+        im_(*program_, what, options),
+        what_(what),
+        external_(std::move(external)) {}
 
   /// Imports `model`, releasing each initializer's bytes once copied (the
   /// weights of a large model are held once, not twice).
@@ -68,10 +80,15 @@ class ModelImporter {
     for (const auto& t : g.initializer()) {
       if (!initializer_names.insert(t.name()).second) error("initializer '" + t.name() + "' appears twice");
     }
+    inline_external_attributes(g);
     add_graph_inputs(g);
     check_dim_options();
     add_constant_initializers(g);
-    for (int i = 0; i < g.node_size(); ++i) import_node(g.node(i), i);
+    for (int i = 0; i < g.node_size(); ++i) {
+      for (const auto& out : g.node(i).output())
+        if (!out.empty()) producers_.emplace(out, i);
+    }
+    for (int i = 0; i < g.node_size(); ++i) import_node(g, i);
     set_outputs(g);
     finish();
     return std::move(program_);
@@ -106,6 +123,9 @@ class ModelImporter {
       error(where + " has element type " + onnx_import::onnx_type_name(tt.elem_type()) +
             ", which edgec does not support (float, float16, int64, int32, int8, uint8, bool)");
     if (!tt.has_shape()) error(where + " has no shape; re-export the model with a fixed rank");
+    if (tt.shape().dim_size() > kMaxRank)
+      error(where + " has rank " + std::to_string(tt.shape().dim_size()) + "; edgec supports ranks up to " +
+            std::to_string(kMaxRank));
     std::vector<Dim> dims;
     const auto& opts = im_.options();
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
@@ -132,6 +152,15 @@ class ModelImporter {
               " (neither a value nor a name); give it a size (dim_sizes)");
       }
     }
+    // Memory is planned for the largest size; a declared shape whose bytes
+    // do not fit in 64 bits cannot be planned (nor be a real input).
+    int64_t bytes = static_cast<int64_t>(dtype_size(*dtype));
+    for (const Dim& d : dims) {
+      const auto bound = d.upper_bound();
+      if (bound && __builtin_mul_overflow(bytes, *bound, &bytes))
+        error(where + " declares " + TensorType(*dtype, dims).str() +
+              ", whose size in bytes overflows 64 bits");
+    }
     return TensorType(*dtype, std::move(dims));
   }
 
@@ -148,7 +177,7 @@ class ModelImporter {
       auto bound = im_.options().input_values.find(vi.name());
       if (it != inits.end() && bound != im_.options().input_values.end()) {
         // The value given replaces the default and is folded as a constant.
-        const TensorData init = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'");
+        const TensorData init = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'", external_);
         release_data(*it->second);
         check_bound_value(vi.name(), init.type, bound->second.type);
         Entry e;
@@ -159,7 +188,7 @@ class ModelImporter {
       }
       if (it != inits.end()) {
         // An overridable default: a parameter, never folded (SEMANTICS 1).
-        TensorData data = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'");
+        TensorData data = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'", external_);
         release_data(*it->second);
         Node* ph = p.graph.add_placeholder(onnx_import::sanitize_name(vi.name()), data.type);
         p.inputs.push_back(InputSpec{InputKind::Parameter, ph->result()->name(), vi.name(), false});
@@ -220,28 +249,80 @@ class ModelImporter {
     for (auto& t : *g.mutable_initializer()) {
       if (im_.has_entry(t.name())) continue;  // also a graph input
       Entry e;
-      e.data = onnx_import::tensor_from_proto(t, what_ + ": initializer '" + t.name() + "'");
+      e.data = onnx_import::tensor_from_proto(t, what_ + ": initializer '" + t.name() + "'", external_);
       release_data(t);
       e.type = e.data->type;
       im_.define(t.name(), std::move(e));
     }
   }
 
-  std::string node_where(const onnx::NodeProto& n, int index, int64_t opset) const {
+  /// The opset imported for the node's domain, or -1.
+  int64_t node_opset(const onnx::NodeProto& n) const {
+    if (is_default_domain(n.domain())) return default_opset_;
+    auto it = opsets_.find(n.domain());
+    return it == opsets_.end() ? -1 : it->second;
+  }
+
+  std::string node_where(const onnx::NodeProto& n, int index) const {
+    const int64_t opset = node_opset(n);
     const std::string domain = is_default_domain(n.domain()) ? "ai.onnx" : n.domain();
     return what_ + ": node '" + n.name() + "' (#" + std::to_string(index) + ", " + n.op_type() + ", domain " + domain +
            ", opset " + (opset < 0 ? std::string("none") : std::to_string(opset)) + ")";
   }
 
-  void import_node(const onnx::NodeProto& n, int index) {
-    const bool default_domain = is_default_domain(n.domain());
-    int64_t opset = -1;
-    if (default_domain) {
-      opset = default_opset_;
-    } else if (auto it = opsets_.find(n.domain()); it != opsets_.end()) {
-      opset = it->second;
+  /// Constant-like nodes hold tensors in attributes; the handlers read them
+  /// without the model's folder, so external ones are read in here.
+  void inline_external_attributes(onnx::GraphProto& g) {
+    for (int i = 0; i < g.node_size(); ++i) {
+      onnx::NodeProto& n = *g.mutable_node(i);
+      for (auto& a : *n.mutable_attribute()) {
+        auto inline_tensor = [&](onnx::TensorProto& t) {
+          if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
+          onnx_import::inline_external_data(t, node_where(n, i) + ": attribute '" + a.name() + "'", external_);
+        };
+        if (a.has_t()) inline_tensor(*a.mutable_t());
+        for (auto& t : *a.mutable_tensors()) inline_tensor(t);
+      }
     }
-    const std::string where = node_where(n, index, opset);
+  }
+
+  /// Why input `name` of node #index is undefined although a node outputs
+  /// it: that node comes later, and if it also reads (through other nodes)
+  /// node #index's outputs, the graph has a cycle, spelled out node by node.
+  std::string undefined_input_reason(const onnx::GraphProto& g, int index, const std::string& name) const {
+    const int producer = producers_.at(name);
+    auto label = [&](int i) { return "node '" + g.node(i).name() + "' (#" + std::to_string(i) + ")"; };
+    // Walk back from the producer through the producers of its inputs,
+    // looking for node #index; iterative, as a chain may be 100,000 long.
+    // feeds[x] = {y, v}: node x outputs v, which node y reads (-1: #index).
+    std::map<int, std::pair<int, std::string>> feeds;
+    feeds.emplace(producer, std::pair{-1, name});
+    std::vector<int> stack = {producer};
+    while (!stack.empty() && !feeds.count(index)) {
+      const int at = stack.back();
+      stack.pop_back();
+      for (const auto& in : g.node(at).input()) {
+        auto it = producers_.find(in);
+        if (it == producers_.end() || !feeds.emplace(it->second, std::pair{at, in}).second) continue;
+        stack.push_back(it->second);
+      }
+    }
+    const std::string produced =
+        producer == index ? " is this node's own output" : " is produced by " + label(producer) + ", which comes later";
+    if (!feeds.count(index)) return produced + "; ONNX nodes must be listed in topological order";
+    std::string cycle = label(index);
+    for (int at = index; at != -1; at = feeds.at(at).first) {
+      const int next = feeds.at(at).first;
+      cycle += " -> '" + feeds.at(at).second + "' -> " + label(next == -1 ? index : next);
+    }
+    return produced + "; the graph has a cycle: " + cycle;
+  }
+
+  void import_node(const onnx::GraphProto& g, int index) {
+    const onnx::NodeProto& n = g.node(index);
+    const bool default_domain = is_default_domain(n.domain());
+    const int64_t opset = node_opset(n);
+    const std::string where = node_where(n, index);
     if (!default_domain)
       throw CompileError(where + ": operators of domain '" + n.domain() +
                          "' are not supported (edgec imports the default ONNX domain)");
@@ -255,9 +336,12 @@ class ModelImporter {
       throw CompileError(where + ": operator " + n.op_type() + " is not supported by the edgec ONNX importer");
     for (int i = 0; i < n.input_size(); ++i) {
       const std::string& name = n.input(i);
-      if (!name.empty() && !im_.has_entry(name))
-        throw CompileError(where + ": input " + std::to_string(i) + " '" + name +
-                           "' is not defined (no graph input, initializer or earlier node produces it)");
+      if (name.empty() || im_.has_entry(name)) continue;
+      if (producers_.count(name))
+        throw CompileError(where + ": input " + std::to_string(i) + " '" + name + "'" +
+                           undefined_input_reason(g, index, name));
+      throw CompileError(where + ": input " + std::to_string(i) + " '" + name +
+                         "' is not defined (no graph input, initializer or earlier node produces it)");
     }
     NodeContext ctx(im_, n, static_cast<int>(opset));
     try {
@@ -318,19 +402,32 @@ class ModelImporter {
   std::unique_ptr<Program> program_;
   Importer im_;
   std::string what_;
+  onnx_import::ExternalDataSource external_;
+  /// Each value name -> the first node that outputs it.
+  std::map<std::string, int> producers_;
   int64_t default_opset_ = -1;
   std::set<std::string> dim_params_;
   std::map<std::string, int64_t> opsets_;
 };
 
+// Protobuf refuses messages nested deeper than 100 (its default recursion
+// limit): a model of deeply nested If/Loop subgraphs fails here, cleanly.
+constexpr const char* kParseFailure =
+    ": not a valid ONNX model (the protobuf data does not parse; the file may be truncated, not an ONNX file, or "
+    "nest messages such as subgraphs deeper than protobuf's limit of 100)";
+
+// Protobuf reads at most INT32_MAX bytes; models past that keep their
+// weights in external data files.
+[[noreturn]] void too_large(const std::string& what, uint64_t size) {
+  throw CompileError(what + ": the file has " + std::to_string(size) +
+                     " bytes, more than the 2 GiB (2147483647 bytes) protobuf can parse; save the model with its "
+                     "weights as external data");
+}
+
 onnx::ModelProto parse_model(std::span<const std::byte> bytes, const std::string& what) {
   onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(INT32_MAX))
-    throw CompileError(what + ": the file is larger than 2 GiB, which protobuf cannot parse");
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw CompileError(what +
-                       ": not a valid ONNX model (the protobuf data does not parse; the file may be "
-                       "truncated or not an ONNX file)");
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) too_large(what, bytes.size());
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) throw CompileError(what + kParseFailure);
   return model;
 }
 
@@ -339,10 +436,25 @@ onnx::ModelProto parse_model(std::span<const std::byte> bytes, const std::string
 std::unique_ptr<Program> import_onnx_bytes(std::span<const std::byte> bytes, const std::string& what,
                                            const OnnxImportOptions& options) {
   onnx::ModelProto model = parse_model(bytes, what);
+  // No folder: external data is refused (there is no file it is next to).
   return ModelImporter(what, options).run(model);
 }
 
 std::unique_ptr<Program> import_onnx(const std::string& path, const OnnxImportOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status))
+    throw CompileError(path + ": cannot open the file: " + (ec ? ec.message() : std::string("no such file")));
+  if (!fs::is_regular_file(status)) throw CompileError(path + ": not a regular file");
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw CompileError(path + ": cannot read the file: " + ec.message());
+  if (size > static_cast<uintmax_t>(INT32_MAX)) too_large(path, size);
+  // External data is named relative to the folder holding the model.
+  onnx_import::ExternalDataSource external;
+  external.folder = fs::canonical(fs::absolute(fs::path(path)).parent_path(), ec);
+  if (ec) throw CompileError(path + ": cannot resolve the folder holding the model: " + ec.message());
+
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CompileError(path + ": cannot open the file");
   // Parsed from the stream, so that a large model's weights are in memory
@@ -350,11 +462,9 @@ std::unique_ptr<Program> import_onnx(const std::string& path, const OnnxImportOp
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&in)) {
     if (in.bad()) throw CompileError(path + ": cannot read the file");
-    throw CompileError(path +
-                       ": not a valid ONNX model (the protobuf data does not parse; the file may be "
-                       "truncated or not an ONNX file)");
+    throw CompileError(path + kParseFailure);
   }
-  return ModelImporter(path, options).run(model);
+  return ModelImporter(path, options, std::move(external)).run(model);
 }
 
 }  // namespace edgec

@@ -41,10 +41,13 @@ struct OnnxImportOptions {
   std::map<std::string, TensorData> input_values;
 };
 
-/// Reads and imports the model at `path`. Throws CompileError.
+/// Reads and imports the model at `path`. Tensors kept in external data
+/// files are read from the folder holding `path` (never from outside it).
+/// Throws CompileError.
 std::unique_ptr<Program> import_onnx(const std::string& path, const OnnxImportOptions& options = {});
 
 /// Imports a serialized ModelProto; `what` names it in messages (a path).
+/// The bytes have no folder, so tensors in external data files are refused.
 std::unique_ptr<Program> import_onnx_bytes(std::span<const std::byte> bytes, const std::string& what,
                                            const OnnxImportOptions& options = {});
 

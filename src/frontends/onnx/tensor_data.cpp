@@ -1,9 +1,22 @@
 // ONNX tensors as edgec data: element types, TensorProto decoding (raw or
-// typed fields, validated against the dims), and conversions of small
-// tensors to numbers for the importer's import-time reasoning.
+// typed fields, or an external file, validated against the dims), and
+// conversions of small tensors to numbers for the importer's import-time
+// reasoning.
+//
+// External data is read from a model's folder, and a model file is
+// untrusted input: its locations must not reach files outside that folder
+// ("../", absolute paths, symlinks leading out), and its offsets and
+// lengths must not read past a file's end or allocate more than the file
+// holds. Every size is checked before anything is allocated.
 #include "frontends/onnx/tensor_data.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "base/half.h"
@@ -72,15 +85,154 @@ std::string onnx_type_name(int32_t elem_type) {
   return s;
 }
 
-TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what) {
+namespace {
+
+/// The external_data entries of a TensorProto that edgec reads ("checksum"
+/// and unknown keys are ignored, as the ONNX spec allows).
+struct ExternalRef {
+  std::string location;
+  std::optional<uint64_t> offset;
+  std::optional<uint64_t> length;
+};
+
+/// A non-negative decimal integer ("0", "4096"), or nullopt for anything
+/// else ("-1", "+1", " 1", "0x10", "1e3", a value past 2^64).
+std::optional<uint64_t> parse_size(const std::string& s) {
+  uint64_t v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  if (s.empty() || ec != std::errc() || p != end) return std::nullopt;
+  return v;
+}
+
+ExternalRef external_ref(const onnx::TensorProto& t, const std::string& what) {
+  ExternalRef ref;
+  bool has_location = false;
+  for (const auto& e : t.external_data()) {
+    if (e.key() == "location") {
+      ref.location = e.value();
+      has_location = true;
+    }
+  }
+  if (!has_location || ref.location.empty())
+    throw CompileError(what + " keeps its data in an external file but does not name it (no 'location' in its "
+                              "external_data)");
+  for (const auto& e : t.external_data()) {
+    if (e.key() != "offset" && e.key() != "length") continue;
+    const auto v = parse_size(e.value());
+    if (!v)
+      throw CompileError(what + " keeps its data in external file '" + ref.location + "', whose " + e.key() + " '" +
+                         e.value() + "' is not a non-negative integer");
+    (e.key() == "offset" ? ref.offset : ref.length) = *v;
+  }
+  return ref;
+}
+
+/// Whether `path` is `folder` or lies below it (both canonical).
+bool is_within(const std::filesystem::path& folder, const std::filesystem::path& path) {
+  auto p = path.begin();
+  for (const auto& part : folder) {
+    if (p == path.end() || *p != part) return false;
+    ++p;
+  }
+  return true;
+}
+
+/// The canonical path of `ref.location` inside the model's folder; refuses
+/// locations that are absolute, have a ".." component, or lead outside the
+/// folder through a symlink.
+std::filesystem::path resolve_location(const ExternalRef& ref, const std::string& what,
+                                       const ExternalDataSource& source) {
+  namespace fs = std::filesystem;
+  const std::string where = what + " keeps its data in external file '" + ref.location + "'";
+  if (source.folder.empty())
+    throw CompileError(where +
+                       ", but the model was not read from a file (it was imported from bytes), so there is no "
+                       "folder to read it from");
+  if (ref.location.find('\0') != std::string::npos) throw CompileError(where + ", whose name contains a NUL byte");
+  const fs::path location(ref.location);
+  if (location.is_absolute())
+    throw CompileError(where +
+                       ", an absolute path; external data must be named relative to the folder holding the model (" +
+                       source.folder.string() + ")");
+  for (const auto& part : location)
+    if (part == "..")
+      throw CompileError(where + ", which has a '..' component; external data must be named within the folder "
+                                 "holding the model (" + source.folder.string() + ")");
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(source.folder / location, ec);
+  if (ec) throw CompileError(where + ", which cannot be resolved: " + ec.message());
+  if (!is_within(source.folder, resolved))
+    throw CompileError(where + ", which resolves (through a symbolic link) to '" + resolved.string() +
+                       "', outside the folder holding the model (" + source.folder.string() + ")");
+  return resolved;
+}
+
+/// Reads the `nbytes` bytes of an external tensor (see the file comment).
+std::shared_ptr<std::vector<std::byte>> read_external(const onnx::TensorProto& t, const std::string& what,
+                                                      const ExternalDataSource& source,
+                                                      const std::vector<int64_t>& shape, size_t nbytes) {
+  const ExternalRef ref = external_ref(t, what);
+  const std::string where = what + " keeps its data in external file '" + ref.location + "'";
+  if (t.has_raw_data() || t.float_data_size() > 0 || t.int32_data_size() > 0 || t.int64_data_size() > 0 ||
+      t.double_data_size() > 0 || t.uint64_data_size() > 0 || t.string_data_size() > 0)
+    throw CompileError(where + " but also holds data in the model; a tensor's data must be in one place");
+  const std::filesystem::path path = resolve_location(ref, what, source);
+  // O_NOFOLLOW: the resolved path has no symlinks left, so one appearing
+  // now was put there after the check. O_NONBLOCK: a FIFO must not hang
+  // the open before fstat refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) throw CompileError(where + ", which does not exist (looked for " + path.string() + ")");
+    throw CompileError(where + ", which cannot be opened (" + path.string() + "): " + std::strerror(err));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw CompileError(where + ", which cannot be read: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw CompileError(where + ", which is not a regular file (" + path.string() + ")");
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  const uint64_t offset = ref.offset.value_or(0);
+  const std::string need = std::to_string(nbytes) + " bytes that its dims " + shape_string(shape) + " of " +
+                           onnx_type_name(t.data_type()) + " need";
+  if (offset > file_size)
+    throw CompileError(where + ", whose offset " + std::to_string(offset) + " is beyond the end of the file (" +
+                       std::to_string(file_size) + " bytes)");
+  // file_size - offset cannot wrap: offset <= file_size.
+  if (ref.length && *ref.length > file_size - offset)
+    throw CompileError(where + ", whose range (offset " + std::to_string(offset) + ", length " +
+                       std::to_string(*ref.length) + ") extends beyond the end of the file (" +
+                       std::to_string(file_size) + " bytes)");
+  if (ref.length && *ref.length != nbytes)
+    throw CompileError(where + ", whose length " + std::to_string(*ref.length) + " differs from the " + need);
+  if (nbytes > file_size - offset)
+    throw CompileError(where + ", which holds " + std::to_string(file_size - offset) + " bytes from offset " +
+                       std::to_string(offset) + ", fewer than the " + need);
+  auto bytes = std::make_shared<std::vector<std::byte>>(nbytes);
+  size_t done = 0;
+  while (done < nbytes) {
+    const ssize_t n = ::pread(fd, bytes->data() + done, nbytes - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw CompileError(where + ", which cannot be read: " + std::strerror(errno));
+    if (n == 0)
+      throw CompileError(where + ", which ended after " + std::to_string(offset + done) +
+                         " bytes while being read (was it changed meanwhile?)");
+    done += static_cast<size_t>(n);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what, const ExternalDataSource& external) {
   const auto dtype = dtype_from_onnx(t.data_type());
   if (!dtype)
     throw CompileError(what + " has element type " + onnx_type_name(t.data_type()) +
                        ", which edgec does not support (float, float16, int64, int32, int8, uint8, bool)");
-  if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    throw CompileError(what +
-                       " keeps its data in an external file, which edgec does not read; "
-                       "save the model with the data inside it");
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   if (shape.size() > static_cast<size_t>(kMaxRank))
     throw CompileError(what + " has rank " + std::to_string(shape.size()) + "; edgec supports ranks up to " +
@@ -94,34 +246,41 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
   size_t nbytes = 0;
   if (__builtin_mul_overflow(static_cast<size_t>(numel), elem, &nbytes))
     throw CompileError(what + " is too large (" + shape_string(shape) + ")");
-  auto bytes = std::make_shared<std::vector<std::byte>>(nbytes);
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return TensorData{TensorType::of(*dtype, shape), read_external(t, what, external, shape, nbytes)};
+  // The sizes are compared before anything is allocated: dims that declare
+  // far more than the model holds must fail, not exhaust memory.
   auto mismatch = [&](size_t got, const char* field) {
     throw CompileError(what + " holds " + std::to_string(got) + " " + field + " for dims " + shape_string(shape) +
                        " (" + std::to_string(numel) + " elements); the file may be truncated or corrupt");
   };
+  std::shared_ptr<std::vector<std::byte>> bytes;
   if (t.has_raw_data()) {
     if (t.raw_data().size() != nbytes) mismatch(t.raw_data().size(), "bytes of raw_data");
+    bytes = std::make_shared<std::vector<std::byte>>(nbytes);
     if (nbytes > 0) std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
   } else {
+    // float in float_data, int64 in int64_data, every other type in int32_data.
+    const int count = *dtype == DType::Float32 ? t.float_data_size()
+                      : *dtype == DType::Int64 ? t.int64_data_size()
+                                               : t.int32_data_size();
+    if (static_cast<int64_t>(count) != numel)
+      mismatch(static_cast<size_t>(count), *dtype == DType::Float32 ? "float_data values"
+                                           : *dtype == DType::Int64 ? "int64_data values"
+                                                                    : "int32_data values");
+    bytes = std::make_shared<std::vector<std::byte>>(nbytes);
     std::byte* out = bytes->data();
-    auto check = [&](int n, const char* field) {
-      if (static_cast<int64_t>(n) != numel) mismatch(static_cast<size_t>(n), field);
-    };
     switch (*dtype) {
       case DType::Float32:
-        check(t.float_data_size(), "float_data values");
         if (nbytes > 0) std::memcpy(out, t.float_data().data(), nbytes);
         break;
       case DType::Int64:
-        check(t.int64_data_size(), "int64_data values");
         if (nbytes > 0) std::memcpy(out, t.int64_data().data(), nbytes);
         break;
       case DType::Int32:
-        check(t.int32_data_size(), "int32_data values");
         if (nbytes > 0) std::memcpy(out, t.int32_data().data(), nbytes);
         break;
       case DType::Float16:
-        check(t.int32_data_size(), "int32_data values");
         for (int64_t i = 0; i < numel; ++i) {
           const uint16_t bits = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
           std::memcpy(out + 2 * i, &bits, 2);
@@ -130,7 +289,6 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
       case DType::Int8:
       case DType::UInt8:
       case DType::Bool:
-        check(t.int32_data_size(), "int32_data values");
         for (int64_t i = 0; i < numel; ++i) {
           int32_t v = t.int32_data(static_cast<int>(i));
           if (*dtype == DType::Bool) v = v != 0;
@@ -141,6 +299,14 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
     }
   }
   return TensorData{TensorType::of(*dtype, shape), std::move(bytes)};
+}
+
+void inline_external_data(onnx::TensorProto& t, const std::string& what, const ExternalDataSource& external) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
+  const TensorData data = tensor_from_proto(t, what, external);
+  t.clear_external_data();
+  t.set_data_location(onnx::TensorProto::DEFAULT);
+  t.set_raw_data(data.bytes->data(), data.bytes->size());
 }
 
 TensorData make_data(DType dtype, const std::vector<int64_t>& shape, const std::vector<double>& values) {

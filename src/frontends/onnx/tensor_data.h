@@ -1,10 +1,12 @@
-// ONNX tensors as edgec data: element types, TensorProto decoding, and
-// conversions between small tensors and numbers.
+// ONNX tensors as edgec data: element types, TensorProto decoding (data in
+// the model or in external files next to it), and conversions between small
+// tensors and numbers.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,9 +21,24 @@ std::optional<DType> dtype_from_onnx(int32_t elem_type);
 int32_t onnx_elem_type(DType dtype);
 /// "float", "double", "int16", ... for messages.
 std::string onnx_type_name(int32_t elem_type);
-/// Reads a TensorProto's data (raw or typed fields); throws CompileError
-/// naming `what` when the type is unsupported or the sizes disagree.
-TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what);
+/// Where tensors stored outside the model (data_location EXTERNAL) are read
+/// from: the folder of the model file. A model imported from bytes has no
+/// folder (`folder` empty) and its external tensors are refused.
+struct ExternalDataSource {
+  std::filesystem::path folder;  ///< Canonical (symlink-free) folder of the model file.
+};
+
+/// Reads a TensorProto's data (raw or typed fields, or the external file its
+/// external_data names, resolved inside `external`'s folder); throws
+/// CompileError naming `what` (and the location) when the type is
+/// unsupported, the sizes disagree, or the external file is missing, outside
+/// the model's folder, not a regular file or too short.
+TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what,
+                             const ExternalDataSource& external = {});
+/// Replaces an external tensor's reference by its bytes (raw_data), so that
+/// code without the model's folder (the Constant handlers) can read it.
+/// Does nothing for a tensor stored in the model.
+void inline_external_data(onnx::TensorProto& t, const std::string& what, const ExternalDataSource& external);
 /// A value name for the IR: [A-Za-z0-9_.] only.
 std::string sanitize_name(const std::string& name);
 /// Data of a static type holding `values`, converted to `dtype`.
