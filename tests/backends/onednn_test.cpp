@@ -324,6 +324,102 @@ TEST(Onednn, Gather) {
   expect_matches(ir, {"t", "e", "r"}, {"take", "index", "relu"});
 }
 
+// ---- fusion (runtime_conv.cpp, runtime_norm.cpp, runtime_loops.cpp) -----------------------
+
+// A ResNet block: conv -> batch norm -> relu -> conv -> per-channel mul/add
+// (the exporter's frozen batch norm) -> add(block input) -> relu. The
+// second conv accumulates into the block input's storage (sum post-op),
+// the first folds its batch norm; both keep the blocked layout.
+TEST(Onednn, ConvChainFusesNormResidualAndActivation) {
+  Ir ir;
+  ir.input("x", {1, 8, 10, 10}).constant("w1", {8, 8, 3, 3}).constant("b1", {8}).constant("w2", {8, 8, 3, 3});
+  ir.constant("g", {8}, 0.5f, 1.5f).constant("bb", {8}).constant("mu", {8}).constant("var", {8}, 0.5f, 2.f);
+  ir.constant("s", {8, 1, 1}, 0.5f, 1.5f).constant("t", {1, 8, 1, 1});
+  ir.op("%x0 = edge.relu.default(%x) : f32[1, 8, 10, 10]");
+  ir.op("%c1 = edge.conv.default(%x0, %w1, %b1, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%n1 = edge.batch_norm.default(%c1, %g, %bb, %mu, %var, eps = 1.0e-5) : f32[1, 8, 10, 10]");
+  ir.op("%r1 = edge.relu.default(%n1) : f32[1, 8, 10, 10]");
+  ir.op("%c2 = edge.conv.default(%r1, %w2, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%m2 = edge.mul.Tensor(%c2, %s) : f32[1, 8, 10, 10]");
+  ir.op("%a2 = edge.add.Tensor(%t, %m2) : f32[1, 8, 10, 10]");
+  ir.op("%o = edge.add.Tensor(%a2, %x0) : f32[1, 8, 10, 10]");
+  ir.op("%y = edge.relu.default(%o) : f32[1, 8, 10, 10]");
+  expect_matches(ir, {"y"}, {"conv", "batch_norm", "add"});
+}
+
+// The residual is read again after the add (here: a second output): it must
+// not be overwritten in place, so the add is a step of its own.
+TEST(Onednn, ResidualReadLaterIsNotOverwritten) {
+  Ir ir;
+  ir.input("x", {1, 8, 6, 6}).constant("w", {8, 8, 3, 3}).constant("b", {8});
+  ir.op("%x0 = edge.relu.default(%x) : f32[1, 8, 6, 6]");
+  ir.op("%c = edge.conv.default(%x0, %w, %b, padding = [1, 1]) : f32[1, 8, 6, 6]");
+  ir.op("%o = edge.add.Tensor(%c, %x0) : f32[1, 8, 6, 6]");
+  ir.op("%y = edge.relu.default(%o) : f32[1, 8, 6, 6]");
+  ir.op("%z = edge.sigmoid.default(%x0) : f32[1, 8, 6, 6]");
+  expect_matches(ir, {"y", "z", "x0"}, {"conv", "add"});
+}
+
+// The fused add's result is the delegate's output (the caller's tensor): the
+// residual cannot be accumulated in place there, and a second run must not
+// accumulate onto the first's output.
+TEST(Onednn, ResidualAddIntoTheDelegateOutput) {
+  Ir ir;
+  ir.input("x", {1, 8, 10, 10}).constant("w1", {8, 8, 3, 3}).constant("b1", {8}).constant("w2", {8, 8, 3, 3});
+  ir.op("%x0 = edge.relu.default(%x) : f32[1, 8, 10, 10]");
+  ir.op("%c1 = edge.conv.default(%x0, %w1, %b1, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%r1 = edge.relu.default(%c1) : f32[1, 8, 10, 10]");
+  ir.op("%c2 = edge.conv.default(%r1, %w2, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%o = edge.add.Tensor(%c2, %x0) : f32[1, 8, 10, 10]");
+  expect_matches(ir, {"o"}, {"conv", "add"});
+}
+
+// Per-channel affine folded into a grouped conv and a transposed conv.
+TEST(Onednn, AffineFoldsIntoGroupedAndTransposedConv) {
+  Ir ir;
+  ir.input("x", {2, 4, 7, 7}).constant("w", {6, 2, 3, 3}).constant("s", {1, 6, 1, 1}, 0.5f, 2.f).constant("t", {6, 1, 1});
+  ir.constant("wt", {4, 3, 2, 2}).constant("bt", {3}).constant("st", {3, 1, 1}, 0.5f, 2.f);
+  ir.op("%c = edge.conv.default(%x, %w, groups = 2) : f32[2, 6, 5, 5]");
+  ir.op("%m = edge.mul.Tensor(%c, %s) : f32[2, 6, 5, 5]");
+  ir.op("%a = edge.sub.Tensor(%m, %t) : f32[2, 6, 5, 5]");
+  ir.op("%d = edge.conv_transpose.default(%x, %wt, %bt, stride = [2, 2]) : f32[2, 3, 14, 14]");
+  ir.op("%e = edge.div.Tensor(%d, %st) : f32[2, 3, 14, 14]");
+  ir.op("%f = edge.tanh.default(%e) : f32[2, 3, 14, 14]");
+  expect_matches(ir, {"a", "f"}, {"conv", "conv_transpose", "mul", "div"}, 1e-5);
+}
+
+// GroupNorm as the exporter writes it (reshape, instance_norm, reshape,
+// mul, add) followed by mish written out; group_norm itself with relu.
+TEST(Onednn, GroupNormChainAndMish) {
+  Ir ir;
+  ir.input("x", {2, 16, 8}, -3.f, 3.f).constant("is", {4}, 0.5f, 1.5f).constant("ib", {4});
+  ir.constant("g", {16, 1}, 0.5f, 1.5f).constant("b", {16, 1}).constant("gg", {16}).constant("gb", {16});
+  ir.op("%r = edge.reshape.default(%x, shape = [2, 4, 32]) : f32[2, 4, 32]");
+  ir.op("%n = edge.instance_norm.default(%r, %is, %ib, eps = 1.0e-5) : f32[2, 4, 32]");
+  ir.op("%r2 = edge.reshape.default(%n, shape = [2, 16, 8]) : f32[2, 16, 8]");
+  ir.op("%m = edge.mul.Tensor(%r2, %g) : f32[2, 16, 8]");
+  ir.op("%a = edge.add.Tensor(%m, %b) : f32[2, 16, 8]");
+  ir.op("%sp = edge.softplus.default(%a) : f32[2, 16, 8]");
+  ir.op("%th = edge.tanh.default(%sp) : f32[2, 16, 8]");
+  ir.op("%mi = edge.mul.Tensor(%a, %th) : f32[2, 16, 8]");
+  ir.op("%gn = edge.group_norm.default(%x, %gg, %gb, num_groups = 4) : f32[2, 16, 8]");
+  ir.op("%gr = edge.relu.default(%gn) : f32[2, 16, 8]");
+  expect_matches(ir, {"mi", "gr"}, {"instance_norm", "group_norm", "softplus", "tanh"});
+}
+
+// matmul with a bias add (either operand order) and activations as post-ops.
+TEST(Onednn, MatmulBiasAndActivation) {
+  Ir ir;
+  ir.input("x", {3, 5, 16}).constant("w", {16, 12}).constant("b", {12}).constant("w2", {12, 4}).constant("b2", {1, 4});
+  ir.op("%m = edge.matmul.default(%x, %w) : f32[3, 5, 12]");
+  ir.op("%a = edge.add.Tensor(%b, %m) : f32[3, 5, 12]");
+  ir.op("%g = edge.gelu.default(%a) : f32[3, 5, 12]");
+  ir.op("%m2 = edge.matmul.default(%g, %w2) : f32[3, 5, 4]");
+  ir.op("%a2 = edge.add.Tensor(%m2, %b2) : f32[3, 5, 4]");
+  ir.op("%s = edge.sigmoid.default(%a2) : f32[3, 5, 4]");
+  expect_matches(ir, {"s"}, {"matmul", "add", "gelu"});
+}
+
 // One thread and two give the same values (thread count reaches oneDNN).
 TEST(Onednn, ThreadCounts) {
   Ir ir;

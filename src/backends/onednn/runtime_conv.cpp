@@ -218,7 +218,10 @@ Error build_conv(Ctx& c, bool transposed) {
     return Built{pd, [pd] { return dnnl::primitive(dnnl::deconvolution_forward(pd)); }};
   };
   const std::vector<Eltwise> none;
-  bool sum = residual >= 0 && free_after(c.d, residual, static_cast<int32_t>(c.index), add_at);
+  // (Not into a delegate output: that is the caller's tensor, not the
+  // residual's storage.)
+  bool sum = residual >= 0 && !c.d.slots[static_cast<size_t>(yfinal)].io &&
+             free_after(c.d, residual, static_cast<int32_t>(c.index), add_at);
   // The eltwise links go after the sum when there is one, else after the conv.
   Built built = make_pd(sum, residual >= 0 && !sum ? none : after);
   int32_t reuse = -1;

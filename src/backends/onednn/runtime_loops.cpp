@@ -91,7 +91,15 @@ float apply_eltwise(const std::vector<Eltwise>& ops, float v) {
   for (const Eltwise& e : ops) {
     switch (e.alg) {
       case algorithm::eltwise_relu: v = v > 0 ? v : v * e.alpha; break;
-      case algorithm::eltwise_mish: v = v * std::tanh(softplus(v)); break;
+      case algorithm::eltwise_mish: {
+        // tanh(log(1 + n)) = n (n + 2) / (n (n + 2) + 2) with n = e^v: one
+        // exp instead of exp, log1p and tanh; past 20 it is v in f32.
+        if (v < 20.f) {
+          const float n = std::exp(v), q = n * (n + 2.f);
+          v = v * q / (q + 2.f);
+        }
+        break;
+      }
       case algorithm::eltwise_tanh: v = std::tanh(v); break;
       case algorithm::eltwise_logistic: v = 1.f / (1.f + std::exp(-v)); break;
       case algorithm::eltwise_soft_relu: v = softplus(v); break;
