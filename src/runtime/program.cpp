@@ -254,7 +254,9 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
     Slot& s = slots_[i];
     const std::string what = "value slot " + u64(i);
     if (!v) return bad(what + " is null");
-    s.name = v->name() ? v->name()->str() : std::string();
+    // Constants are written unnamed (their data key names them), and so are
+    // a payload's slots.
+    s.name = v->name() ? v->name()->str() : v->data_key() ? v->data_key()->str() : std::string();
     EDGEC_TRY(read_type(v->type(), what + " (" + s.name + ")", symbol_ids, symbols_, s.type));
     switch (v->kind()) {
       case fb::SlotKind::UserInput: s.kind = SlotKind::UserInput; break;

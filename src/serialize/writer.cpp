@@ -12,6 +12,8 @@
 
 #include "ir/diagnostic.h"
 #include "ir/operator.h"
+#include <bit>
+
 #include "lowering/backend.h"
 #include "serialize/format.h"
 #include "serialize/program_generated.h"
@@ -23,17 +25,90 @@ namespace fbs = ::edgec::fb;
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
+// Every string and every type is written once per table and referred to
+// from wherever it recurs (flatbuffers tables may share children): a model
+// of a thousand small operators repeats a few dozen types, operator and
+// attribute names, and the file should hold its weights, not its
+// bookkeeping (issue 6: file size within 2% + 64 KiB of the weights).
 Offset<fbs::TensorInfo> write_type(FlatBufferBuilder& b, const TensorType& t) {
   std::vector<Offset<fbs::Dim>> dims;
   for (const Dim& d : t.dims) {
-    auto sym = d.kind == Dim::Kind::Symbolic ? b.CreateString(d.symbol) : Offset<flatbuffers::String>();
+    auto sym = d.kind == Dim::Kind::Symbolic ? b.CreateSharedString(d.symbol) : Offset<flatbuffers::String>();
     dims.push_back(fbs::CreateDim(b, static_cast<fbs::DimKind>(d.kind), d.value, sym));
   }
   return fbs::CreateTensorInfo(b, static_cast<uint8_t>(t.dtype), b.CreateVector(dims));
 }
 
+Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, const std::string& name, const AttrValue& v);
+
+/// A key equal for equal attribute values (floats by their bits).
+std::string attr_key(const std::string& name, const AttrValue& v) {
+  std::string k = name + "=" + std::to_string(v.index()) + ":";
+  auto bits = [](double d) { return std::to_string(std::bit_cast<uint64_t>(d)); };
+  switch (attr_kind(v)) {
+    case AttrKind::Int: return k + std::to_string(std::get<int64_t>(v));
+    case AttrKind::Float: return k + bits(std::get<double>(v));
+    case AttrKind::Bool: return k + (std::get<bool>(v) ? "1" : "0");
+    case AttrKind::String: return k + std::to_string(std::get<std::string>(v).size()) + ":" + std::get<std::string>(v);
+    case AttrKind::Ints:
+      for (int64_t x : std::get<std::vector<int64_t>>(v)) k += std::to_string(x) + ",";
+      return k;
+    case AttrKind::Floats:
+      for (double x : std::get<std::vector<double>>(v)) k += bits(x) + ",";
+      return k;
+    case AttrKind::DType: return k + std::to_string(static_cast<int>(std::get<DType>(v)));
+  }
+  return k;
+}
+
+/// An instruction's attribute list, written once per distinct list (and
+/// each attribute once per distinct name and value).
+class AttrTable {
+ public:
+  explicit AttrTable(FlatBufferBuilder& b) : b_(b) {}
+  Offset<flatbuffers::Vector<Offset<fbs::Attr>>> operator()(const Attrs& attrs) {
+    if (attrs.items().empty()) return 0;
+    std::string list_key;
+    std::vector<Offset<fbs::Attr>> offsets;
+    for (const auto& [name, value] : attrs.items()) {
+      const std::string key = attr_key(name, value);
+      auto [it, inserted] = attrs_.try_emplace(key);
+      if (inserted) it->second = write_attr(b_, name, value);
+      offsets.push_back(it->second);
+      list_key += std::to_string(key.size()) + ":" + key;
+    }
+    auto [it, inserted] = lists_.try_emplace(list_key);
+    if (inserted) it->second = b_.CreateVector(offsets);
+    return it->second;
+  }
+
+ private:
+  FlatBufferBuilder& b_;
+  std::map<std::string, Offset<fbs::Attr>> attrs_;
+  std::map<std::string, Offset<flatbuffers::Vector<Offset<fbs::Attr>>>> lists_;
+};
+
+/// write_type, once per distinct type in one builder.
+class TypeTable {
+ public:
+  explicit TypeTable(FlatBufferBuilder& b) : b_(b) {}
+  Offset<fbs::TensorInfo> operator()(const TensorType& t) {
+    // Keyed by everything write_type writes.
+    std::string key = std::to_string(static_cast<int>(t.dtype));
+    for (const Dim& d : t.dims)
+      key += "|" + std::to_string(static_cast<int>(d.kind)) + ":" + std::to_string(d.value) + ":" + d.symbol;
+    auto [it, inserted] = written_.try_emplace(key);
+    if (inserted) it->second = write_type(b_, t);
+    return it->second;
+  }
+
+ private:
+  FlatBufferBuilder& b_;
+  std::map<std::string, Offset<fbs::TensorInfo>> written_;
+};
+
 Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, const std::string& name, const AttrValue& v) {
-  auto n = b.CreateString(name);
+  auto n = b.CreateSharedString(name);
   switch (attr_kind(v)) {
     case AttrKind::Int:
       return fbs::CreateAttr(b, n, fbs::AttrValue::IntAttr, fbs::CreateIntAttr(b, std::get<int64_t>(v)).Union());
@@ -42,7 +117,7 @@ Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, const std::string& name, cons
     case AttrKind::Bool:
       return fbs::CreateAttr(b, n, fbs::AttrValue::BoolAttr, fbs::CreateBoolAttr(b, std::get<bool>(v)).Union());
     case AttrKind::String: {
-      auto s = b.CreateString(std::get<std::string>(v));
+      auto s = b.CreateSharedString(std::get<std::string>(v));
       return fbs::CreateAttr(b, n, fbs::AttrValue::StringAttr, fbs::CreateStringAttr(b, s).Union());
     }
     case AttrKind::Ints: {
@@ -115,6 +190,11 @@ int32_t delegate_index(const Program& p, const Node* n, const std::string& ctx) 
 Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p, const std::string& ctx,
                                          const DataLayout* data) {
   check_serializable(p, ctx);
+  TypeTable types(b);
+  AttrTable attr_lists(b);
+  // A payload's slots go unnamed: only its backend reads it (errors name
+  // slots by index), and the names would be most of its bytes.
+  auto slot_name = [&](const Value* v) { return data ? b.CreateSharedString(v->name()) : Offset<flatbuffers::String>(); };
   std::map<const Value*, int32_t> slot_of;
   std::vector<Offset<fbs::ValueSlot>> slots;
 
@@ -135,10 +215,11 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
                            "); second placeholder %" + v->name());
       (void)stored_data(p, spec, v, ctx);
       kind = Program::requires_state(spec) ? fbs::SlotKind::State : fbs::SlotKind::Constant;
-      key = b.CreateString(spec.target);
+      key = b.CreateSharedString(spec.target);
     }
-    auto name = b.CreateString(v->name());
-    auto type = write_type(b, v->type());
+    // A constant is named by its data key.
+    auto name = kind == fbs::SlotKind::UserInput ? slot_name(v) : Offset<flatbuffers::String>();
+    auto type = types(v->type());
     slot_of[v] = static_cast<int32_t>(slots.size());
     slots.push_back(fbs::CreateValueSlot(b, name, type, kind, 0, 0, key));
   }
@@ -159,8 +240,8 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
       auto plan = p.memory_plan.values.find(v->name());
       if (plan == p.memory_plan.values.end())
         throw CompileError(ctx + ": %" + v->name() + " has no place in the memory plan (run memory_plan)");
-      auto name = b.CreateString(v->name());
-      auto type = write_type(b, v->type());
+      auto name = slot_name(v);
+      auto type = types(v->type());
       slot_of[v] = static_cast<int32_t>(slots.size());
       outs.push_back(slot_of[v]);
       slots.push_back(fbs::CreateValueSlot(b, name, type, fbs::SlotKind::Activation, plan->second.offset,
@@ -176,47 +257,47 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
     });
     std::vector<Offset<fbs::Refusal>> refusals;
     for (const Refusal& r : sorted_refusals)
-      refusals.push_back(fbs::CreateRefusal(b, b.CreateString(r.backend), b.CreateString(r.reason)));
-    std::vector<Offset<fbs::Attr>> attrs;
+      refusals.push_back(fbs::CreateRefusal(b, b.CreateSharedString(r.backend), b.CreateSharedString(r.reason)));
+    Offset<flatbuffers::Vector<Offset<fbs::Attr>>> attrs = 0;
     int32_t delegate = -1;
     if (is_delegate) {
       // The delegate index is the instruction's own field, not an attribute.
       delegate = delegate_index(p, n, ctx);
       delegate_slots[static_cast<size_t>(delegate)] = {ins, outs};
     } else {
-      for (const auto& [name, value] : n->attrs().items()) attrs.push_back(write_attr(b, name, value));
+      attrs = attr_lists(n->attrs());
     }
-    instructions.push_back(fbs::CreateInstruction(b, b.CreateString(is_delegate ? std::string() : op->name), delegate,
-                                                  b.CreateVector(ins), b.CreateVector(outs), b.CreateVector(attrs),
-                                                  b.CreateVector(refusals)));
+    instructions.push_back(fbs::CreateInstruction(b, b.CreateSharedString(is_delegate ? std::string() : op->name), delegate,
+                                                  b.CreateVector(ins), b.CreateVector(outs), attrs,
+                                                  refusals.empty() ? 0 : b.CreateVector(refusals)));
   }
 
   std::vector<Offset<fbs::IoSpec>> inputs, outputs;
   for (size_t i = 0; i < placeholders.size(); ++i)
     if (p.inputs[i].kind == InputKind::UserInput)
-      inputs.push_back(fbs::CreateIoSpec(b, b.CreateString(p.inputs[i].target), slot_of.at(placeholders[i]->result())));
+      inputs.push_back(fbs::CreateIoSpec(b, b.CreateSharedString(p.inputs[i].target), slot_of.at(placeholders[i]->result())));
   const Node* out = p.graph.output_node();
   if (!out) throw CompileError(ctx + ": the graph has no output node");
   for (size_t i = 0; i < p.outputs.size() && i < out->inputs().size(); ++i)
-    outputs.push_back(fbs::CreateIoSpec(b, b.CreateString(p.outputs[i].target), slot_of.at(out->input(i))));
+    outputs.push_back(fbs::CreateIoSpec(b, b.CreateSharedString(p.outputs[i].target), slot_of.at(out->input(i))));
 
   std::vector<Offset<fbs::NamedData>> named_data;
   std::vector<Offset<fbs::Delegate>> delegates;
   if (data) {
     for (const auto& e : data->named)
-      named_data.push_back(fbs::CreateNamedData(b, b.CreateString(e.key), e.offset, e.data->bytes->size(),
-                                                write_type(b, e.data->type)));
+      named_data.push_back(fbs::CreateNamedData(b, b.CreateSharedString(e.key), e.offset, e.data->bytes->size(),
+                                                types(e.data->type)));
     for (size_t i = 0; i < p.delegates.size(); ++i) {
       const Program& d = *p.delegates[i].program;
       std::vector<Offset<flatbuffers::String>> ops, constants;
       for (const Node* n : d.graph.calls()) {
         const OpInfo* op = find_op(n->op());
-        ops.push_back(b.CreateString(op ? op->name : n->op()));
+        ops.push_back(b.CreateSharedString(op ? op->name : n->op()));
       }
       for (const InputSpec& spec : d.inputs)
-        if (spec.kind != InputKind::UserInput) constants.push_back(b.CreateString(spec.target));
+        if (spec.kind != InputKind::UserInput) constants.push_back(b.CreateSharedString(spec.target));
       const auto& payload = data->payloads[i];
-      delegates.push_back(fbs::CreateDelegate(b, b.CreateString(p.delegates[i].backend), payload.offset,
+      delegates.push_back(fbs::CreateDelegate(b, b.CreateSharedString(p.delegates[i].backend), payload.offset,
                                               payload.bytes.size(), b.CreateVector(delegate_slots[i].first),
                                               b.CreateVector(delegate_slots[i].second), b.CreateVector(ops),
                                               b.CreateVector(constants)));
