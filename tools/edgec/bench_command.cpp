@@ -72,35 +72,9 @@ struct ProfileRow {
   double total_ms = 0;   // Per run, summed over its instructions.
 };
 
-/// Rows aggregated by operator name (a delegate by its index and backend,
-/// since each delegate is its own compiled subgraph), largest first.
-std::vector<ProfileRow> aggregate_profile(const runtime::Program& program, const std::vector<double>& seconds,
-                                          int runs) {
-  std::map<std::string, ProfileRow> by_name;
-  const auto instructions = program.instructions();
-  for (size_t i = 0; i < instructions.size(); ++i) {
-    const runtime::Instruction& in = instructions[i];
-    std::string name = in.op;
-    if (in.is_delegate_call()) {
-      const auto d = static_cast<size_t>(in.delegate);
-      name = "delegate " + std::to_string(d) + " (" + program.delegates()[d].backend_id + ")";
-    }
-    ProfileRow& row = by_name[name];
-    row.name = name;
-    row.calls += 1;
-    row.total_ms += seconds[i] * 1e3 / runs;
-  }
-  std::vector<ProfileRow> rows;
-  for (auto& [name, row] : by_name) rows.push_back(row);
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const ProfileRow& a, const ProfileRow& b) { return a.total_ms > b.total_ms; });
-  return rows;
-}
-
-/// Rows of one delegate's steps (Backend::step_names), aggregated by step
-/// name, largest first.
-std::vector<ProfileRow> aggregate_steps(const std::vector<std::string>& names, const std::vector<double>& seconds,
-                                        int runs) {
+/// Rows aggregated by name (names[i] timed seconds[i] over `runs` runs),
+/// largest first.
+std::vector<ProfileRow> aggregate(const std::vector<std::string>& names, const std::vector<double>& seconds, int runs) {
   std::map<std::string, ProfileRow> by_name;
   for (size_t i = 0; i < names.size(); ++i) {
     ProfileRow& row = by_name[names[i]];
@@ -113,6 +87,22 @@ std::vector<ProfileRow> aggregate_steps(const std::vector<std::string>& names, c
   std::stable_sort(rows.begin(), rows.end(),
                    [](const ProfileRow& a, const ProfileRow& b) { return a.total_ms > b.total_ms; });
   return rows;
+}
+
+/// Rows by operator name (a delegate by its index and backend, since each
+/// delegate is its own compiled subgraph).
+std::vector<ProfileRow> aggregate_profile(const runtime::Program& program, const std::vector<double>& seconds,
+                                          int runs) {
+  std::vector<std::string> names;
+  for (const runtime::Instruction& in : program.instructions()) {
+    if (!in.is_delegate_call()) {
+      names.push_back(in.op);
+      continue;
+    }
+    const auto d = static_cast<size_t>(in.delegate);
+    names.push_back("delegate " + std::to_string(d) + " (" + program.delegates()[d].backend_id + ")");
+  }
+  return aggregate(names, seconds, runs);
 }
 
 /// The steps of one delegate that breaks its work down.
@@ -193,7 +183,7 @@ void run_bench(BenchOptions o) {
     for (size_t d = 0; d < step_names.size(); ++d) {
       if (step_names[d].empty()) continue;
       (void)method.set_delegate_profile(d, {});
-      DelegateProfile dp{d, program.delegates()[d].backend_id, aggregate_steps(step_names[d], step_seconds[d], o.iters), 0};
+      DelegateProfile dp{d, program.delegates()[d].backend_id, aggregate(step_names[d], step_seconds[d], o.iters), 0};
       for (const auto& r : dp.rows) dp.total_ms += r.total_ms;
       delegate_profiles.push_back(std::move(dp));
     }
