@@ -12,6 +12,7 @@
 #include "backends/onednn/runtime.h"
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -134,13 +135,12 @@ Error plan_buffers(Delegate& d) {
                                         " bytes exceeds the memory limit of " + std::to_string(limit) +
                                         " bytes (set EDGEC_MEMORY_LIMIT to change it)");
   if (total > 0) {
-    d.buffers_base.reset(new (std::nothrow) std::byte[total + 64]);
+    d.buffers_base = d.init_memory.allocate(total);
     if (!d.buffers_base)
       return fail(Error::OutOfMemory, "cannot allocate the onednn delegate's " + str(static_cast<int64_t>(total)) +
                                           "-byte activation memory");
   }
-  std::byte* base = d.buffers_base.get();
-  if (base) base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+  std::byte* base = d.buffers_base;
   for (onednn::Buffer& b : d.buffers) {
     std::byte* at = base ? base + b.offset : nullptr;
     for (onednn::Binding& m : b.bindings) m.memory.set_data_handle(at + m.offset);
@@ -359,6 +359,31 @@ bool plain_like(const dnnl::memory::desc& md, const SlotState& st) {
   for (size_t i = 0; i < dims.size(); ++i)
     if (dims[i] != 1 && md.data.format_desc.blocking.strides[i] != strides[i]) return false;
   return true;
+}
+
+InitMemory::~InitMemory() {
+  for (const Chunk& c : chunks_) munmap(c.base, c.size);
+}
+
+std::byte* InitMemory::allocate(size_t bytes) {
+  bytes = (bytes + 63) / 64 * 64;
+  // Large blocks get a mapping of their own with huge pages asked for;
+  // small ones share 1 MiB chunks of ordinary pages (a huge page per small
+  // model would cost more memory than it saves time).
+  constexpr size_t kLarge = size_t{1} << 20, kHuge = size_t{2} << 20;
+  if (bytes < kLarge)
+    for (Chunk& c : chunks_)
+      if (c.size == kLarge && c.size - c.used >= bytes) {
+        std::byte* p = c.base + c.used;
+        c.used += bytes;
+        return p;
+      }
+  const size_t size = bytes < kLarge ? kLarge : (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  if (bytes >= kLarge) (void)madvise(p, size, MADV_HUGEPAGE);  // A hint: without it, ordinary pages.
+  chunks_.push_back({static_cast<std::byte*>(p), size, bytes});
+  return static_cast<std::byte*>(p);
 }
 
 dnnl::memory Delegate::over_buffer(int32_t buffer, const dnnl::memory::desc& md, size_t offset) {

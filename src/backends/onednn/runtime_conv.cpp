@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <new>
 
 #include "backends/onednn/geometry.h"
 #include "backends/onednn/runtime_build.h"
@@ -41,7 +42,9 @@ memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::d
   if (!folded.empty()) bytes = const_cast<float*>(folded.data());
   if (chosen == plain && folded.empty()) return c.d.src(w, plain);
   memory src(plain, c.d.engine, bytes);
-  memory dst(chosen, c.d.engine);
+  std::byte* at = c.d.init_memory.allocate(chosen.get_size());
+  if (!at) throw std::bad_alloc();
+  memory dst(chosen, c.d.engine, at);
   dnnl::reorder(src, dst).execute(c.d.stream, src, dst);
   c.d.stream.wait();
   c.d.owned.push_back(dst);
@@ -50,8 +53,10 @@ memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::d
 
 // A constant vector made at init (a folded bias).
 memory owned_vector(Ctx& c, const std::vector<float>& v) {
-  memory m(md_of({static_cast<int64_t>(v.size())}), c.d.engine);
-  std::memcpy(m.get_data_handle(), v.data(), v.size() * sizeof(float));
+  std::byte* at = c.d.init_memory.allocate(v.size() * sizeof(float));
+  if (!at) throw std::bad_alloc();
+  memory m(md_of({static_cast<int64_t>(v.size())}), c.d.engine, at);
+  std::memcpy(at, v.data(), v.size() * sizeof(float));
   c.d.owned.push_back(m);
   return m;
 }
