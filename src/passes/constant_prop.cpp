@@ -48,6 +48,11 @@ class ConstantPropagation : public Pass {
       auto it = program.constants.find(spec.target);
       if (it != program.constants.end() && it->second.bytes) known[placeholders[i]->result()] = it->second;
     }
+    // Lifted constants with equal type and bytes are one constant (SEMANTICS
+    // 1: a `constant`'s values may be read): the exporter writes a Constant
+    // node per use (GroupNorm's ones and zeros in every block of every
+    // unrolled step), and the file should hold each value once.
+    const bool merged = merge_equal_constants(program, placeholders, known);
     KernelContext ctx;
     std::set<const Node*> folded;
     for (Node* n : g.calls()) {
@@ -58,7 +63,13 @@ class ConstantPropagation : public Pass {
       for (size_t i = 0; i < outs.size(); ++i) known[n->result(i)] = std::move(outs[i]);
       folded.insert(n);
     }
-    if (folded.empty()) return ensure_outputs_are_calls(program);
+    if (folded.empty()) {
+      if (merged) {
+        remove_unread_constants(program, mutated);
+        sync_output_specs(program);
+      }
+      return ensure_outputs_are_calls(program) || merged;
+    }
 
     // 2. Materialize folded results that non-folded code reads.
     Node* first_user_input = nullptr;
@@ -124,6 +135,37 @@ class ConstantPropagation : public Pass {
   }
 
  private:
+  // Points every reader of a later `constant` placeholder equal (type and
+  // bytes) to an earlier one at the earlier one; true when any was.
+  static bool merge_equal_constants(Program& program, const std::vector<Node*>& placeholders,
+                                    std::map<const Value*, TensorData>& known) {
+    std::multimap<size_t, Value*> seen;  // by hash of type and bytes
+    bool merged = false;
+    for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
+      if (program.inputs[i].kind != InputKind::Constant) continue;
+      Value* v = placeholders[i]->result();
+      auto k = known.find(v);
+      if (k == known.end() || !v->has_uses()) continue;
+      const TensorData& data = k->second;
+      const size_t key = std::hash<std::string>()(data.type.str()) ^
+                         std::hash<std::string_view>()(std::string_view(
+                             reinterpret_cast<const char*>(data.bytes->data()), data.bytes->size()));
+      Value* same = nullptr;
+      for (auto [it, end] = seen.equal_range(key); it != end && !same; ++it) {
+        const TensorData& other = known.at(it->second);
+        if (other.type == data.type && *other.bytes == *data.bytes) same = it->second;
+      }
+      if (!same) {
+        seen.emplace(key, v);
+        continue;
+      }
+      const std::vector<Use> uses = v->uses();
+      for (const Use& u : uses) u.user->set_input(static_cast<size_t>(u.input_index), same);
+      merged = true;
+    }
+    return merged;
+  }
+
   bool foldable_call(const Node& n, const std::map<const Value*, TensorData>& known) const {
     const OpInfo* op = find_op(n.op());
     if (!op || !op->core) return false;
