@@ -200,6 +200,23 @@ TEST(Method, DelegateArenaOverTheConfiguredLimitIsRefused) {
   EXPECT_NE(error_detail().find("exceeds the memory limit"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, onednn seed): an onednn payload whose
+// unary instruction has no operand made the delegate's builder throw past
+// init (std::terminate). Payload instructions are now checked against their
+// slots (operand counts, views within their tensor, sizes that agree):
+// InvalidProgram naming the instruction.
+TEST(Method, OnednnInstructionWithoutOperandsIsRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_instruction_without_operands.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto method = runtime::Method::create(**loaded, 1);
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
+  EXPECT_NE(error_detail().find("onednn: instruction"), std::string::npos) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.

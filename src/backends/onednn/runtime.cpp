@@ -205,6 +205,12 @@ Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataM
     } catch (const dnnl::error& e) {
       err = fail(Error::NotSupported, "onednn: instruction " + str(static_cast<int64_t>(i)) + " (" + instructions[i].op +
                                           "): oneDNN cannot build it: " + e.what());
+    } catch (const onednn::InvalidPayload& e) {
+      err = fail(Error::InvalidProgram, "onednn: instruction " + str(static_cast<int64_t>(i)) + " (" +
+                                            instructions[i].op + "): " + e.what());
+    } catch (const std::out_of_range&) {
+      err = fail(Error::InvalidProgram, "onednn: instruction " + str(static_cast<int64_t>(i)) + " (" +
+                                            instructions[i].op + ") has fewer operands than its operator takes");
     }
   }
   omp_set_num_threads(saved);
@@ -273,6 +279,8 @@ class OnednnBackend final : public Backend {
       return fail(Error::NotSupported, std::string("onednn: ") + e.what());
     } catch (const std::bad_alloc&) {
       return fail(Error::OutOfMemory, "onednn: out of memory building the delegate");
+    } catch (const std::exception& e) {
+      return fail(Error::InvalidProgram, std::string("onednn: invalid delegate program: ") + e.what());
     }
   }
 
@@ -386,7 +394,25 @@ std::byte* InitMemory::allocate(size_t bytes) {
   return static_cast<std::byte*>(p);
 }
 
+// The bytes a memory object over `md` reads or writes: for a strided plain
+// view, from its first element to its last (oneDNN's get_size() counts
+// dims times strides, more than a view into a larger tensor spans).
+size_t md_span(const dnnl::memory::desc& md) {
+  const auto& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.format_desc.blocking.inner_nblks != 0) return md.get_size();
+  int64_t last = 0;
+  for (int i = 0; i < d.ndims; ++i) {
+    if (d.dims[i] == 0) return 0;
+    last += (d.dims[i] - 1) * d.format_desc.blocking.strides[i];
+  }
+  return static_cast<size_t>(last + 1 + d.offset0) * dnnl::memory::data_type_size(md.data_type());
+}
+
 dnnl::memory Delegate::over_buffer(int32_t buffer, const dnnl::memory::desc& md, size_t offset) {
+  const Buffer& b = buffers.at(static_cast<size_t>(buffer));
+  require(offset <= b.size && md_span(md) <= b.size - offset,
+          "a " + std::to_string(md_span(md)) + "-byte view at " + std::to_string(offset) + " reaches past a " +
+              std::to_string(b.size) + "-byte buffer");
   touch(buffer);
   dnnl::memory m(md, engine, DNNL_MEMORY_NONE);
   buffers[static_cast<size_t>(buffer)].bindings.push_back({m, offset});
@@ -396,6 +422,9 @@ dnnl::memory Delegate::over_buffer(int32_t buffer, const dnnl::memory::desc& md,
 dnnl::memory Delegate::over_slot(int32_t slot, const dnnl::memory::desc& md, size_t offset) {
   SlotState& st = slots.at(static_cast<size_t>(slot));
   if (st.buffer >= 0) return over_buffer(st.buffer, md, offset);
+  require(offset <= st.nbytes() && md_span(md) <= st.nbytes() - offset,
+          "a " + std::to_string(md_span(md)) + "-byte view at " + std::to_string(offset) + " reaches past slot " +
+              std::to_string(slot) + " (" + std::to_string(st.nbytes()) + " bytes)");
   dnnl::memory m(md, engine, st.ptr ? st.ptr + offset : DNNL_MEMORY_NONE);
   st.bindings.push_back({m, offset});
   return m;
@@ -453,6 +482,9 @@ dnnl::memory Delegate::src_as(int32_t slot, const dnnl::memory::desc& md) {
 
 dnnl::memory Delegate::dst(int32_t slot, const dnnl::memory::desc& md, int32_t reuse) {
   SlotState& st = slots.at(static_cast<size_t>(slot));
+  // Values are written once, and never inputs or constants.
+  require(st.kind == SlotKind::Activation && !st.plain_ready && st.blocked_buffer < 0,
+          "writes slot " + std::to_string(slot) + ", which is an input, a constant or written before");
   if (plain_like(md, st)) {
     st.plain_ready = true;
     if (st.io) return over_slot(slot, md, 0);

@@ -83,6 +83,9 @@ struct Affine {
 /// the last slot they produce.
 int32_t absorb_affine(Ctx& c, int32_t slot, int64_t channels, Affine& aff, std::string& name);
 
+/// True when numpy broadcasting takes shape `x` to exactly `out`.
+bool broadcasts_to(const std::vector<int64_t>& x, const std::vector<int64_t>& out);
+
 /// True when every reader of the value `slot` holds (and of every slot
 /// sharing its storage) comes before instruction `before`, apart from
 /// instruction `except`: its storage may then be overwritten in place.

@@ -100,6 +100,7 @@ int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::str
     const int32_t next = sole_consumer(c.d, slot);
     if (next < 0 || !unary_of(c, next, slot)) return slot;
     const Instruction& in = c.at(next);
+    if (c.shape(in.outputs[0]) != c.shape(slot)) return slot;
     std::vector<Eltwise> more = eltwise_of(in);
     if (more.empty() || c.d.slots[static_cast<size_t>(in.outputs[0])].dtype != DType::Float32) return slot;
     if (in.op == "softplus") return slot;  // Alone it is soft_relu, but may be a mish: leave it to its own step.
@@ -130,6 +131,15 @@ std::vector<float> per_channel(const Ctx& c, int32_t other, size_t rank, int64_t
   const bool scalar = s.numel() == 1;
   for (int64_t k = 0; k < channels; ++k) out[static_cast<size_t>(k)] = scalar ? v[0] : v[k];
   return out;
+}
+
+bool broadcasts_to(const std::vector<int64_t>& x, const std::vector<int64_t>& out) {
+  if (x.size() > out.size()) return false;
+  for (size_t k = 0; k < x.size(); ++k) {
+    const int64_t xd = x[x.size() - 1 - k], od = out[out.size() - 1 - k];
+    if (xd != od && xd != 1) return false;
+  }
+  return true;
 }
 
 bool free_after(const Delegate& d, int32_t slot, int32_t before, int32_t except) {

@@ -69,6 +69,9 @@ Error build_positions(Delegate& d, const Instruction& in, size_t index) {
   for (size_t i = k; i < xs.shape.size(); ++i) inner *= xs.shape[i];
   const int64_t n = first.shape[0];
   const size_t block = static_cast<size_t>(inner) * dtype_size(xs.dtype);
+  require(d.slots.at(static_cast<size_t>(y)).nbytes() == static_cast<size_t>(n) * block &&
+              d.slots[static_cast<size_t>(y)].dtype == xs.dtype,
+          "a result of another size than the gathered rows");
   const bool i64 = first.dtype == DType::Int64;
   // The pointer table lives in the step, so running it allocates nothing.
   auto run = [&d, x, y, ix, sizes, n, block, i64, ptrs = std::vector<const std::byte*>(ix.size())]() mutable {
@@ -105,6 +108,9 @@ Error build_gather(Delegate& d, const Instruction& in, size_t index) {
   const int64_t size = xs.shape[static_cast<size_t>(dim)];
   const int64_t count = is.numel();
   const size_t block = static_cast<size_t>(inner) * dtype_size(xs.dtype);
+  require(d.slots.at(static_cast<size_t>(y)).nbytes() == static_cast<size_t>(outer * count) * block &&
+              d.slots[static_cast<size_t>(y)].dtype == xs.dtype,
+          "a result of another size than the gathered rows");
   const bool i64 = is.dtype == DType::Int64;
   auto run = [&d, x, ix, y, outer, size, count, block, i64]() {
     const std::byte* src = d.slots[static_cast<size_t>(x)].ptr;
@@ -118,6 +124,17 @@ Error build_gather(Delegate& d, const Instruction& in, size_t index) {
 }
 
 void add_broadcast_copy(Delegate& d, int32_t x, int32_t out, std::string what) {
+  require(d.slots.at(static_cast<size_t>(x)).dtype == DType::Float32 &&
+              d.slots.at(static_cast<size_t>(out)).dtype == DType::Float32,
+          "a broadcast of non-f32 values");
+  {
+    const auto& xs = d.slots[static_cast<size_t>(x)].shape;
+    const auto& os = d.slots[static_cast<size_t>(out)].shape;
+    bool ok = xs.size() <= os.size();
+    for (size_t k = 0; ok && k < xs.size(); ++k)
+      ok = xs[xs.size() - 1 - k] == 1 || xs[xs.size() - 1 - k] == os[os.size() - 1 - k];
+    require(ok, "a value that does not broadcast to the result's shape");
+  }
   d.need_plain(x);
   d.define_plain(out);
   const auto& xs = d.slots.at(static_cast<size_t>(x)).shape;

@@ -117,6 +117,8 @@ bool add_binary_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, int32_t 
   Delegate& d = c.d;
   for (int32_t s : {a, b, y})
     if (d.slots[static_cast<size_t>(s)].dtype != DType::Float32) return false;
+  require(broadcasts_to(c.shape(a), c.shape(y)) && broadcasts_to(c.shape(b), c.shape(y)),
+          "operands that do not broadcast to the result's shape");
   BinaryPlan p;
   p.sizes = c.shape(y);
   if (p.sizes.empty()) p.sizes = {1};

@@ -109,6 +109,12 @@ Error build_group_norm(Ctx& c, bool instance) {
   std::string ops_name;
   y = absorb_eltwise(c, y, ops, ops_name);
   name += ops_name;
+  require(c.d.slots[static_cast<size_t>(x)].numel() == c.d.slots[static_cast<size_t>(y)].numel() &&
+              c.d.slots[static_cast<size_t>(x)].dtype == DType::Float32 &&
+              c.d.slots[static_cast<size_t>(y)].dtype == DType::Float32,
+          "a normalization whose result differs from its input in size or type");
+  for (int32_t s : {p.scale, p.shift})
+    require(s < 0 || c.d.slots[static_cast<size_t>(s)].dtype == DType::Float32, "non-f32 scale or shift");
   const bool in_loop = loop_eltwise_supported(ops);
   if (in_loop) p.ops = ops;
   Delegate& d = c.d;

@@ -48,6 +48,8 @@ int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim
 Error build_copy(Ctx& c) {
   const int32_t x = c.input(0), y = c.output();
   Delegate& d = c.d;
+  require(d.slots[static_cast<size_t>(x)].nbytes() == d.slots[static_cast<size_t>(y)].nbytes(),
+          "a reshape whose result has another size than its input");
   if (d.alias(y, x)) return Error::Ok;
   d.need_plain(x);
   d.define_plain(y);

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -169,6 +170,19 @@ struct Delegate {
   dnnl::memory over_slot(int32_t slot, const dnnl::memory::desc& md, size_t offset);
   dnnl::memory over_buffer(int32_t buffer, const dnnl::memory::desc& md, size_t offset = 0);
 };
+
+/// A payload whose instructions do not fit their slots (wrong operand
+/// count, a view reaching past its tensor, sizes that disagree): thrown by
+/// the builders, reported by init as InvalidProgram. A program edgec wrote
+/// never has one; a corrupt or crafted file may.
+struct InvalidPayload : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws InvalidPayload with `what` unless `ok`.
+inline void require(bool ok, const std::string& what) {
+  if (!ok) throw InvalidPayload(what);
+}
 
 /// dims for oneDNN: a scalar is [1] (oneDNN has no rank 0).
 dnnl::memory::dims dnnl_dims(const std::vector<int64_t>& shape);
