@@ -217,6 +217,24 @@ TEST(Method, OnednnInstructionWithoutOperandsIsRefused) {
   EXPECT_NE(error_detail().find("onednn: instruction"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, onednn seed): an onednn payload declaring
+// a 64 GiB input had its staging buffer allocated at init, past the memory
+// limit. Everything the delegate allocates at init now counts against the
+// limit: OutOfMemory before allocating.
+TEST(Method, OnednnInputOverTheMemoryLimitIsRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_input_over_limit.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  setenv("EDGEC_MEMORY_LIMIT", "67108864", 1);
+  auto method = runtime::Method::create(**loaded, 1);
+  unsetenv("EDGEC_MEMORY_LIMIT");
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::OutOfMemory) << error_detail();
+  EXPECT_NE(error_detail().find("memory limit"), std::string::npos) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.

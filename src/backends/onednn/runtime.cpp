@@ -160,25 +160,36 @@ Error init_io(Delegate& d, const Program& p) {
     // A constant output stays a constant (copied out after the steps).
     if (d.slots[static_cast<size_t>(io.slot)].kind == SlotKind::Activation) d.slots[static_cast<size_t>(io.slot)].io = true;
   }
-  // A strided input is packed into a buffer of its own, made now.
+  // A strided input is packed into a buffer of its own, made now (pages are
+  // touched only if one comes).
   for (int32_t s : d.inputs) {
     const SlotState& st = d.slots[static_cast<size_t>(s)];
+    std::byte* at = d.init_memory.allocate(st.nbytes());
+    if (!at)
+      return fail(Error::OutOfMemory, "onednn: input slot " + str(s) + " of " + str(static_cast<int64_t>(st.nbytes())) +
+                                          " bytes does not fit the memory limit of " + std::to_string(memory_limit()) +
+                                          " bytes (set EDGEC_MEMORY_LIMIT to change it)");
     const dnnl::memory::desc md({static_cast<int64_t>(st.nbytes())}, dnnl::memory::data_type::u8, dnnl::memory::dims{1});
-    d.staging.emplace_back(md, d.engine);
+    d.staging.emplace_back(md, d.engine, at);
   }
   d.output_bound.assign(d.outputs.size(), false);
   return Error::Ok;
 }
 
 // One scratchpad, sized for the hungriest primitive: steps run one at a time.
-void init_scratchpad(Delegate& d) {
+Error init_scratchpad(Delegate& d) {
   size_t most = 0;
   for (const auto& step : d.steps) most = std::max(most, step.scratchpad.get_size());
-  if (most == 0) return;
-  d.scratch = dnnl::memory(dnnl::memory::desc({static_cast<int64_t>(most)}, dnnl::memory::data_type::u8, dnnl::memory::dims{1}), d.engine);
+  if (most == 0) return Error::Ok;
+  std::byte* at = d.init_memory.allocate(most);
+  if (!at)
+    return fail(Error::OutOfMemory, "onednn: the " + str(static_cast<int64_t>(most)) +
+                                        "-byte scratchpad does not fit the memory limit");
+  d.scratch = dnnl::memory(dnnl::memory::desc({static_cast<int64_t>(most)}, dnnl::memory::data_type::u8, dnnl::memory::dims{1}), d.engine, at);
   for (auto& step : d.steps)
     if (step.scratchpad.get_size() > 0)
       step.args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(step.scratchpad, d.engine, d.scratch.get_data_handle());
+  return Error::Ok;
 }
 
 Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data, int num_threads) {
@@ -188,9 +199,9 @@ Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataM
   auto d = std::unique_ptr<Delegate>(new (std::nothrow) Delegate());
   if (!d) return fail(Error::OutOfMemory, "cannot allocate an onednn delegate handle");
   d->threads = num_threads < 1 ? 1 : num_threads;
+  d->init_memory.set_limit(memory_limit());
   EDGEC_TRY(init_slots(*d, p));
   EDGEC_TRY(init_io(*d, p));
-  // Weight reorders at init run on the same thread budget as execute.
   analyze(*d, p);
   // Weight reorders at init run on the same thread budget as execute.
   const int saved = omp_get_max_threads();
@@ -217,7 +228,7 @@ Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataM
   if (err != Error::Ok) return err;
   EDGEC_TRY(plan_buffers(*d));
   try {
-    init_scratchpad(*d);
+    EDGEC_TRY(init_scratchpad(*d));
   } catch (const dnnl::error& e) {
     return fail(Error::OutOfMemory, std::string("onednn: cannot allocate the scratchpad: ") + e.what());
   }
@@ -374,7 +385,9 @@ InitMemory::~InitMemory() {
 }
 
 std::byte* InitMemory::allocate(size_t bytes) {
+  if (bytes > limit_ - std::min(limit_, total_)) return nullptr;  // Also catches sizes near 2^64.
   bytes = (bytes + 63) / 64 * 64;
+  total_ += bytes;
   // Large blocks get a mapping of their own with huge pages asked for;
   // small ones share 1 MiB chunks of ordinary pages (a huge page per small
   // model would cost more memory than it saves time).

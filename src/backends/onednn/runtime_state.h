@@ -56,10 +56,14 @@ class InitMemory {
   InitMemory(const InitMemory&) = delete;
   InitMemory& operator=(const InitMemory&) = delete;
   ~InitMemory();
-  /// `bytes` (64-byte aligned), or nullptr when the system has none.
+  /// `bytes` (64-byte aligned), or nullptr when the system has none or the
+  /// total would pass the limit.
   std::byte* allocate(size_t bytes);
+  /// The most all allocations may total (runtime::memory_limit()).
+  void set_limit(uint64_t limit) { limit_ = limit; }
 
  private:
+  uint64_t limit_ = UINT64_MAX, total_ = 0;
   struct Chunk {
     std::byte* base;
     size_t size, used;
