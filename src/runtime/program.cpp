@@ -78,6 +78,8 @@ std::optional<uint64_t> max_bytes(const TypeInfo& t) {
 Error read_attr(const fb::Attr* a, const std::string& where, Attrs& out) {
   if (!a || !a->name()) return bad(where + " has an attribute without a name");
   const std::string name = a->name()->str();
+  // The verifier accepts a union whose type is set and whose table is absent.
+  if (!a->value()) return bad(where + " attribute '" + name + "' has no value");
   switch (a->value_type()) {
     case fb::AttrValue::IntAttr: out.set(name, a->value_as_IntAttr()->value()); break;
     case fb::AttrValue::FloatAttr: out.set(name, a->value_as_FloatAttr()->value()); break;

@@ -235,6 +235,22 @@ TEST(Method, OnednnInputOverTheMemoryLimitIsRefused) {
   EXPECT_NE(error_detail().find("memory limit"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer): an attribute whose union type is set but
+// whose value table is absent passes the flatbuffers verifier; reading it
+// dereferenced null. The loader now refuses it (in the file or in a delegate
+// payload, read when the delegate is initialized).
+TEST(Method, AttributeWithoutValueIsRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/attribute_without_value.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  if (loaded.ok()) {
+    auto method = runtime::Method::create(**loaded, 1);
+    ASSERT_FALSE(method.ok());
+  }
+  EXPECT_NE(error_detail().find("has no value"), std::string::npos) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.
