@@ -251,6 +251,21 @@ TEST(Method, AttributeWithoutValueIsRefused) {
   EXPECT_NE(error_detail().find("has no value"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, onednn seed): a conv whose 'dilation'
+// has fewer entries than spatial dims was read past its end. Spatial
+// attributes of the wrong length (and groups that do not divide the
+// weights, empty pooling sizes) are now InvalidProgram.
+TEST(Method, OnednnConvWithShortAttributeIsRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_conv_short_attribute.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto method = runtime::Method::create(**loaded, 1);
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.

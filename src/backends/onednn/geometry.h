@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
@@ -15,7 +16,23 @@ namespace edgec::onednn {
 inline std::vector<int64_t> spatial_ints(const Attrs& attrs, std::string_view name, size_t nd, int64_t dflt) {
   const std::vector<int64_t>* v = attrs.get_ints(name);
   if (v == nullptr || v->empty()) return std::vector<int64_t>(nd, dflt);
-  return *v;
+  // Always nd entries (a verified program has them; a corrupt payload may
+  // not, and spatial_sizes_ok reports it).
+  std::vector<int64_t> out(nd, dflt);
+  for (size_t i = 0; i < nd && i < v->size(); ++i) out[i] = (*v)[i];
+  return out;
+}
+
+/// True when every spatial attribute in `names` has no entries or nd of
+/// them ('padding' may also have 2 * nd).
+inline bool spatial_sizes_ok(const Attrs& attrs, std::initializer_list<std::string_view> names, size_t nd) {
+  for (std::string_view name : names) {
+    const std::vector<int64_t>* v = attrs.get_ints(name);
+    if (v == nullptr || v->empty() || v->size() == nd) continue;
+    if (name == "padding" && v->size() == 2 * nd) continue;
+    return false;
+  }
+  return true;
 }
 
 /// 'padding' as begins and ends: nd entries (symmetric) or 2 * nd.
@@ -23,7 +40,7 @@ inline void spatial_padding(const Attrs& attrs, size_t nd, std::vector<int64_t>&
   begin.assign(nd, 0);
   end.assign(nd, 0);
   const std::vector<int64_t>* v = attrs.get_ints("padding");
-  if (v == nullptr || v->empty()) return;
+  if (v == nullptr || (v->size() != nd && v->size() != 2 * nd)) return;
   for (size_t i = 0; i < nd; ++i) {
     begin[i] = (*v)[i];
     end[i] = (*v)[v->size() == nd ? i : nd + i];

@@ -121,9 +121,14 @@ Error build_conv(Ctx& c, bool transposed) {
   const int32_t xin = c.input(0), win = c.input(1);
   const auto& x = c.shape(xin);
   const auto& w = c.shape(win);
+  require(x.size() >= 3 && x.size() <= 5 && w.size() == x.size() && c.shape(c.output()).size() == x.size(),
+          "a convolution whose input, weights and result ranks disagree");
   const size_t nd = x.size() - 2;
   const Attrs& a = c.attrs();
+  require(edgec::onednn::spatial_sizes_ok(a, {"stride", "dilation", "padding", "output_padding"}, nd),
+          "spatial attributes of another length than the convolution's spatial dims");
   const int64_t groups = a.get_int("groups", 1);
+  require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0, "a convolution with groups not dividing its weights");
   const auto stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
   const auto dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
   std::vector<int64_t> pb, pe;

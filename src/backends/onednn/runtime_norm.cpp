@@ -83,6 +83,7 @@ Error build_group_norm(Ctx& c, bool instance) {
   for (size_t i = 2; i < xs.size(); ++i) p.spatial *= xs[i];
   p.groups = instance ? p.channels : c.attrs().get_int("num_groups", 1);
   if (p.groups <= 0 || p.channels % p.groups != 0) return bad(c, "channels not divisible into groups");
+  require(p.n > 0 && p.channels > 0 && p.spatial > 0, "an empty normalization");
   p.eps = static_cast<float>(c.attrs().get_float("eps", 1e-5));
   // The norm's own affine, per channel of x ([C] each).
   if (c.in.inputs.size() > 1) p.scale = c.input(1);
@@ -104,6 +105,7 @@ Error build_group_norm(Ctx& c, bool instance) {
   p.out_channels = ys.size() >= 2 ? ys[1] : 1;
   p.out_spatial = 1;
   for (size_t i = 2; i < ys.size(); ++i) p.out_spatial *= ys[i];
+  require(p.out_channels > 0 && p.out_spatial > 0, "an empty normalization result");
   if (ys.size() >= 2 && ys[0] == p.n) y = absorb_affine(c, y, p.out_channels, p.after, name);
   std::vector<Eltwise> ops;
   std::string ops_name;

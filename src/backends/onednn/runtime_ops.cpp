@@ -282,13 +282,19 @@ Error build_binary(Ctx& c, std::string_view op) {
 Error build_pool(Ctx& c, std::string_view op) {
   const auto& x = c.shape(c.input(0));
   const auto& y = c.shape(c.output());
+  require(x.size() >= 3 && y.size() == x.size(), "a pooling whose input and result ranks disagree");
   const size_t nd = x.size() - 2;
+  require(edgec::onednn::spatial_sizes_ok(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, nd),
+          "spatial attributes of another length than the pooling's spatial dims");
   memory::dims k(nd), s(nd), dil(nd, 0), pl(nd, 0), pr(nd, 0);
   algorithm alg = algorithm::pooling_max;
   if (op == "adaptive_avg_pool") {
     // Taken only when each output size divides its input size: then every
     // window has the same size and no padding.
-    for (size_t i = 0; i < nd; ++i) k[i] = s[i] = x[2 + i] / y[2 + i];
+    for (size_t i = 0; i < nd; ++i) {
+      require(y[2 + i] > 0, "an adaptive pooling to an empty size");
+      k[i] = s[i] = x[2 + i] / y[2 + i];
+    }
     alg = algorithm::pooling_avg_exclude_padding;
   } else {
     const Attrs& a = c.attrs();
