@@ -11,6 +11,8 @@
 // the residual's own storage when nothing reads the residual later, else a
 // binary step. Unary links become eltwise post-ops. The result is in the
 // blocked layout oneDNN chose when some reader can take it.
+#include <omp.h>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -45,8 +47,14 @@ memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::d
   std::byte* at = c.d.init_memory.allocate(chosen.get_size());
   if (!at) throw std::bad_alloc();
   memory dst(chosen, c.d.engine, at);
+  // On one thread: a parallel region at load costs more than it saves
+  // (ResNet-18 loads in ~30 ms so, and in 60-230 ms with two threads when
+  // another process holds a core).
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
   dnnl::reorder(src, dst).execute(c.d.stream, src, dst);
   c.d.stream.wait();
+  omp_set_num_threads(saved);
   c.d.owned.push_back(dst);
   return dst;
 }
