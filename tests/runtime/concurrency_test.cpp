@@ -266,6 +266,22 @@ TEST(Method, OnednnConvWithShortAttributeIsRefused) {
   EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, UBSan): an ints attribute whose 8-byte
+// values sit at a 4-byte aligned address passes the flatbuffers verifier
+// (it checks the vector's length field only) and was read misaligned. The
+// loader refuses it.
+TEST(Method, MisalignedAttributeValuesAreRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/misaligned_attribute_values.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  if (loaded.ok()) {
+    auto method = runtime::Method::create(**loaded, 1);
+    ASSERT_FALSE(method.ok());
+  }
+  EXPECT_NE(error_detail().find("has misaligned values"), std::string::npos) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.
