@@ -93,14 +93,14 @@ Error read_attr(const fb::Attr* a, const std::string& where, Attrs& out) {
       const auto* v = a->value_as_IntsAttr()->values();
       // The verifier checks a vector's length field (4-byte aligned), not
       // that its 8-byte elements are aligned: a crafted file can misalign them.
-      if (v && reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) != 0)
+      if (v && v->size() > 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) != 0)
         return bad(where + " attribute '" + name + "' has misaligned values");
       out.set(name, v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>{});
       break;
     }
     case fb::AttrValue::FloatsAttr: {
       const auto* v = a->value_as_FloatsAttr()->values();
-      if (v && reinterpret_cast<uintptr_t>(v->Data()) % alignof(double) != 0)
+      if (v && v->size() > 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(double) != 0)
         return bad(where + " attribute '" + name + "' has misaligned values");
       out.set(name, v ? std::vector<double>(v->begin(), v->end()) : std::vector<double>{});
       break;

@@ -282,6 +282,20 @@ TEST(Method, MisalignedAttributeValuesAreRefused) {
   EXPECT_NE(error_detail().find("has misaligned values"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, onednn seed): a pooling of an integer
+// slot made oneDNN's descriptor copy a negative number of dims. The onednn
+// delegate takes f32 only (index operands aside) and says so.
+TEST(Method, OnednnPoolOfIntegersIsRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_pool_of_integers.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto method = runtime::Method::create(**loaded, 1);
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.

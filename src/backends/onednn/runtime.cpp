@@ -507,6 +507,9 @@ dnnl::memory Delegate::dst(int32_t slot, const dnnl::memory::desc& md, int32_t r
     }
     return over_buffer(st.buffer, md);
   }
+  // Anything else is a blocked layout of the slot's own dims and type.
+  require(md.dims() == dnnl_dims(st.shape) && md.data_type() == slot_md(st).data_type(),
+          "writes slot " + std::to_string(slot) + " in a layout of other dims or type than the slot's");
   st.blocked = md;
   st.blocked_buffer = reuse >= 0 ? reuse : new_buffer(md.get_size());
   return over_buffer(st.blocked_buffer, md);

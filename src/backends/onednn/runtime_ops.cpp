@@ -282,7 +282,8 @@ Error build_binary(Ctx& c, std::string_view op) {
 Error build_pool(Ctx& c, std::string_view op) {
   const auto& x = c.shape(c.input(0));
   const auto& y = c.shape(c.output());
-  require(x.size() >= 3 && y.size() == x.size(), "a pooling whose input and result ranks disagree");
+  require(x.size() >= 3 && x.size() <= 5 && y.size() == x.size(),
+          "a pooling of other than 1-D to 3-D data, or whose input and result ranks disagree");
   const size_t nd = x.size() - 2;
   require(edgec::onednn::spatial_sizes_ok(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, nd),
           "spatial attributes of another length than the pooling's spatial dims");
@@ -373,6 +374,7 @@ Error build_layer_norm(Ctx& c) {
 
 Error build_batch_norm(Ctx& c) {
   const auto& x = c.shape(c.input(0));
+  require(x.size() >= 2 && x.size() <= 5, "a batch norm of other than rank 2 to 5");
   const memory::desc md = c.d.layout(c.input(0)), cmd = md_of({x[1]});
   const auto eps = static_cast<float>(c.attrs().get_float("eps", 1e-5));
   const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
@@ -459,6 +461,13 @@ Error build_instruction(Delegate& d, const Program& program, size_t index) {
   const std::string_view op = in.op;
   Ctx c{d, program, index, in, "instruction " + std::to_string(index) + " (" + in.op + ")"};
   if (in.outputs.empty()) return bad(c, "expected at least one output");
+  // f32 throughout (the partitioner takes nothing else), the index
+  // operands of the gather family aside (runtime_gather.cpp checks those).
+  const bool gather = op == "take" || op == "index";
+  for (size_t i = 0; i < in.inputs.size(); ++i)
+    if (!gather || i == 0)
+      require(d.slots.at(static_cast<size_t>(in.inputs[i])).dtype == DType::Float32, "a non-f32 operand");
+  for (int32_t s : in.outputs) require(d.slots.at(static_cast<size_t>(s)).dtype == DType::Float32, "a non-f32 result");
   // Primitives are created for the threads they run with (oneDNN sizes its
   // work split at creation).
   d.step_threads = threads_for(c);
