@@ -296,6 +296,20 @@ TEST(Method, OnednnPoolOfIntegersIsRefused) {
   EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, UBSan, onednn seed): pooling attributes
+// near 2^63 overflowed the right-padding arithmetic. Spatial attributes are
+// bounded (and the arithmetic is done in 128 bits).
+TEST(Method, OnednnPoolAttributeOverflowIsRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_pool_attribute_overflow.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto method = runtime::Method::create(**loaded, 1);
+  ASSERT_FALSE(method.ok());
+  EXPECT_NE(error_detail().find("out of range"), std::string::npos) << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.

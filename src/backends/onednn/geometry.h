@@ -52,10 +52,22 @@ inline void spatial_padding(const Attrs& attrs, size_t nd, std::vector<int64_t>&
 /// inferred (torch's, which may round up with ceil_mode). The smallest
 /// non-negative value that does, since oneDNN rejects negative padding;
 /// -1 if none does.
+/// -1 too when the arithmetic would overflow (a corrupt attribute).
 inline int64_t pool_pad_right(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pl) {
-  const int64_t needed = (out - 1) * s + (k - 1) * d + 1 - in - pl;
-  if (needed >= 0) return needed;
+  // 128-bit: every operand is an int64, no term overflows.
+  const __int128 needed = static_cast<__int128>(out - 1) * s + static_cast<__int128>(k - 1) * d + 1 - in - pl;
+  if (needed > INT64_MAX || needed < -static_cast<__int128>(INT64_MAX)) return -1;
+  if (needed >= 0) return static_cast<int64_t>(needed);
   return needed + s - 1 >= 0 ? 0 : -1;
+}
+
+/// True when every spatial attribute in `names` holds values in [lo, hi].
+inline bool spatial_values_in(const Attrs& attrs, std::initializer_list<std::string_view> names, int64_t lo, int64_t hi) {
+  for (std::string_view name : names)
+    if (const std::vector<int64_t>* v = attrs.get_ints(name))
+      for (int64_t x : *v)
+        if (x < lo || x > hi) return false;
+  return true;
 }
 
 }  // namespace edgec::onednn

@@ -135,6 +135,8 @@ Error build_conv(Ctx& c, bool transposed) {
   const Attrs& a = c.attrs();
   require(edgec::onednn::spatial_sizes_ok(a, {"stride", "dilation", "padding", "output_padding"}, nd),
           "spatial attributes of another length than the convolution's spatial dims");
+  require(edgec::onednn::spatial_values_in(a, {"stride", "dilation", "padding", "output_padding"}, 0, INT32_MAX),
+          "convolution attributes out of range");
   const int64_t groups = a.get_int("groups", 1);
   require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0, "a convolution with groups not dividing its weights");
   const auto stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);

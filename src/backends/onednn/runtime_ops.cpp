@@ -287,6 +287,9 @@ Error build_pool(Ctx& c, std::string_view op) {
   const size_t nd = x.size() - 2;
   require(edgec::onednn::spatial_sizes_ok(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, nd),
           "spatial attributes of another length than the pooling's spatial dims");
+  require(edgec::onednn::spatial_values_in(c.attrs(), {"kernel_size", "stride", "dilation"}, 0, INT32_MAX) &&
+              edgec::onednn::spatial_values_in(c.attrs(), {"padding"}, 0, INT32_MAX),
+          "pooling attributes out of range");
   memory::dims k(nd), s(nd), dil(nd, 0), pl(nd, 0), pr(nd, 0);
   algorithm alg = algorithm::pooling_max;
   if (op == "adaptive_avg_pool") {
