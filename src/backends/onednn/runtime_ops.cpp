@@ -101,15 +101,18 @@ Error build_slice(Ctx& c) {
   const auto* steps = c.attrs().get_ints("steps");
   if (!starts) return bad(c, "expected 'starts'");
   for (size_t i = 0; i < starts->size(); ++i) {
-    const auto dim = static_cast<size_t>(normalize(dims && !dims->empty() ? (*dims)[i] : static_cast<int64_t>(i), rank));
+    const auto dim = static_cast<size_t>(normalize(dims && !dims->empty() ? dims->at(i) : static_cast<int64_t>(i), rank));
     const int64_t size = x.at(dim);
-    const int64_t step = steps && !steps->empty() ? (*steps)[i] : 1;
+    const int64_t step = steps && !steps->empty() ? steps->at(i) : 1;
+    // Forward views only (the partitioner takes no other), with strides
+    // that stay far from overflow.
+    require(step >= 1 && step <= INT32_MAX, "a slice step out of range");
     // ONNX Slice: a negative start counts from the end, then clamps.
     int64_t start = (*starts)[i];
     if (start < 0) start += size;
     start = std::clamp<int64_t>(start, 0, size);
     offset += start * xs[dim];
-    strides[dim] = xs[dim] * step;
+    require(!__builtin_mul_overflow(xs[dim], step, &strides[dim]), "a slice stride out of range");
   }
   add_view_reorder(c, c.input(0), dnnl_dims(c.shape(c.output())), strides, static_cast<size_t>(offset) * 4, c.output());
   return Error::Ok;
