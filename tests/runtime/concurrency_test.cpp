@@ -310,6 +310,25 @@ TEST(Method, OnednnPoolAttributeOverflowIsRefused) {
   EXPECT_NE(error_detail().find("out of range"), std::string::npos) << error_detail();
 }
 
+// Regression (fuzz/program_fuzzer, onednn seed): a conv result declaring a
+// huge channel count had per-channel vectors sized from it before oneDNN
+// checked the shapes. The delegate refuses values larger than the memory
+// limit at init, and conv result channels must match the weights.
+TEST(Method, OnednnHugeDeclaredChannelsAreRefused) {
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_huge_channels.edgec");
+  ASSERT_FALSE(bytes.empty());
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  setenv("EDGEC_MEMORY_LIMIT", "67108864", 1);
+  auto method = runtime::Method::create(**loaded, 1);
+  unsetenv("EDGEC_MEMORY_LIMIT");
+  ASSERT_FALSE(method.ok());
+  EXPECT_TRUE(error_detail().find("more than the memory limit") != std::string::npos ||
+              error_detail().find("result channels disagree with its weights") != std::string::npos)
+      << error_detail();
+}
+
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
 // loader now refuses such a type.

@@ -72,6 +72,12 @@ Error init_slots(Delegate& d, const Program& p) {
       // Read-only by every step; oneDNN takes non-const handles.
       st.ptr = const_cast<std::byte*>(s.data);
       st.plain_ready = true;
+    } else if (const uint64_t limit = memory_limit(); st.nbytes() > limit) {
+      // A value that could never be held here: refused before anything is
+      // sized from its shape.
+      return fail(Error::OutOfMemory, "onednn: slot '" + s.name + "' of type " + s.type.str(p.symbols()) + " needs " +
+                                          std::to_string(st.nbytes()) + " bytes, more than the memory limit of " +
+                                          std::to_string(limit) + " bytes (set EDGEC_MEMORY_LIMIT to change it)");
     }
   }
   // The delegate plans its own memory (buffers), so the arena the compiler

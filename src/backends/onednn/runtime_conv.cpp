@@ -171,6 +171,8 @@ Error build_conv(Ctx& c, bool transposed) {
   const int32_t y0 = c.output();
   const auto& yshape = c.shape(y0);
   const int64_t cout = yshape[1];
+  // Output channels as the weights (constants with their data) say.
+  require(cout == (transposed ? w[1] * groups : w[0]), "a convolution whose result channels disagree with its weights");
   const bool has_bias = c.in.inputs.size() > 2;
   const bool const_params = c.is_constant(win) && (!has_bias || c.is_constant(c.input(2)));
 
