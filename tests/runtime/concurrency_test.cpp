@@ -167,19 +167,45 @@ std::vector<std::byte> read_bytes(const std::string& path) {
   return out;
 }
 
+/// What a regression input (tests/runtime/regressions/NAME) does: whether
+/// the loader takes it, and the Error of loading or, once loaded, of
+/// Method::create (under EDGEC_MEMORY_LIMIT = `memory_limit` when given).
+/// error_detail() says why.
+struct RegressionRun {
+  bool loaded = false;
+  Error error = Error::Ok;
+};
+
+RegressionRun run_regression(const std::string& name, const char* memory_limit = nullptr) {
+  RegressionRun r;
+  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/" + name);
+  EXPECT_FALSE(bytes.empty()) << name;
+  AlignedFile file(bytes);
+  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  if (!loaded.ok()) {
+    r.error = loaded.error();
+    return r;
+  }
+  r.loaded = true;
+  if (memory_limit) setenv("EDGEC_MEMORY_LIMIT", memory_limit, 1);
+  auto method = runtime::Method::create(**loaded, 1);
+  if (memory_limit) unsetenv("EDGEC_MEMORY_LIMIT");
+  r.error = method.ok() ? Error::Ok : method.error();
+  return r;
+}
+
+constexpr const char* k64MiB = "67108864";
+
+bool detail_has(const std::string& text) { return error_detail().find(text) != std::string::npos; }
+
 // Regression (found by fuzz/program_fuzzer): a file whose reference-delegate
 // payload plans a 71-petabyte arena asked the allocator for it. The arena is
 // now checked against the memory limit first: a clean OutOfMemory.
 TEST(Method, ArenaBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/payload_arena_too_big.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  auto method = runtime::Method::create(**loaded, 1);
-  ASSERT_FALSE(method.ok());
-  EXPECT_EQ(method.error(), Error::OutOfMemory);
-  EXPECT_NE(error_detail().find("exceeds the memory limit"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("payload_arena_too_big.edgec");
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_EQ(r.error, Error::OutOfMemory);
+  EXPECT_TRUE(detail_has("exceeds the memory limit")) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, campaign of issue 7): a delegate payload
@@ -187,17 +213,10 @@ TEST(Method, ArenaBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
 // fuzzer lets a process allocate. The runtime's limit is the guard; with it
 // set (as the fuzzer now sets it) the arena is refused before allocation.
 TEST(Method, DelegateArenaOverTheConfiguredLimitIsRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/payload_arena_over_fuzz_limit.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  setenv("EDGEC_MEMORY_LIMIT", "67108864", 1);
-  auto method = runtime::Method::create(**loaded, 1);
-  unsetenv("EDGEC_MEMORY_LIMIT");
-  ASSERT_FALSE(method.ok());
-  EXPECT_EQ(method.error(), Error::OutOfMemory);
-  EXPECT_NE(error_detail().find("exceeds the memory limit"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("payload_arena_over_fuzz_limit.edgec", k64MiB);
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_EQ(r.error, Error::OutOfMemory);
+  EXPECT_TRUE(detail_has("exceeds the memory limit")) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, onednn seed): an onednn payload whose
@@ -206,15 +225,10 @@ TEST(Method, DelegateArenaOverTheConfiguredLimitIsRefused) {
 // slots (operand counts, views within their tensor, sizes that agree):
 // InvalidProgram naming the instruction.
 TEST(Method, OnednnInstructionWithoutOperandsIsRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_instruction_without_operands.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  auto method = runtime::Method::create(**loaded, 1);
-  ASSERT_FALSE(method.ok());
-  EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
-  EXPECT_NE(error_detail().find("onednn: instruction"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("onednn_instruction_without_operands.edgec");
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
+  EXPECT_TRUE(detail_has("onednn: instruction")) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, onednn seed): an onednn payload declaring
@@ -222,17 +236,10 @@ TEST(Method, OnednnInstructionWithoutOperandsIsRefused) {
 // limit. Everything the delegate allocates at init now counts against the
 // limit: OutOfMemory before allocating.
 TEST(Method, OnednnInputOverTheMemoryLimitIsRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_input_over_limit.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  setenv("EDGEC_MEMORY_LIMIT", "67108864", 1);
-  auto method = runtime::Method::create(**loaded, 1);
-  unsetenv("EDGEC_MEMORY_LIMIT");
-  ASSERT_FALSE(method.ok());
-  EXPECT_EQ(method.error(), Error::OutOfMemory) << error_detail();
-  EXPECT_NE(error_detail().find("memory limit"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("onednn_input_over_limit.edgec", k64MiB);
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_EQ(r.error, Error::OutOfMemory) << error_detail();
+  EXPECT_TRUE(detail_has("memory limit")) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer): an attribute whose union type is set but
@@ -240,15 +247,9 @@ TEST(Method, OnednnInputOverTheMemoryLimitIsRefused) {
 // dereferenced null. The loader now refuses it (in the file or in a delegate
 // payload, read when the delegate is initialized).
 TEST(Method, AttributeWithoutValueIsRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/attribute_without_value.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  if (loaded.ok()) {
-    auto method = runtime::Method::create(**loaded, 1);
-    ASSERT_FALSE(method.ok());
-  }
-  EXPECT_NE(error_detail().find("has no value"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("attribute_without_value.edgec");
+  EXPECT_NE(r.error, Error::Ok);
+  EXPECT_TRUE(detail_has("has no value")) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, onednn seed): a conv whose 'dilation'
@@ -256,14 +257,9 @@ TEST(Method, AttributeWithoutValueIsRefused) {
 // attributes of the wrong length (and groups that do not divide the
 // weights, empty pooling sizes) are now InvalidProgram.
 TEST(Method, OnednnConvWithShortAttributeIsRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_conv_short_attribute.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  auto method = runtime::Method::create(**loaded, 1);
-  ASSERT_FALSE(method.ok());
-  EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
+  const RegressionRun r = run_regression("onednn_conv_short_attribute.edgec");
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, UBSan): an ints attribute whose 8-byte
@@ -271,43 +267,28 @@ TEST(Method, OnednnConvWithShortAttributeIsRefused) {
 // (it checks the vector's length field only) and was read misaligned. The
 // loader refuses it.
 TEST(Method, MisalignedAttributeValuesAreRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/misaligned_attribute_values.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  if (loaded.ok()) {
-    auto method = runtime::Method::create(**loaded, 1);
-    ASSERT_FALSE(method.ok());
-  }
-  EXPECT_NE(error_detail().find("has misaligned values"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("misaligned_attribute_values.edgec");
+  EXPECT_NE(r.error, Error::Ok);
+  EXPECT_TRUE(detail_has("has misaligned values")) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, onednn seed): a pooling of an integer
 // slot made oneDNN's descriptor copy a negative number of dims. The onednn
 // delegate takes f32 only (index operands aside) and says so.
 TEST(Method, OnednnPoolOfIntegersIsRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_pool_of_integers.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  auto method = runtime::Method::create(**loaded, 1);
-  ASSERT_FALSE(method.ok());
-  EXPECT_EQ(method.error(), Error::InvalidProgram) << error_detail();
+  const RegressionRun r = run_regression("onednn_pool_of_integers.edgec");
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, UBSan, onednn seed): pooling attributes
 // near 2^63 overflowed the right-padding arithmetic. Spatial attributes are
 // bounded (and the arithmetic is done in 128 bits).
 TEST(Method, OnednnPoolAttributeOverflowIsRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_pool_attribute_overflow.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  auto method = runtime::Method::create(**loaded, 1);
-  ASSERT_FALSE(method.ok());
-  EXPECT_NE(error_detail().find("out of range"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("onednn_pool_attribute_overflow.edgec");
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_NE(r.error, Error::Ok);
+  EXPECT_TRUE(detail_has("out of range")) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, onednn seed): a conv result declaring a
@@ -315,35 +296,21 @@ TEST(Method, OnednnPoolAttributeOverflowIsRefused) {
 // checked the shapes. The delegate refuses values larger than the memory
 // limit at init, and conv result channels must match the weights.
 TEST(Method, OnednnHugeDeclaredChannelsAreRefused) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/onednn_huge_channels.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  setenv("EDGEC_MEMORY_LIMIT", "67108864", 1);
-  auto method = runtime::Method::create(**loaded, 1);
-  unsetenv("EDGEC_MEMORY_LIMIT");
-  ASSERT_FALSE(method.ok());
-  EXPECT_TRUE(error_detail().find("more than the memory limit") != std::string::npos ||
-              error_detail().find("result channels disagree with its weights") != std::string::npos)
+  const RegressionRun r = run_regression("onednn_huge_channels.edgec", k64MiB);
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_NE(r.error, Error::Ok);
+  EXPECT_TRUE(detail_has("more than the memory limit") || detail_has("result channels disagree with its weights"))
       << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
-// loader now refuses such a type.
+// loader now refuses such a type (or, inside a delegate payload, the
+// delegate's init does).
 TEST(Method, ShapeWhoseSizeOverflowsIsRefusedAtLoad) {
-  const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/shape_size_overflow.edgec");
-  ASSERT_FALSE(bytes.empty());
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
-  if (loaded.ok()) {
-    // The overflowing type may sit in a delegate payload: then it is the
-    // delegate's init that refuses it.
-    auto method = runtime::Method::create(**loaded, 1);
-    ASSERT_FALSE(method.ok());
-  }
-  EXPECT_NE(error_detail().find("overflows 64 bits"), std::string::npos) << error_detail();
+  const RegressionRun r = run_regression("shape_size_overflow.edgec");
+  EXPECT_NE(r.error, Error::Ok);
+  EXPECT_TRUE(detail_has("overflows 64 bits")) << error_detail();
 }
 
 // The limit is configurable: a small one refuses an ordinary program.
