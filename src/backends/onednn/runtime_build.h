@@ -105,6 +105,32 @@ bool add_binary_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, int32_t 
                      const std::string& name);
 
 Error build_conv(Ctx& c, bool transposed);
+
+/// A convolution chain as build_conv found it (runtime_conv.cpp).
+struct ConvChain {
+  int32_t x = -1, w = -1, bias = -1;  ///< Operands (bias -1 when none).
+  int32_t residual = -1, add_at = -1;  ///< The residual add and its instruction, when there is one.
+  int32_t out = -1;                    ///< The chain's last value.
+  Affine aff;                          ///< Per-channel links folded into the weights.
+  std::vector<Eltwise> after;          ///< Unary links after the add (or the conv).
+  std::string name;                    ///< For the profile, without the residual and unary links.
+  std::string after_name;
+  std::vector<int64_t> stride, dilation, pad_begin, pad_end;
+  int64_t groups = 1;
+};
+/// Constant weights `w` ([Cout, Cin/g, k...], or transposed conv's [Cin,
+/// Cout/g, k...]) with `aff`'s scale folded in per output channel, and the
+/// bias with `aff` applied.
+void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::vector<float>& weights,
+                      std::vector<float>& bias);
+/// True when the chain is a 3x3, stride-1 convolution worth computing with
+/// Winograd F(4x4, 3x3) (runtime_winograd.cpp): one group, constant
+/// weights, channel counts the kernel takes, at most a ReLU after it, and
+/// not so many channels that the transformed weights leave the cache.
+/// EDGEC_ONEDNN_WINOGRAD=0 turns it off (for comparisons).
+bool winograd_applies(const Ctx& c, const ConvChain& ch);
+/// Builds the chain as one Winograd loop step in the nChw8c layout.
+void build_winograd(Ctx& c, const ConvChain& ch);
 Error build_matmul(Ctx& c);
 /// instance_norm / group_norm with the per-channel affine and activations
 /// that follow, as one loop (runtime_norm.cpp).

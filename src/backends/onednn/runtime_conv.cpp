@@ -125,8 +125,41 @@ int32_t absorb_affine(Ctx& c, int32_t slot, int64_t channels, Affine& aff, std::
   }
 }
 
+void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::vector<float>& weights,
+                      std::vector<float>& bias) {
+  const auto& w = c.shape(ch.w);
+  const Affine& aff = ch.aff;
+  const auto* wsrc = reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(ch.w)].ptr);
+  const int64_t wn = c.d.slots[static_cast<size_t>(ch.w)].numel();
+  const int64_t cout = transposed ? w[1] * ch.groups : w[0];
+  weights.assign(wsrc, wsrc + wn);
+  // Output channel of torch-layout element e.
+  const int64_t inner = wn / (w[0] * w[1]);
+  if (aff.any) {
+    for (int64_t e = 0; e < wn; ++e) {
+      int64_t oc;
+      if (!transposed) {
+        oc = e / (w[1] * inner);
+      } else {
+        const int64_t ic = e / (w[1] * inner), o = (e / inner) % w[1];
+        oc = (ic / (w[0] / ch.groups)) * w[1] + o;
+      }
+      weights[static_cast<size_t>(e)] *= aff.scale[static_cast<size_t>(oc)];
+    }
+  }
+  bias.assign(static_cast<size_t>(cout), 0.f);
+  const auto* b = ch.bias >= 0 ? reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(ch.bias)].ptr) : nullptr;
+  for (size_t k = 0; k < bias.size(); ++k) {
+    const float v = b ? b[k] : 0.f;
+    bias[k] = aff.any ? v * aff.scale[k] + aff.shift[k] : v;
+  }
+}
+
 Error build_conv(Ctx& c, bool transposed) {
-  const int32_t xin = c.input(0), win = c.input(1);
+  ConvChain ch;
+  ch.x = c.input(0);
+  ch.w = c.input(1);
+  const int32_t xin = ch.x, win = ch.w;
   const auto& x = c.shape(xin);
   const auto& w = c.shape(win);
   require(x.size() >= 3 && x.size() <= 5 && w.size() == x.size() && c.shape(c.output()).size() == x.size(),
@@ -137,12 +170,14 @@ Error build_conv(Ctx& c, bool transposed) {
           "spatial attributes of another length than the convolution's spatial dims");
   require(edgec::onednn::spatial_values_in(a, {"stride", "dilation", "padding", "output_padding"}, 0, INT32_MAX),
           "convolution attributes out of range");
-  const int64_t groups = a.get_int("groups", 1);
+  const int64_t groups = ch.groups = a.get_int("groups", 1);
   require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0, "a convolution with groups not dividing its weights");
-  const auto stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
-  const auto dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
+  const auto stride = ch.stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
+  const auto dilation = ch.dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
   std::vector<int64_t> pb, pe;
   edgec::onednn::spatial_padding(a, nd, pb, pe);
+  ch.pad_begin = pb;
+  ch.pad_end = pe;
   memory::dims dil(nd), pr(nd);
   for (size_t i = 0; i < nd; ++i) {
     dil[i] = dilation[i] - 1;  // oneDNN counts the gaps
@@ -174,13 +209,15 @@ Error build_conv(Ctx& c, bool transposed) {
   // Output channels as the weights (constants with their data) say.
   require(cout == (transposed ? w[1] * groups : w[0]), "a convolution whose result channels disagree with its weights");
   const bool has_bias = c.in.inputs.size() > 2;
+  if (has_bias) ch.bias = c.input(2);
   const bool const_params = c.is_constant(win) && (!has_bias || c.is_constant(c.input(2)));
 
   // The chain: per-channel affine (folded), a residual add, unary links.
-  std::string name = c.in.op;
-  Affine aff;
-  int32_t y = const_params ? absorb_affine(c, y0, cout, aff, name) : y0;
-  int32_t residual = -1, add_at = -1;
+  ch.name = c.in.op;
+  Affine& aff = ch.aff;
+  int32_t y = const_params ? absorb_affine(c, y0, cout, aff, ch.name) : y0;
+  int32_t& residual = ch.residual;
+  int32_t& add_at = ch.add_at;
   if (const int32_t next = sole_consumer(c.d, y); next >= 0 && c.at(next).op == "add" && c.at(next).inputs.size() == 2) {
     const Instruction& add = c.at(next);
     const int32_t r = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
@@ -191,8 +228,8 @@ Error build_conv(Ctx& c, bool transposed) {
       add_at = next;
     }
   }
-  std::vector<Eltwise> after;  // Unary links after the add (or the conv).
-  std::string after_name;
+  std::vector<Eltwise>& after = ch.after;  // Unary links after the add (or the conv).
+  std::string& after_name = ch.after_name;
   int32_t yfinal = y;
   if (residual >= 0) {
     c.d.fused[static_cast<size_t>(add_at)] = true;
@@ -200,6 +237,12 @@ Error build_conv(Ctx& c, bool transposed) {
   } else {
     yfinal = absorb_eltwise(c, y, after, after_name);
   }
+  ch.out = yfinal;
+  if (!transposed && const_params && winograd_applies(c, ch)) {
+    build_winograd(c, ch);
+    return Error::Ok;
+  }
+  const std::string& name = ch.name;
 
   // Layout: blocked (oneDNN's choice) when a reader of the result can take
   // it and the convolution is 2-D; plain otherwise.
@@ -261,26 +304,7 @@ Error build_conv(Ctx& c, bool transposed) {
 
   // Weights and bias, folded when the chain had affine links.
   std::vector<float> folded, fbias;
-  if (aff.any) {
-    const auto* wsrc = reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(win)].ptr);
-    const int64_t wn = c.d.slots[static_cast<size_t>(win)].numel();
-    folded.assign(wsrc, wsrc + wn);
-    // Output channel of torch-layout element e.
-    const int64_t inner = wn / (w[0] * w[1]);
-    for (int64_t e = 0; e < wn; ++e) {
-      int64_t oc;
-      if (!transposed) {
-        oc = e / (w[1] * inner);
-      } else {
-        const int64_t ic = e / (w[1] * inner), o = (e / inner) % w[1];
-        oc = (ic / (w[0] / groups)) * w[1] + o;
-      }
-      folded[static_cast<size_t>(e)] *= aff.scale[static_cast<size_t>(oc)];
-    }
-    fbias.assign(static_cast<size_t>(cout), 0.f);
-    const auto* b = has_bias ? reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(c.input(2))].ptr) : nullptr;
-    for (size_t k = 0; k < fbias.size(); ++k) fbias[k] = (b ? b[k] : 0.f) * aff.scale[k] + aff.shift[k];
-  }
+  if (aff.any) fold_conv_params(c, ch, transposed, folded, fbias);
 
   Args args;
   args[DNNL_ARG_SRC] = c.d.src_as(xin, pd.src_desc());

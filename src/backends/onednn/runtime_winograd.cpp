@@ -1,0 +1,116 @@
+// 3x3 stride-1 convolutions through Winograd F(4x4, 3x3)
+// (kernels/winograd.h) instead of oneDNN's direct convolution: oneDNN 2.6
+// has Winograd only for AVX-512, and on AVX2 its direct kernels run
+// ResNet-18's first two stages at 2.3x the time Winograd takes (RESULTS.md,
+// "Where the time goes"). The step reads and writes oneDNN's nChw8c layout,
+// so it sits in a chain of oneDNN convolutions without reorders, and does
+// the whole chain build_conv found: batch norm / per-channel affine folded
+// into the transformed weights, bias, the residual add and a ReLU.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "backends/onednn/runtime_build.h"
+#include "kernels/winograd.h"
+
+namespace edgec::runtime::onednn {
+namespace {
+
+using dnnl::memory;
+
+// Above this many input x output channels the transformed weights (36
+// floats per pair: 9 MiB at 256 x 256) no longer stay in the L3 share a
+// tile block streams them from, and oneDNN's direct kernel is faster
+// (measured: 1.35-3x faster up to 256 x 256, 0.5-0.75x at 512 x 512).
+constexpr int64_t kMostChannelPairs = 256 * 256;
+
+Winograd43Shape shape_of(const Ctx& c, const ConvChain& ch) {
+  const auto& x = c.shape(ch.x);
+  const auto& y = c.shape(ch.out);
+  Winograd43Shape s;
+  s.n = x[0];
+  s.cin = x[1];
+  s.cout = y[1];
+  s.h = x[2];
+  s.w = x[3];
+  s.oh = y[2];
+  s.ow = y[3];
+  s.pad_top = ch.pad_begin[0];
+  s.pad_left = ch.pad_begin[1];
+  return s;
+}
+
+bool enabled() {
+  const char* v = std::getenv("EDGEC_ONEDNN_WINOGRAD");
+  return !v || std::strcmp(v, "0") != 0;
+}
+
+}  // namespace
+
+bool winograd_applies(const Ctx& c, const ConvChain& ch) {
+  const auto& x = c.shape(ch.x);
+  const auto& w = c.shape(ch.w);
+  const auto& y = c.shape(ch.out);
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4 || ch.groups != 1 || w[2] != 3 || w[3] != 3 || w[1] != x[1] ||
+      y[0] != x[0] || y[1] != w[0])
+    return false;
+  for (size_t i = 0; i < 2; ++i) {
+    if (ch.stride[i] != 1 || ch.dilation[i] != 1) return false;
+    if (y[2 + i] != x[2 + i] + ch.pad_begin[i] + ch.pad_end[i] - 2) return false;
+  }
+  if (!ch.after.empty() &&
+      (ch.after.size() != 1 || ch.after[0].alg != dnnl::algorithm::eltwise_relu || ch.after[0].alpha != 0.f))
+    return false;
+  if (c.d.slots[static_cast<size_t>(ch.out)].dtype != DType::Float32) return false;
+  const Winograd43Shape s = shape_of(c, ch);
+  return winograd43_supported(s) && s.cin * s.cout <= kMostChannelPairs && enabled();
+}
+
+void build_winograd(Ctx& c, const ConvChain& ch) {
+  Delegate& d = c.d;
+  const Winograd43Shape s = shape_of(c, ch);
+  const memory::desc xmd(dnnl_dims(c.shape(ch.x)), memory::data_type::f32, memory::format_tag::nChw8c);
+  const memory::desc ymd(dnnl_dims(c.shape(ch.out)), memory::data_type::f32, memory::format_tag::nChw8c);
+
+  // Transformed weights and the bias, made once (the plain weights are
+  // not kept).
+  std::vector<float> weights, bias;
+  fold_conv_params(c, ch, false, weights, bias);
+  const size_t ubytes = static_cast<size_t>(winograd43_weights_floats(s.cin, s.cout)) * sizeof(float);
+  auto* u = reinterpret_cast<float*>(d.init_memory.allocate(ubytes));
+  auto* b = reinterpret_cast<float*>(d.init_memory.allocate(bias.size() * sizeof(float)));
+  if (!u || !b) throw std::bad_alloc();
+  winograd43_transform_weights(weights.data(), s.cout, s.cin, u);
+  std::memcpy(b, bias.data(), bias.size() * sizeof(float));
+
+  memory xm = d.src_as(ch.x, xmd), rm;
+  int32_t reuse = -1;
+  std::string name = ch.name + " (winograd)";
+  if (ch.residual >= 0) {
+    // Added as the output is written: into the residual's own storage
+    // when nothing reads it later, else into a new buffer.
+    const SlotState& r = d.slots[static_cast<size_t>(ch.residual)];
+    const bool in_place = !d.slots[static_cast<size_t>(ch.out)].io && r.blocked_buffer >= 0 && r.blocked == ymd &&
+                          free_after(d, ch.residual, static_cast<int32_t>(c.index), ch.add_at);
+    rm = d.src_as(ch.residual, ymd);
+    if (in_place) reuse = r.blocked_buffer;
+    name += "+sum";
+  }
+  memory ym = d.dst(ch.out, ymd, reuse);
+  name += ch.after_name;
+  const bool relu = !ch.after.empty();
+  const int threads = d.step_threads;
+  d.add_loop(
+      [&d, s, xm, rm, ym, u, b, relu, threads]() {
+        const auto* res = rm ? static_cast<const float*>(rm.get_data_handle()) : nullptr;
+        winograd43_conv(s, static_cast<const float*>(xm.get_data_handle()), u, b, res,
+                        static_cast<float*>(ym.get_data_handle()), relu, static_cast<float*>(d.scratch.get_data_handle()),
+                        threads);
+        return Error::Ok;
+      },
+      c.what, name);
+  const int64_t scratch = winograd43_scratch_floats(s, threads) * static_cast<int64_t>(sizeof(float));
+  d.steps.back().scratchpad = memory::desc({scratch}, memory::data_type::u8, memory::dims{1});
+}
+
+}  // namespace edgec::runtime::onednn
