@@ -9,9 +9,8 @@
 // output with bias, residual and ReLU applied on the way out. A block's V
 // and M are sized to stay in the core's L2.
 //
-// Written with GCC vector extensions: 8 channels of the blocked layout are
-// one vector, which the compiler maps to AVX2 under -march=native and to
-// two SSE registers elsewhere.
+// Written with GCC vector extensions (kernels/micro_tile.h): 8 channels of
+// the blocked layout are one vector.
 #include "kernels/winograd.h"
 
 #include <omp.h>
@@ -19,25 +18,26 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/micro_tile.h"
+
 namespace edgec {
 namespace {
 
-typedef float V8 __attribute__((vector_size(32)));
+using V8 = micro::Vec8;
+using micro::load;
+using micro::store;
 
 constexpr int kAlpha = 6;                 // Input tile side.
 constexpr int kTile = 4;                  // Output tile side.
 constexpr int kPoints = kAlpha * kAlpha;  // Products per tile.
-constexpr int kMR = 6;                    // Tiles per micro-kernel.
-constexpr int kNR = 16;                   // Output channels per micro-kernel.
+constexpr int kMR = micro::kRows;         // Tiles per micro-kernel.
+constexpr int kNR = micro::kPanel;        // Output channels per micro-kernel.
 // A block's V and M together (floats): 384 KiB, inside a 512 KiB L2.
 constexpr int64_t kBlockFloats = 96 * 1024;
 
-inline V8 load(const float* p) {
-  V8 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store(float* p, V8 v) { std::memcpy(p, &v, sizeof v); }
+// Output channels rounded up to whole panels (the transformed weights of
+// the padding channels are zero; their products are never written out).
+inline int64_t padded(int64_t cout) { return (cout + kNR - 1) / kNR * kNR; }
 
 // One dimension of the input transform, B^T d.
 inline void input_1d(const V8 d[6], V8 r[6]) {
@@ -68,43 +68,12 @@ Blocking blocking(const Winograd43Shape& s, int threads) {
   b.tiles_h = (s.oh + kTile - 1) / kTile;
   b.tiles_w = (s.ow + kTile - 1) / kTile;
   b.tiles = s.n * b.tiles_h * b.tiles_w;
-  const int64_t most = std::clamp<int64_t>(kBlockFloats / (kPoints * (s.cin + s.cout)), kMR, 8 * kMR);
+  const int64_t most = std::clamp<int64_t>(kBlockFloats / (kPoints * (s.cin + padded(s.cout))), kMR, 8 * kMR);
   const int64_t t = std::max(threads, 1);
   // A whole number of blocks per thread, as even as the tiles allow.
   b.blocks = t * ((b.tiles + t * most - 1) / (t * most));
   b.per_block = (b.tiles + b.blocks - 1) / b.blocks;
   return b;
-}
-
-// C[r][0..16) = sum_k A[r][k] * B[k][0..16) for r < R: A rows `lda` apart,
-// B a packed panel (16 floats per k), C rows `ldc` apart.
-template <int R>
-void micro(int64_t K, const float* a, int64_t lda, const float* b, float* c, int64_t ldc) {
-  V8 acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = V8{};
-  for (int64_t k = 0; k < K; ++k) {
-    const V8 b0 = load(b + k * kNR), b1 = load(b + k * kNR + 8);
-    for (int r = 0; r < R; ++r) {
-      const float av = a[r * lda + k];
-      acc[r][0] += av * b0;
-      acc[r][1] += av * b1;
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    store(c + r * ldc, acc[r][0]);
-    store(c + r * ldc + 8, acc[r][1]);
-  }
-}
-
-void micro_rows(int rows, int64_t K, const float* a, int64_t lda, const float* b, float* c, int64_t ldc) {
-  switch (rows) {
-    case 6: micro<6>(K, a, lda, b, c, ldc); break;
-    case 5: micro<5>(K, a, lda, b, c, ldc); break;
-    case 4: micro<4>(K, a, lda, b, c, ldc); break;
-    case 3: micro<3>(K, a, lda, b, c, ldc); break;
-    case 2: micro<2>(K, a, lda, b, c, ldc); break;
-    default: micro<1>(K, a, lda, b, c, ldc); break;
-  }
 }
 
 // Tile `t` of the whole output: image, tile row, tile column.
@@ -152,15 +121,23 @@ void transform_inputs(const Winograd43Shape& s, const Blocking& b, const float* 
 }
 
 void multiply(const Winograd43Shape& s, const Blocking& b, const float* v, const float* u, int64_t count, float* m) {
-  const int64_t panels = s.cout / kNR;
+  const int64_t cp = padded(s.cout), panels = cp / kNR;
   for (int xi = 0; xi < kPoints; ++xi) {
     const float* vx = v + xi * b.per_block * s.cin;
-    float* mx = m + xi * b.per_block * s.cout;
+    float* mx = m + xi * b.per_block * cp;
     for (int64_t p = 0; p < panels; ++p) {
       const float* panel = u + (xi * panels + p) * s.cin * kNR;
       for (int64_t r = 0; r < count; r += kMR) {
         const int rows = static_cast<int>(std::min<int64_t>(kMR, count - r));
-        micro_rows(rows, s.cin, vx + r * s.cin, s.cin, panel, mx + r * s.cout + p * kNR, s.cout);
+        float* c = mx + r * cp + p * kNR;
+        micro::with_rows(rows, [&]<int R>() {
+          V8 acc[R][2];
+          micro::tile_product<R>(s.cin, vx + r * s.cin, s.cin, panel, acc);
+          for (int q = 0; q < R; ++q) {
+            store(c + q * cp, acc[q][0]);
+            store(c + q * cp + 8, acc[q][1]);
+          }
+        });
       }
     }
   }
@@ -168,7 +145,7 @@ void multiply(const Winograd43Shape& s, const Blocking& b, const float* v, const
 
 void transform_outputs(const Winograd43Shape& s, const Blocking& b, const float* m, const float* bias,
                        int64_t t0, int64_t count, const float* residual, float* y, bool relu) {
-  const int64_t ob_count = s.cout / 8;
+  const int64_t ob_count = s.cout / 8, cp = padded(s.cout);
   for (int64_t i = 0; i < count; ++i) {
     const TilePos p = tile_pos(b, t0 + i);
     const int64_t y0 = p.ty * kTile, x0 = p.tx * kTile;
@@ -178,7 +155,7 @@ void transform_outputs(const Winograd43Shape& s, const Blocking& b, const float*
       V8 tmp[kTile][kAlpha];
       for (int q = 0; q < kAlpha; ++q) {
         V8 col[kAlpha], out[kTile];
-        for (int r = 0; r < kAlpha; ++r) col[r] = load(m + ((r * kAlpha + q) * b.per_block + i) * s.cout + ob * 8);
+        for (int r = 0; r < kAlpha; ++r) col[r] = load(m + ((r * kAlpha + q) * b.per_block + i) * cp + ob * 8);
         output_1d(col, out);
         for (int r = 0; r < kTile; ++r) tmp[r][q] = out[r];
       }
@@ -202,11 +179,11 @@ void transform_outputs(const Winograd43Shape& s, const Blocking& b, const float*
 }  // namespace
 
 bool winograd43_supported(const Winograd43Shape& s) {
-  return s.n > 0 && s.cin > 0 && s.cout > 0 && s.cin % 8 == 0 && s.cout % kNR == 0 && s.h > 0 && s.w > 0 &&
+  return s.n > 0 && s.cin > 0 && s.cout > 0 && s.cin % 8 == 0 && s.cout % 8 == 0 && s.h > 0 && s.w > 0 &&
          s.oh > 0 && s.ow > 0 && s.pad_top >= 0 && s.pad_left >= 0;
 }
 
-int64_t winograd43_weights_floats(int64_t cin, int64_t cout) { return kPoints * cin * cout; }
+int64_t winograd43_weights_floats(int64_t cin, int64_t cout) { return kPoints * cin * padded(cout); }
 
 void winograd43_transform_weights(const float* w, int64_t cout, int64_t cin, float* u) {
   // G (6 x 3).
@@ -216,15 +193,17 @@ void winograd43_transform_weights(const float* w, int64_t cout, int64_t cin, flo
                                      {1.f / 24, 1.f / 12, 1.f / 6},
                                      {1.f / 24, -1.f / 12, 1.f / 6},
                                      {0, 0, 1}};
-  const int64_t panels = cout / kNR;
+  const int64_t panels = padded(cout) / kNR;
   // The 16 output channels of a panel side by side in two vectors, so that
   // each (point, input channel) row of the panel is two stores.
   for (int64_t p = 0; p < panels; ++p) {
     for (int64_t k = 0; k < cin; ++k) {
       for (int half = 0; half < 2; ++half) {
-        V8 f[9];
-        for (int e = 0; e < 9; ++e)
-          for (int j = 0; j < 8; ++j) f[e][j] = w[((p * kNR + half * 8 + j) * cin + k) * 9 + e];
+        V8 f[9] = {};
+        const int64_t o0 = p * kNR + half * 8;
+        if (o0 < cout)
+          for (int e = 0; e < 9; ++e)
+            for (int j = 0; j < 8; ++j) f[e][j] = w[((o0 + j) * cin + k) * 9 + e];
         V8 gf[kAlpha][3];  // G f
         for (int r = 0; r < kAlpha; ++r)
           for (int q = 0; q < 3; ++q) gf[r][q] = g[r][0] * f[q] + g[r][1] * f[3 + q] + g[r][2] * f[6 + q];
@@ -242,14 +221,14 @@ void winograd43_transform_weights(const float* w, int64_t cout, int64_t cin, flo
 
 int64_t winograd43_scratch_floats(const Winograd43Shape& s, int threads) {
   const Blocking b = blocking(s, threads);
-  return std::max(threads, 1) * kPoints * b.per_block * (s.cin + s.cout);
+  return std::max(threads, 1) * kPoints * b.per_block * (s.cin + padded(s.cout));
 }
 
 void winograd43_conv(const Winograd43Shape& s, const float* x, const float* u, const float* bias,
                      const float* residual, float* y, bool relu, float* scratch, int threads) {
   threads = std::max(threads, 1);
   const Blocking b = blocking(s, threads);
-  const int64_t per_thread = kPoints * b.per_block * (s.cin + s.cout);
+  const int64_t per_thread = kPoints * b.per_block * (s.cin + padded(s.cout));
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t blk = 0; blk < b.blocks; ++blk) {
     const int64_t t0 = blk * b.per_block, count = std::min(b.per_block, b.tiles - t0);

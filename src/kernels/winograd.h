@@ -10,7 +10,7 @@
 // the plain ones, no longer stay in cache). The caller chooses.
 //
 // Layout of activations: [n][c / 8][h][w][8] (oneDNN's nChw8c), channels a
-// multiple of 8 (input) and 16 (output).
+// multiple of 8.
 #pragma once
 
 #include <cstdint>

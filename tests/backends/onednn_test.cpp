@@ -336,21 +336,37 @@ TEST(Onednn, Gather) {
 // (the exporter's frozen batch norm) -> add(block input) -> relu. The
 // second conv accumulates into the block input's storage (sum post-op),
 // the first folds its batch norm; both keep the blocked layout.
-TEST(Onednn, ConvChainFusesNormResidualAndActivation) {
+// With 3x3 kernels the chain runs as Winograd steps (kernels/winograd.h),
+// the residual added in place; with 5x5 on oneDNN's direct convolution with
+// post-ops. 1e-4: both round differently from the portable kernels' sums
+// (Winograd by ~3x a direct sum's error; 5x5 sums 200 terms).
+void conv_chain(int64_t k) {
+  const int64_t p = k / 2;
+  const std::string pad = "padding = [" + std::to_string(p) + ", " + std::to_string(p) + "]";
   Ir ir;
-  ir.input("x", {1, 8, 10, 10}).constant("w1", {8, 8, 3, 3}).constant("b1", {8}).constant("w2", {8, 8, 3, 3});
+  ir.input("x", {1, 8, 10, 10}).constant("w1", {8, 8, k, k}).constant("b1", {8}).constant("w2", {8, 8, k, k});
   ir.constant("g", {8}, 0.5f, 1.5f).constant("bb", {8}).constant("mu", {8}).constant("var", {8}, 0.5f, 2.f);
   ir.constant("s", {8, 1, 1}, 0.5f, 1.5f).constant("t", {1, 8, 1, 1});
   ir.op("%x0 = edge.relu.default(%x) : f32[1, 8, 10, 10]");
-  ir.op("%c1 = edge.conv.default(%x0, %w1, %b1, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%c1 = edge.conv.default(%x0, %w1, %b1, " + pad + ") : f32[1, 8, 10, 10]");
   ir.op("%n1 = edge.batch_norm.default(%c1, %g, %bb, %mu, %var, eps = 1.0e-5) : f32[1, 8, 10, 10]");
   ir.op("%r1 = edge.relu.default(%n1) : f32[1, 8, 10, 10]");
-  ir.op("%c2 = edge.conv.default(%r1, %w2, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%c2 = edge.conv.default(%r1, %w2, " + pad + ") : f32[1, 8, 10, 10]");
   ir.op("%m2 = edge.mul.Tensor(%c2, %s) : f32[1, 8, 10, 10]");
   ir.op("%a2 = edge.add.Tensor(%t, %m2) : f32[1, 8, 10, 10]");
   ir.op("%o = edge.add.Tensor(%a2, %x0) : f32[1, 8, 10, 10]");
   ir.op("%y = edge.relu.default(%o) : f32[1, 8, 10, 10]");
-  expect_matches(ir, {"y"}, {"conv", "batch_norm", "add"});
+  const RunResult got = expect_matches(ir, {"y"}, {"conv", "batch_norm", "add"}, 1e-4);
+  std::vector<std::string> want = {"conv+batch_norm+relu", "conv+mul+add"};
+  if (k == 3) want = {"conv+batch_norm (winograd)+relu", "conv+mul+add (winograd)+sum+relu"};
+  for (const std::string& step : want)
+    EXPECT_NE(std::find(got.steps.begin(), got.steps.end(), step), got.steps.end())
+        << step << " not in " << ::testing::PrintToString(got.steps);
+}
+
+TEST(Onednn, ConvChainFusesNormResidualAndActivation) {
+  conv_chain(3);
+  conv_chain(5);
 }
 
 // The residual is read again after the add (here: a second output): it must
@@ -369,23 +385,31 @@ TEST(Onednn, ResidualReadLaterIsNotOverwritten) {
 // The fused add's result is the delegate's output (the caller's tensor): the
 // residual cannot be accumulated in place there, and a second run must not
 // accumulate onto the first's output.
-TEST(Onednn, ResidualAddIntoTheDelegateOutput) {
+void residual_into_output(int64_t k) {
+  const int64_t p = k / 2;
+  const std::string pad = "padding = [" + std::to_string(p) + ", " + std::to_string(p) + "]";
   Ir ir;
-  ir.input("x", {1, 8, 10, 10}).constant("w1", {8, 8, 3, 3}).constant("b1", {8}).constant("w2", {8, 8, 3, 3});
+  ir.input("x", {1, 8, 10, 10}).constant("w1", {8, 8, k, k}).constant("b1", {8}).constant("w2", {8, 8, k, k});
   ir.op("%x0 = edge.relu.default(%x) : f32[1, 8, 10, 10]");
-  ir.op("%c1 = edge.conv.default(%x0, %w1, %b1, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%c1 = edge.conv.default(%x0, %w1, %b1, " + pad + ") : f32[1, 8, 10, 10]");
   ir.op("%r1 = edge.relu.default(%c1) : f32[1, 8, 10, 10]");
-  ir.op("%c2 = edge.conv.default(%r1, %w2, padding = [1, 1]) : f32[1, 8, 10, 10]");
+  ir.op("%c2 = edge.conv.default(%r1, %w2, " + pad + ") : f32[1, 8, 10, 10]");
   ir.op("%o = edge.add.Tensor(%c2, %x0) : f32[1, 8, 10, 10]");
-  expect_matches(ir, {"o"}, {"conv", "add"});
+  expect_matches(ir, {"o"}, {"conv", "add"}, 1e-4);
 }
 
-// 3x3 stride-1 convolutions (input channels a multiple of 8, output of
-// 16) run as Winograd F(4x4, 3x3) steps with the chain fused: batch norm,
-// the residual add (in place, or into a new buffer when the residual is
-// read later) and a ReLU. A stride-2 conv, a conv followed by a sigmoid and
-// one with 8 output channels stay on oneDNN's direct convolution. Winograd
-// rounds differently from a direct sum (about 3x the error), hence 1e-4.
+TEST(Onednn, ResidualAddIntoTheDelegateOutput) {
+  residual_into_output(3);
+  residual_into_output(5);
+}
+
+// 3x3 stride-1 convolutions (channels a multiple of 8, at least 8 output
+// tiles) run as Winograd F(4x4, 3x3) steps with the chain fused: batch
+// norm, the residual add (in place, or into a new buffer when the residual
+// is read later) and a ReLU. A stride-2 conv, a conv followed by a sigmoid
+// and one on a 6x6 image (4 tiles) stay on oneDNN's direct convolution.
+// Winograd rounds differently from a direct sum (about 3x the error),
+// hence 1e-4.
 TEST(Onednn, WinogradConvChains) {
   Ir ir;
   ir.input("x", {2, 16, 13, 13}).constant("w1", {32, 16, 3, 3}, -0.3f, 0.3f).constant("b1", {32});
@@ -408,12 +432,14 @@ TEST(Onednn, WinogradConvChains) {
   ir.op("%s = edge.conv.default(%y3, %w4, padding = [1, 1]) : f32[2, 16, 13, 13]");
   ir.op("%sg = edge.sigmoid.default(%s) : f32[2, 16, 13, 13]");
   ir.op("%e = edge.conv.default(%y3, %w5, padding = [0, 0]) : f32[2, 8, 11, 11]");
-  const RunResult got = expect_matches(ir, {"y3", "d", "sg", "e"}, {"conv", "batch_norm", "add"}, 1e-4);
+  ir.input("q", {1, 16, 6, 6}).constant("w6", {16, 16, 3, 3}, -0.3f, 0.3f);
+  ir.op("%f = edge.conv.default(%q, %w6, padding = [1, 1]) : f32[1, 16, 6, 6]");
+  const RunResult got = expect_matches(ir, {"y3", "d", "sg", "e", "f"}, {"conv", "batch_norm", "add"}, 1e-4);
   std::vector<std::string> convs;
   for (const auto& n : got.steps)
     if (n.rfind("conv", 0) == 0) convs.push_back(n);
   std::sort(convs.begin(), convs.end());
-  EXPECT_EQ(convs, (std::vector<std::string>{"conv", "conv", "conv", "conv (winograd)+sum+relu",
+  EXPECT_EQ(convs, (std::vector<std::string>{"conv", "conv", "conv", "conv (winograd)", "conv (winograd)+sum+relu",
                                              "conv (winograd)+sum+relu", "conv+batch_norm (winograd)+relu",
                                              "conv+sigmoid"}))
       << ::testing::PrintToString(got.steps);
@@ -452,7 +478,7 @@ TEST(Onednn, GroupNormChainAndMish) {
   expect_matches(ir, {"mi", "gr"}, {"instance_norm", "group_norm", "softplus", "tanh"});
 }
 
-// matmul with a bias add (either operand order) and activations as post-ops.
+// matmul with a bias add (either operand order) and activations fused.
 TEST(Onednn, MatmulBiasAndActivation) {
   Ir ir;
   ir.input("x", {3, 5, 16}).constant("w", {16, 12}).constant("b", {12}).constant("w2", {12, 4}).constant("b2", {1, 4});
@@ -462,7 +488,20 @@ TEST(Onednn, MatmulBiasAndActivation) {
   ir.op("%m2 = edge.matmul.default(%g, %w2) : f32[3, 5, 4]");
   ir.op("%a2 = edge.add.Tensor(%m2, %b2) : f32[3, 5, 4]");
   ir.op("%s = edge.sigmoid.default(%a2) : f32[3, 5, 4]");
-  expect_matches(ir, {"s"}, {"matmul", "add", "gelu"});
+  // Small products by constant weights run on the prepacked kernel, a
+  // large one (over 2^25 multiply-adds) on oneDNN's matmul.
+  ir.input("big", {64, 512}).constant("wb", {512, 1040}, -0.05f, 0.05f).constant("bbig", {1040});
+  ir.op("%mb = edge.matmul.default(%big, %wb) : f32[64, 1040]");
+  ir.op("%ab = edge.add.Tensor(%mb, %bbig) : f32[64, 1040]");
+  ir.op("%rb = edge.relu.default(%ab) : f32[64, 1040]");
+  ir.constant("w3", {4, 8});
+  ir.op("%m3 = edge.matmul.default(%s, %w3) : f32[3, 5, 8]");
+  ir.op("%gt = edge.gelu.default(%m3, approximate = \"tanh\") : f32[3, 5, 8]");
+  const RunResult got = expect_matches(ir, {"gt", "rb"}, {"matmul", "add", "gelu"});
+  std::vector<std::string> steps = got.steps;
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<std::string>{"matmul+add+gelu (prepacked)", "matmul+add+relu",
+                                              "matmul+add+sigmoid (prepacked)", "matmul+gelu (prepacked)"}));
 }
 
 // One thread and two give the same values (thread count reaches oneDNN).

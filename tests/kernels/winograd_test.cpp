@@ -89,6 +89,8 @@ TEST(Winograd, MatchesDirectConvolution) {
       shape(1, 8, 16, 12, 12, 2, 1, 0, 1),    // less padding after than before
       shape(1, 32, 48, 30, 30, 1, 1, 1, 1),   // several tile blocks
       shape(3, 8, 16, 3, 3, 1, 1, 1, 1),      // images smaller than a tile
+      shape(1, 8, 8, 10, 10, 1, 1, 1, 1),     // 8 output channels: half a panel
+      shape(2, 16, 24, 9, 9, 1, 1, 1, 1),     // 24: one panel and a half
   };
   for (const auto& s : shapes) {
     check({s, true, false, false, false, 1});
@@ -112,7 +114,7 @@ TEST(Winograd, ThreadsGiveTheSameValues) {
 TEST(Winograd, Supported) {
   EXPECT_TRUE(winograd43_supported(shape(1, 8, 16, 4, 4, 1, 1, 1, 1)));
   EXPECT_FALSE(winograd43_supported(shape(1, 4, 16, 4, 4, 1, 1, 1, 1)));   // cin not a multiple of 8
-  EXPECT_FALSE(winograd43_supported(shape(1, 8, 8, 4, 4, 1, 1, 1, 1)));    // cout not a multiple of 16
+  EXPECT_FALSE(winograd43_supported(shape(1, 8, 12, 4, 4, 1, 1, 1, 1)));   // cout not a multiple of 8
   EXPECT_FALSE(winograd43_supported(shape(1, 8, 16, 4, 4, -1, 1, 1, 1)));  // negative padding
   EXPECT_FALSE(winograd43_supported(shape(1, 8, 16, 1, 1, 0, 0, 0, 0)));   // no output
 }

@@ -79,6 +79,8 @@ bool loop_eltwise_supported(const std::vector<Eltwise>& ops) {
       case algorithm::eltwise_soft_relu:
       case algorithm::eltwise_linear:
       case algorithm::eltwise_clip_v2:
+      case algorithm::eltwise_gelu_erf:
+      case algorithm::eltwise_gelu_tanh:
         break;
       default:
         return false;
@@ -105,6 +107,10 @@ float apply_eltwise(const std::vector<Eltwise>& ops, float v) {
       case algorithm::eltwise_soft_relu: v = softplus(v); break;
       case algorithm::eltwise_linear: v = e.alpha * v + e.beta; break;
       case algorithm::eltwise_clip_v2: v = std::min(std::max(v, e.alpha), e.beta); break;
+      case algorithm::eltwise_gelu_erf: v = 0.5f * v * (1.f + std::erf(v * 0.70710678f)); break;
+      case algorithm::eltwise_gelu_tanh:
+        v = 0.5f * v * (1.f + std::tanh(0.79788456f * (v + 0.044715f * v * v * v)));
+        break;
       default: break;
     }
   }
