@@ -192,6 +192,30 @@ TEST(Onednn, Conv1dAndComputedWeights) {
   expect_matches(ir, {"c"}, {"conv"});
 }
 
+// 1-D convolutions with constant weights run on conv1d_gemm (kernels/),
+// with the chain fused: a per-channel affine, the residual add, an
+// activation; the plain 2-D one next to it stays on oneDNN.
+TEST(Onednn, Conv1dChains) {
+  Ir ir;
+  ir.input("x", {2, 12, 16}).constant("w1", {24, 12, 5}).constant("b1", {24}).constant("s", {24, 1}, 0.5f, 1.5f);
+  ir.constant("w2", {24, 24, 3}).constant("ws", {24, 12, 1}).constant("w3", {12, 24, 3});
+  ir.op("%c1 = edge.conv.default(%x, %w1, %b1, padding = [2]) : f32[2, 24, 16]");
+  ir.op("%m1 = edge.mul.Tensor(%c1, %s) : f32[2, 24, 16]");
+  ir.op("%r1 = edge.relu.default(%m1) : f32[2, 24, 16]");
+  ir.op("%sc = edge.conv.default(%x, %ws) : f32[2, 24, 16]");
+  ir.op("%c2 = edge.conv.default(%r1, %w2, padding = [1]) : f32[2, 24, 16]");
+  ir.op("%o2 = edge.add.Tensor(%sc, %c2) : f32[2, 24, 16]");
+  ir.op("%t2 = edge.tanh.default(%o2) : f32[2, 24, 16]");
+  ir.op("%d = edge.conv.default(%t2, %w3, stride = [2], padding = [1], dilation = [2]) : f32[2, 12, 7]");
+  // 1e-4: sums of up to 72 products of values up to 2, in another order
+  // than the portable kernels'.
+  const RunResult got = expect_matches(ir, {"t2", "d"}, {"conv", "mul", "add", "tanh"}, 1e-4);
+  std::vector<std::string> steps = got.steps;
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<std::string>{"conv (gemm)", "conv (gemm)", "conv+add+tanh (gemm)",
+                                              "conv+mul+relu (gemm)"}));
+}
+
 // Transposed conv 2-D (stride 2, output padding) and 1-D.
 TEST(Onednn, ConvTranspose) {
   Ir ir;

@@ -124,13 +124,18 @@ struct ConvChain {
 void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::vector<float>& weights,
                       std::vector<float>& bias);
 /// True when the chain is a 3x3, stride-1 convolution worth computing with
-/// Winograd F(4x4, 3x3) (runtime_winograd.cpp): one group, constant
+/// Winograd F(4x4, 3x3) (runtime_conv_own.cpp): one group, constant
 /// weights, channel counts the kernel takes, at most a ReLU after it, and
 /// not so many channels that the transformed weights leave the cache.
 /// EDGEC_ONEDNN_WINOGRAD=0 turns it off (for comparisons).
 bool winograd_applies(const Ctx& c, const ConvChain& ch);
 /// Builds the chain as one Winograd loop step in the nChw8c layout.
 void build_winograd(Ctx& c, const ConvChain& ch);
+/// True when the chain is a 1-D convolution (one group, constant weights,
+/// activations the loops have) conv1d_gemm takes (runtime_conv_own.cpp).
+bool conv1d_applies(const Ctx& c, const ConvChain& ch);
+/// Builds the chain as one conv1d_gemm loop step, plain layout.
+void build_conv1d(Ctx& c, const ConvChain& ch);
 Error build_matmul(Ctx& c);
 /// instance_norm / group_norm with the per-channel affine and activations
 /// that follow, as one loop (runtime_norm.cpp).

@@ -243,13 +243,18 @@ Error build_conv(Ctx& c, bool transposed) {
     build_winograd(c, ch);
     return Error::Ok;
   }
+  if (!transposed && const_params && conv1d_applies(c, ch)) {
+    build_conv1d(c, ch);
+    return Error::Ok;
+  }
   const std::string& name = ch.name;
 
-  // Layout: blocked (oneDNN's choice) when a reader of the result can take
-  // it and the convolution is 2-D; plain otherwise.
-  bool blocked = false;
-  if (nd == 2)
-    for (int32_t i : c.d.consumers[static_cast<size_t>(yfinal)]) blocked = blocked || reads_blocked(c.at(i), c.d, yfinal);
+  // Layout: a 2-D convolution writes the blocked layout oneDNN chooses even
+  // when its readers need plain data (a reorder makes it): oneDNN 2.6's
+  // convolutions into plain NCHW fall back to im2col + GEMM, 3x slower on a
+  // diffusion policy's 7x7 stem (244 us against 80 with the reorder) and
+  // 1.2-2x on its small 3x3s. Other ranks stay plain.
+  const bool blocked = nd == 2;
   const memory::desc xplain = plain_md(x), yplain = plain_md(yshape);
   // With a blocked result oneDNN picks the source layout too (the one its
   // producer chose, for a chain of convolutions); src_as reorders if not.

@@ -9,6 +9,7 @@
 //
 // Chain: norm(x) [-> reshape] [-> per-channel affine]* [-> unary]*, each
 // link the only reader of the value before it.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -32,38 +33,67 @@ struct NormPlan {
   std::vector<Eltwise> ops;
 };
 
+// Sums of x and of (x - m)^2 over n values in 8 float lanes (which the
+// compiler vectorizes), combined in double.
+double lane_sum(const float* x, int64_t n, float m, bool squares) {
+  float acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) {
+      const float d = x[i + j] - m;
+      acc[j] += squares ? d * d : d;
+    }
+  double total = 0;
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - m;
+    total += squares ? d * d : d;
+  }
+  for (float v : acc) total += v;
+  return total;
+}
+
 void run_norm(const NormPlan& p, const float* x, const float* scale, const float* shift, float* y) {
   const int64_t per_group = p.channels / p.groups * p.spatial;
   const int64_t blocks = p.n * p.groups;
   const int64_t sample = p.channels * p.spatial;
+  const bool relu = p.ops.size() == 1 && p.ops[0].alg == algorithm::eltwise_relu && p.ops[0].alpha == 0.f;
 #pragma omp parallel for if (blocks > 1 && blocks * per_group >= 32768)
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t start = b * per_group;
-    double sum = 0;
-    for (int64_t e = 0; e < per_group; ++e) sum += x[start + e];
-    const double mean = sum / static_cast<double>(per_group);
-    double sq = 0;
-    for (int64_t e = 0; e < per_group; ++e) {
-      const double dv = x[start + e] - mean;
-      sq += dv * dv;
-    }
-    const auto rstd = static_cast<float>(1.0 / std::sqrt(sq / static_cast<double>(per_group) + p.eps));
+    const float* xs = x + start;
+    float* ys = y + start;
+    // Shifted by the first value so that float lanes keep the precision a
+    // large common offset would cost.
+    const float x0 = xs[0];
+    const double mean = x0 + lane_sum(xs, per_group, x0, false) / static_cast<double>(per_group);
     const auto m = static_cast<float>(mean);
-    // Channel counters instead of a division per element.
+    const double var = lane_sum(xs, per_group, m, true) / static_cast<double>(per_group);
+    const auto rstd = static_cast<float>(1.0 / std::sqrt(var + p.eps));
+    // Runs of elements that share their input channel (scale, shift) and
+    // their result channel (the affine after): y = (x - m) * a + c.
     const int64_t within0 = start % sample;
     int64_t ch = within0 / p.spatial, ch_left = p.spatial - within0 % p.spatial;
     int64_t oc = within0 / p.out_spatial, oc_left = p.out_spatial - within0 % p.out_spatial;
-    for (int64_t e = 0; e < per_group; ++e) {
-      float v = (x[start + e] - m) * rstd;
-      if (scale) v *= scale[ch];
-      if (shift) v += shift[ch];
-      if (p.after.any) v = v * p.after.scale[static_cast<size_t>(oc)] + p.after.shift[static_cast<size_t>(oc)];
-      y[start + e] = p.ops.empty() ? v : apply_eltwise(p.ops, v);
-      if (--ch_left == 0) {
+    for (int64_t e = 0; e < per_group;) {
+      const int64_t run = std::min({ch_left, oc_left, per_group - e});
+      float a = rstd * (scale ? scale[ch] : 1.f), c = shift ? shift[ch] : 0.f;
+      if (p.after.any) {
+        const float s = p.after.scale[static_cast<size_t>(oc)];
+        a *= s;
+        c = c * s + p.after.shift[static_cast<size_t>(oc)];
+      }
+      for (int64_t i = e; i < e + run; ++i) ys[i] = (xs[i] - m) * a + c;
+      if (relu) {
+        for (int64_t i = e; i < e + run; ++i) ys[i] = ys[i] > 0.f ? ys[i] : 0.f;
+      } else if (!p.ops.empty()) {
+        for (int64_t i = e; i < e + run; ++i) ys[i] = apply_eltwise(p.ops, ys[i]);
+      }
+      e += run;
+      if ((ch_left -= run) == 0) {
         ++ch;
         ch_left = p.spatial;
       }
-      if (--oc_left == 0) {
+      if ((oc_left -= run) == 0) {
         ++oc;
         oc_left = p.out_spatial;
       }

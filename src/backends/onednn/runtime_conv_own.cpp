@@ -1,16 +1,22 @@
-// 3x3 stride-1 convolutions through Winograd F(4x4, 3x3)
-// (kernels/winograd.h) instead of oneDNN's direct convolution: oneDNN 2.6
-// has Winograd only for AVX-512, and on AVX2 its direct kernels run
-// ResNet-18's first two stages at 2.3x the time Winograd takes (RESULTS.md,
-// "Where the time goes"). The step reads and writes oneDNN's nChw8c layout,
-// so it sits in a chain of oneDNN convolutions without reorders, and does
-// the whole chain build_conv found: batch norm / per-channel affine folded
-// into the transformed weights, bias, the residual add and a ReLU.
+// Convolutions on edgec's own kernels where oneDNN 2.6 is slow on this
+// CPU (RESULTS.md, "Where the time goes"), each doing the whole chain
+// build_conv found (per-channel affine folded into the weights, bias, the
+// residual add, the activation):
+// - 3x3 stride-1 2-D convolutions through Winograd F(4x4, 3x3)
+//   (kernels/winograd.h): oneDNN has Winograd only for AVX-512, and on
+//   AVX2 its direct kernels run ResNet-18's first two stages at 2.3x the
+//   time Winograd takes. The step reads and writes oneDNN's nChw8c layout,
+//   so it sits in a chain of oneDNN convolutions without reorders.
+// - 1-D convolutions on short sequences as a register-tiled product of the
+//   weights with gathered input columns (kernels/conv1d_gemm.h): a
+//   diffusion U-Net's convolutions (length 4-16) took oneDNN ~11 us each,
+//   mostly setup.
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "backends/onednn/runtime_build.h"
+#include "kernels/conv1d_gemm.h"
 #include "kernels/winograd.h"
 
 namespace edgec::runtime::onednn {
@@ -115,6 +121,84 @@ void build_winograd(Ctx& c, const ConvChain& ch) {
       },
       c.what, name);
   const int64_t scratch = winograd43_scratch_floats(s, threads) * static_cast<int64_t>(sizeof(float));
+  d.steps.back().scratchpad = memory::desc({scratch}, memory::data_type::u8, memory::dims{1});
+}
+
+// Above this many weights per output channel (input channels x kernel)
+// the gathered panel (16 floats each) leaves L2; oneDNN blocks over them.
+constexpr int64_t kConv1dMostReduction = 4096;
+// The weights are streamed once per 16 output positions: they must stay in
+// L2 (512 KiB) unless there are only a few such blocks.
+constexpr int64_t kConv1dMostWeightBytes = 512 * 1024;
+constexpr int64_t kConv1dFewBlocks = 4;
+
+bool conv1d_applies(const Ctx& c, const ConvChain& ch) {
+  const auto& x = c.shape(ch.x);
+  const auto& w = c.shape(ch.w);
+  const auto& y = c.shape(ch.out);
+  if (x.size() != 3 || w.size() != 3 || y.size() != 3 || ch.groups != 1 || w[1] != x[1] || y[0] != x[0] ||
+      y[1] != w[0] || x[0] <= 0 || w[0] <= 0 || w[1] <= 0 || w[2] <= 0 || x[2] <= 0 || y[2] <= 0)
+    return false;
+  if (w[1] * w[2] > kConv1dMostReduction || ch.stride[0] < 1 || ch.dilation[0] < 1) return false;
+  const int64_t blocks = x[0] * ((y[2] + 15) / 16);
+  if (w[0] * w[1] * w[2] * static_cast<int64_t>(sizeof(float)) > kConv1dMostWeightBytes && blocks > kConv1dFewBlocks)
+    return false;
+  if (y[2] != (x[2] + ch.pad_begin[0] + ch.pad_end[0] - ch.dilation[0] * (w[2] - 1) - 1) / ch.stride[0] + 1)
+    return false;
+  if (c.d.slots[static_cast<size_t>(ch.out)].dtype != DType::Float32) return false;
+  return loop_eltwise_supported(ch.after);
+}
+
+void build_conv1d(Ctx& c, const ConvChain& ch) {
+  Delegate& d = c.d;
+  const auto& x = c.shape(ch.x);
+  const auto& w = c.shape(ch.w);
+  const auto& y = c.shape(ch.out);
+  Conv1dShape s;
+  s.n = x[0];
+  s.cin = x[1];
+  s.cout = y[1];
+  s.length = x[2];
+  s.out_length = y[2];
+  s.kernel = w[2];
+  s.stride = ch.stride[0];
+  s.dilation = ch.dilation[0];
+  s.pad_left = ch.pad_begin[0];
+  // Weights ([cout][cin * kernel], rows read as they are) and bias, with
+  // the chain's affine folded in, made once.
+  std::vector<float> weights, bias;
+  fold_conv_params(c, ch, false, weights, bias);
+  auto* wv = reinterpret_cast<float*>(d.init_memory.allocate(weights.size() * sizeof(float)));
+  auto* bv = reinterpret_cast<float*>(d.init_memory.allocate(bias.size() * sizeof(float)));
+  if (!wv || !bv) throw std::bad_alloc();
+  std::memcpy(wv, weights.data(), weights.size() * sizeof(float));
+  std::memcpy(bv, bias.data(), bias.size() * sizeof(float));
+
+  d.need_plain(ch.x);
+  std::string name = ch.name;
+  if (ch.residual >= 0) {
+    d.need_plain(ch.residual);
+    name += "+add";
+  }
+  d.define_plain(ch.out);
+  name += ch.after_name + " (gemm)";
+  const bool relu = ch.after.size() == 1 && ch.after[0].alg == dnnl::algorithm::eltwise_relu && ch.after[0].alpha == 0.f;
+  const std::vector<Eltwise> rest = relu ? std::vector<Eltwise>{} : ch.after;
+  const int threads = d.step_threads;
+  const int32_t xs = ch.x, rs = ch.residual, ys = ch.out;
+  const int64_t count = s.n * s.cout * s.out_length;
+  d.add_loop(
+      [&d, s, xs, rs, ys, wv, bv, relu, rest, threads, count]() {
+        auto f = [&d](int32_t slot) { return reinterpret_cast<float*>(d.slots[static_cast<size_t>(slot)].ptr); };
+        float* out = f(ys);
+        conv1d_gemm(s, f(xs), wv, bv, rs >= 0 ? f(rs) : nullptr, out, relu,
+                    static_cast<float*>(d.scratch.get_data_handle()), threads);
+        if (!rest.empty())
+          for (int64_t i = 0; i < count; ++i) out[i] = apply_eltwise(rest, out[i]);
+        return Error::Ok;
+      },
+      c.what, name);
+  const int64_t scratch = conv1d_gemm_scratch_floats(s) * threads * static_cast<int64_t>(sizeof(float));
   d.steps.back().scratchpad = memory::desc({scratch}, memory::data_type::u8, memory::dims{1});
 }
 
