@@ -18,12 +18,13 @@
 #include <type_traits>
 
 #include "base/half.h"
+#include "kernels/micro_tile.h"
 
 namespace edgec {
 namespace {
 
-constexpr int kMR = 6;
-constexpr int kNR = 16;
+constexpr int kMR = micro::kRows;
+constexpr int kNR = micro::kPanel;
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 72;   // multiple of kMR; packed A block: 72 KiB, stays in L2
 constexpr int64_t kNC = 128;  // multiple of kNR; packed B block: 128 KiB
@@ -34,7 +35,7 @@ constexpr int64_t kThinCols = 256;
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kParallelMinWork = int64_t{1} << 18;
 
-typedef float Vec8 __attribute__((vector_size(32)));
+using micro::Vec8;
 
 inline float widen(float x) { return x; }
 inline float widen(Half x) { return half_to_float(x); }
@@ -48,12 +49,8 @@ inline T narrow(float x) {
   }
 }
 
-inline Vec8 load8(const float* p) {
-  Vec8 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store8(float* p, Vec8 v) { std::memcpy(p, &v, sizeof v); }
+inline Vec8 load8(const float* p) { return micro::load(p); }
+inline void store8(float* p, Vec8 v) { micro::store(p, v); }
 
 // Packs rows [0, mc) x cols [0, kc) of A (already offset to the block) into
 // micro-panels: panel p holds rows p*MR.. as out[k * MR + r], padded with 0.

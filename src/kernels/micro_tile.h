@@ -1,5 +1,6 @@
 // The register tile the hand-written products share (gemm_prepacked_f32,
-// the Winograd convolution): up to 6 rows x 16 columns of C held in twelve
+// conv1d_gemm, the Winograd convolution; gemm_f32 has the same shape over
+// packed A): up to 6 rows x 16 columns of C held in twelve
 // 8-float vectors while k runs over a row of A (rows `lda` apart, each
 // contiguous along k) times a packed panel of B (16 floats per k). GCC
 // vector extensions: AVX2 + FMA under -march=native, SSE pairs elsewhere.
