@@ -257,6 +257,7 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
   const auto* values = root->values();
   const size_t num_slots = values ? values->size() : 0;
   slots_.resize(num_slots);
+  std::string previous_name;  // Names are front-coded (program.fbs).
   for (size_t i = 0; i < num_slots; ++i) {
     const fb::ValueSlot* v = values->Get(static_cast<flatbuffers::uoffset_t>(i));
     Slot& s = slots_[i];
@@ -265,6 +266,13 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
     // Constants are written unnamed (their data key names them), and so are
     // a payload's slots.
     s.name = v->name() ? v->name()->str() : v->data_key() ? v->data_key()->str() : std::string();
+    if (const size_t prefix = v->name_prefix(); prefix > 0) {
+      if (!v->name() || prefix > previous_name.size())
+        return bad(what + " says its name starts with " + u64(prefix) + " bytes of the previous slot's name, which has " +
+                   u64(previous_name.size()));
+      s.name = previous_name.substr(0, prefix) + s.name;
+    }
+    previous_name = s.name;
     EDGEC_TRY(read_type(v->type(), what + " (" + s.name + ")", symbol_ids, symbols_, s.type));
     switch (v->kind()) {
       case fb::SlotKind::UserInput: s.kind = SlotKind::UserInput; break;

@@ -193,8 +193,28 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
   TypeTable types(b);
   AttrTable attr_lists(b);
   // A payload's slots go unnamed: only its backend reads it (errors name
-  // slots by index), and the names would be most of its bytes.
-  auto slot_name = [&](const Value* v) { return data ? b.CreateSharedString(v->name()) : Offset<flatbuffers::String>(); };
+  // slots by index), and the names would be most of its bytes. A file's
+  // slot names are front-coded (program.fbs): the exporter's names share
+  // long scopes with the slot before ("unet_up_modules.1.1_conv2_block_
+  // block.2_2_Mul_output_0" after "..._2_Tanh_output_0"), and the tails
+  // repeat, so each is a shared string. `previous` is the name the loader
+  // will have read for the slot before.
+  std::string previous;
+  struct SlotName {
+    Offset<flatbuffers::String> tail;
+    uint16_t prefix = 0;
+  };
+  auto slot_name = [&](const Value* v) {
+    if (!data) {
+      previous.clear();
+      return SlotName{};
+    }
+    const std::string& name = v->name();
+    size_t k = 0;
+    while (k < name.size() && k < previous.size() && k < UINT16_MAX && name[k] == previous[k]) ++k;
+    previous = name;
+    return SlotName{b.CreateSharedString(name.substr(k)), static_cast<uint16_t>(k)};
+  };
   std::map<const Value*, int32_t> slot_of;
   std::vector<Offset<fbs::ValueSlot>> slots;
 
@@ -218,10 +238,12 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
       key = b.CreateSharedString(spec.target);
     }
     // A constant is named by its data key.
-    auto name = kind == fbs::SlotKind::UserInput ? slot_name(v) : Offset<flatbuffers::String>();
+    SlotName name;
+    if (kind == fbs::SlotKind::UserInput) name = slot_name(v);
+    else previous = spec.target;
     auto type = types(v->type());
     slot_of[v] = static_cast<int32_t>(slots.size());
-    slots.push_back(fbs::CreateValueSlot(b, name, type, kind, 0, 0, key));
+    slots.push_back(fbs::CreateValueSlot(b, name.tail, type, kind, 0, 0, key, name.prefix));
   }
 
   std::vector<Offset<fbs::Instruction>> instructions;
@@ -244,8 +266,8 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
       auto type = types(v->type());
       slot_of[v] = static_cast<int32_t>(slots.size());
       outs.push_back(slot_of[v]);
-      slots.push_back(fbs::CreateValueSlot(b, name, type, fbs::SlotKind::Activation, plan->second.offset,
-                                           plan->second.size, 0));
+      slots.push_back(fbs::CreateValueSlot(b, name.tail, type, fbs::SlotKind::Activation, plan->second.offset,
+                                           plan->second.size, 0, name.prefix));
     }
     std::vector<int32_t> ins;
     for (const Value* v : n->inputs()) ins.push_back(slot_of.at(v));

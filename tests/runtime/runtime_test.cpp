@@ -192,6 +192,8 @@ struct HandMade {
   std::optional<uint64_t> activation_offset = std::nullopt;
   uint64_t data_size = 0;         // 0: just past the last region
   uint64_t data_offset_skew = 0;  // added to the (aligned) data offset
+  std::string activation_name = "act";
+  uint16_t activation_name_prefix = 0;  // bytes of the previous slot's name it starts with
 };
 
 std::vector<std::byte> hand_made_file(const HandMade& spec) {
@@ -215,7 +217,8 @@ std::vector<std::byte> hand_made_file(const HandMade& spec) {
   uint64_t arena = 0;
   if (spec.activation_offset) {
     arena = *spec.activation_offset + 64;
-    slots.push_back(fb::CreateValueSlotDirect(b, "act", f32(64), fb::SlotKind::Activation, *spec.activation_offset, 64));
+    slots.push_back(fb::CreateValueSlotDirect(b, spec.activation_name.c_str(), f32(64), fb::SlotKind::Activation,
+                                              *spec.activation_offset, 64, nullptr, spec.activation_name_prefix));
   }
   std::vector<flatbuffers::Offset<fb::Delegate>> delegates;
   if (spec.payload) {
@@ -255,6 +258,43 @@ TEST(RuntimeHandMade, WellFormedFileLoads) {
   // A payload the reference backend cannot parse still loads: payloads are
   // parsed when a Method is created.
   EXPECT_EQ(err2, Error::Ok) << detail2;
+}
+
+// Slot names are front-coded: a name starts with some bytes of the slot
+// before's (a constant's name is its data key). More bytes than that name
+// has is refused.
+TEST(RuntimeHandMade, FrontCodedSlotNames) {
+  HandMade spec{.named = {{"block1_conv_weight", 0, 64}}, .activation_offset = 0};
+  spec.activation_name = "output";
+  spec.activation_name_prefix = 11;  // "block1_conv"
+  AlignedBytes bytes(hand_made_file(spec));
+  Loaded l = load(bytes.span());
+  ASSERT_EQ(l.error, Error::Ok) << error_detail();
+  ASSERT_EQ(l.program->slots().size(), 2u);
+  EXPECT_EQ(l.program->slots()[0].name, "block1_conv_weight");
+  EXPECT_EQ(l.program->slots()[1].name, "block1_convoutput");
+  spec.activation_name_prefix = 19;  // one past the key
+  const auto [err, detail] = load_error(spec);
+  EXPECT_EQ(err, Error::InvalidProgram);
+  EXPECT_NE(detail.find("value slot 1 says its name starts with 19 bytes of the previous slot's name, which has 18"),
+            std::string::npos)
+      << detail;
+}
+
+// The compiler writes names front-coded and the loader reads back the IR's.
+TEST(Runtime, SlotNamesSurviveFrontCoding) {
+  auto p = parse_program(kProgram, "test.ir");
+  lower_program(*p);
+  AlignedBytes bytes(serialize_program(*p));
+  Loaded l = load(bytes.span());
+  ASSERT_EQ(l.error, Error::Ok) << error_detail();
+  std::vector<std::string> names;
+  for (const auto& slot : l.program->slots()) names.push_back(slot.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "x"), names.end()) << ::testing::PrintToString(names);
+  for (const Node* n : p->graph.calls())
+    for (size_t r = 0; r < n->num_results(); ++r)
+      EXPECT_NE(std::find(names.begin(), names.end(), n->result(r)->name()), names.end())
+          << n->result(r)->name() << " not among " << ::testing::PrintToString(names);
 }
 
 // SEMANTICS 6: a constant slot whose key has no data is a load-time error
