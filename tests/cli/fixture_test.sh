@@ -97,7 +97,7 @@ assert convs, names
 assert not [n for n in names if n.startswith(('batch_norm', 'relu'))], f'unfused: {sorted(names)}'
 if '$name' == 'resnet18':
     assert 'conv+sum+relu' in names and 'conv+relu' in names, sorted(names)
-    # The 3x3 stride-1 convolutions of the first three stages (up to 256
+    # The 3x3 stride-1 convolutions of the first two stages (up to 128
     # channels) run as Winograd F(4x4, 3x3) with the same fusion.
     assert 'conv (winograd)+sum+relu' in names and 'conv (winograd)+relu' in names, sorted(names)
     to_plain = sum(s['calls'] for s in steps if s['name'] == 'reorder (to plain)')

@@ -125,8 +125,9 @@ void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::v
                       std::vector<float>& bias);
 /// True when the chain is a 3x3, stride-1 convolution worth computing with
 /// Winograd F(4x4, 3x3) (runtime_conv_own.cpp): one group, constant
-/// weights, channel counts the kernel takes, at most a ReLU after it, and
-/// not so many channels that the transformed weights leave the cache.
+/// weights, channel counts the kernel takes, at most a ReLU after it,
+/// enough output tiles, and not so many channels that the transformed
+/// weights (4x the plain ones) cost more memory and load time than they save.
 /// EDGEC_ONEDNN_WINOGRAD=0 turns it off (for comparisons).
 bool winograd_applies(const Ctx& c, const ConvChain& ch);
 /// Builds the chain as one Winograd loop step in the nChw8c layout.

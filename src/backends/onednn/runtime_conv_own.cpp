@@ -24,11 +24,14 @@ namespace {
 
 using dnnl::memory;
 
-// Above this many input x output channels the transformed weights (36
-// floats per pair: 9 MiB at 256 x 256) no longer stay in the L3 share a
-// tile block streams them from, and oneDNN's direct kernel is faster
-// (measured: 1.35-3x faster up to 256 x 256, 0.5-0.75x at 512 x 512).
-constexpr int64_t kMostChannelPairs = 256 * 256;
+// Above this many input x output channels Winograd is not used. Its
+// transformed weights are 4x the plain ones (36 floats per channel pair),
+// made at load: at 256 x 256 (ResNet-18's third stage, 1.3x faster there:
+// 0.93 against 1.23 ms a convolution) they add 28 MB of memory and ~10 ms
+// of load, which puts the ResNet-18 load (goal: under 50 ms) over the
+// limit whenever the machine is busy; at 512 x 512 they no longer stay in
+// cache and oneDNN's direct kernel is faster (0.5-0.75x).
+constexpr int64_t kMostChannelPairs = 128 * 128;
 // Fewer 4x4 output tiles than this and the 36 products are too thin to
 // pay for the transforms (measured: 1 tile of 64 channels 0.6x, 4 tiles of
 // 32 about even, 9 tiles of 16 1.5x faster).
