@@ -143,6 +143,7 @@ class System:
             return {"error": self.error or "no runs"}
         r = summarize(self.times)
         r["load_ms"] = float(np.median(self.loads))
+        r["loads_ms"] = [round(x, 3) for x in self.loads]  # per process, in run order
         r["peak_rss_kib"] = max(self.rss)
         r.update(self.extra)
         return r

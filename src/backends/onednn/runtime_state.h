@@ -45,11 +45,12 @@ struct Buffer {
   std::vector<int32_t> slots;  ///< Slots whose plain data (ptr) is this buffer.
 };
 
-/// Memory for what init makes once and execute reads (reordered or folded
-/// weights, the planned activation buffers): large chunks with transparent
-/// huge pages asked for, so that ResNet-18's 46 MB of reordered weights
-/// take a few dozen page faults instead of eleven thousand. Freed with the
-/// handle.
+/// Memory for what init makes once and execute reads (reordered, folded or
+/// transformed weights, the planned activation buffers): blocks of 1 MiB
+/// and more packed into 64 MiB reservations with transparent huge pages
+/// asked for, so that ResNet-18's ~50 MB take a few dozen page faults
+/// instead of twelve thousand and no page is zeroed that is not used;
+/// smaller blocks share 1 MiB chunks. Freed with the handle.
 class InitMemory {
  public:
   InitMemory() = default;
