@@ -279,6 +279,10 @@ TEST(Method, OnednnPoolOfIntegersIsRefused) {
   const RegressionRun r = run_regression("onednn_pool_of_integers.edgec");
   ASSERT_TRUE(r.loaded) << error_detail();
   EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
+  // The detail names the instruction, the slot, what it found and what was
+  // expected.
+  EXPECT_NE(error_detail().find("instruction "), std::string::npos) << error_detail();
+  EXPECT_NE(error_detail().find(", expected "), std::string::npos) << error_detail();
 }
 
 // Regression (fuzz/program_fuzzer, UBSan, onednn seed): pooling attributes

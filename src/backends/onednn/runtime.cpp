@@ -20,6 +20,7 @@
 #include <new>
 
 #include "backends/onednn/runtime_state.h"
+#include "kernels/tensor.h"
 #include "runtime/method.h"
 
 namespace edgec::runtime {
@@ -518,8 +519,14 @@ dnnl::memory Delegate::dst(int32_t slot, const dnnl::memory::desc& md, int32_t r
     return over_buffer(st.buffer, md);
   }
   // Anything else is a blocked layout of the slot's own dims and type.
-  require(md.dims() == dnnl_dims(st.shape) && md.data_type() == slot_md(st).data_type(),
-          "writes slot " + std::to_string(slot) + " in a layout of other dims or type than the slot's");
+  if (md.dims() != dnnl_dims(st.shape) || md.data_type() != slot_md(st).data_type()) {
+    const auto dt = md.data_type();
+    using T = dnnl::memory::data_type;
+    const std::string type = dt == T::f32 ? "f32" : dt == T::f16 ? "f16" : dt == T::s32 ? "i32" : dt == T::s8 ? "i8"
+                             : dt == T::u8 ? "u8" : "another type";
+    throw InvalidPayload("writes slot " + std::to_string(slot) + " as " + type + shape_string(md.dims()) +
+                         ", expected the slot's " + std::string(dtype_name(st.dtype)) + shape_string(st.shape));
+  }
   st.blocked = md;
   st.blocked_buffer = reuse >= 0 ? reuse : new_buffer(md.get_size());
   return over_buffer(st.blocked_buffer, md);

@@ -5,7 +5,8 @@
 // we target, where an OpenMP fork/join (~2 us) would cost more than the copy.
 #include <cstring>
 
-#include "backends/onednn/runtime_state.h"
+#include "backends/onednn/runtime_build.h"
+#include "kernels/tensor.h"
 
 namespace edgec::runtime::onednn {
 namespace {
@@ -124,17 +125,13 @@ Error build_gather(Delegate& d, const Instruction& in, size_t index) {
 }
 
 void add_broadcast_copy(Delegate& d, int32_t x, int32_t out, std::string what) {
-  require(d.slots.at(static_cast<size_t>(x)).dtype == DType::Float32 &&
-              d.slots.at(static_cast<size_t>(out)).dtype == DType::Float32,
-          "a broadcast of non-f32 values");
-  {
-    const auto& xs = d.slots[static_cast<size_t>(x)].shape;
-    const auto& os = d.slots[static_cast<size_t>(out)].shape;
-    bool ok = xs.size() <= os.size();
-    for (size_t k = 0; ok && k < xs.size(); ++k)
-      ok = xs[xs.size() - 1 - k] == 1 || xs[xs.size() - 1 - k] == os[os.size() - 1 - k];
-    require(ok, "a value that does not broadcast to the result's shape");
-  }
+  const SlotState &xst = d.slots.at(static_cast<size_t>(x)), &ost = d.slots.at(static_cast<size_t>(out));
+  require(xst.dtype == DType::Float32 && ost.dtype == DType::Float32,
+          "a broadcast of " + std::string(dtype_name(xst.dtype)) + " to " + std::string(dtype_name(ost.dtype)) +
+              ", expected f32");
+  require(broadcasts_to(xst.shape, ost.shape), "a value of shape " + shape_string(xst.shape) +
+                                                   " that does not broadcast to the result's " +
+                                                   shape_string(ost.shape));
   d.need_plain(x);
   d.define_plain(out);
   const auto& xs = d.slots.at(static_cast<size_t>(x)).shape;

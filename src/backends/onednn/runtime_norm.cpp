@@ -146,7 +146,9 @@ Error build_group_norm(Ctx& c, bool instance) {
               c.d.slots[static_cast<size_t>(y)].dtype == DType::Float32,
           "a normalization whose result differs from its input in size or type");
   for (int32_t s : {p.scale, p.shift})
-    require(s < 0 || c.d.slots[static_cast<size_t>(s)].dtype == DType::Float32, "non-f32 scale or shift");
+    require(s < 0 || c.d.slots[static_cast<size_t>(s)].dtype == DType::Float32,
+            "scale or shift (slot " + std::to_string(s) + ") is " +
+                std::string(dtype_name(c.d.slots[static_cast<size_t>(s)].dtype)) + ", expected f32");
   const bool in_loop = loop_eltwise_supported(ops);
   if (in_loop) p.ops = ops;
   Delegate& d = c.d;

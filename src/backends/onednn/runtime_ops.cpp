@@ -106,13 +106,16 @@ Error build_slice(Ctx& c) {
     const int64_t step = steps && !steps->empty() ? steps->at(i) : 1;
     // Forward views only (the partitioner takes no other), with strides
     // that stay far from overflow.
-    require(step >= 1 && step <= INT32_MAX, "a slice step out of range");
+    require(step >= 1 && step <= INT32_MAX,
+            "slice step " + std::to_string(step) + " along dim " + std::to_string(dim) + ", expected 1 to 2^31 - 1");
     // ONNX Slice: a negative start counts from the end, then clamps.
     int64_t start = (*starts)[i];
     if (start < 0) start += size;
     start = std::clamp<int64_t>(start, 0, size);
     offset += start * xs[dim];
-    require(!__builtin_mul_overflow(xs[dim], step, &strides[dim]), "a slice stride out of range");
+    require(!__builtin_mul_overflow(xs[dim], step, &strides[dim]),
+            "slice step " + std::to_string(step) + " along dim " + std::to_string(dim) + " overflows the stride " +
+                std::to_string(xs[dim]));
   }
   add_view_reorder(c, c.input(0), dnnl_dims(c.shape(c.output())), strides, static_cast<size_t>(offset) * 4, c.output());
   return Error::Ok;
@@ -470,10 +473,14 @@ Error build_instruction(Delegate& d, const Program& program, size_t index) {
   // f32 throughout (the partitioner takes nothing else), the index
   // operands of the gather family aside (runtime_gather.cpp checks those).
   const bool gather = op == "take" || op == "index";
+  auto f32 = [&](int32_t slot, const std::string& role) {
+    const DType t = d.slots.at(static_cast<size_t>(slot)).dtype;
+    require(t == DType::Float32, role + " (slot " + std::to_string(slot) + ") is " + std::string(dtype_name(t)) +
+                                     ", expected f32");
+  };
   for (size_t i = 0; i < in.inputs.size(); ++i)
-    if (!gather || i == 0)
-      require(d.slots.at(static_cast<size_t>(in.inputs[i])).dtype == DType::Float32, "a non-f32 operand");
-  for (int32_t s : in.outputs) require(d.slots.at(static_cast<size_t>(s)).dtype == DType::Float32, "a non-f32 result");
+    if (!gather || i == 0) f32(in.inputs[i], "operand " + std::to_string(i));
+  for (size_t i = 0; i < in.outputs.size(); ++i) f32(in.outputs[i], "result " + std::to_string(i));
   // Primitives are created for the threads they run with (oneDNN sizes its
   // work split at creation).
   d.step_threads = threads_for(c);
