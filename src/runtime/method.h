@@ -13,9 +13,12 @@
 
 namespace edgec::runtime {
 
-/// The most memory one Method may plan to use: EDGEC_MEMORY_LIMIT (bytes)
-/// when set, else the machine's physical memory.
+/// The most memory one Method may plan to use: EDGEC_MEMORY_LIMIT when set
+/// to a size (bytes, or with a binary suffix: 512K, 64MiB, 4G, 1TiB), else
+/// the machine's physical memory (also when the value is not a size).
 uint64_t memory_limit();
+/// A size as EDGEC_MEMORY_LIMIT takes it; 0 when `text` is not one.
+uint64_t parse_memory_size(const char* text);
 
 class Method {
  public:

@@ -318,6 +318,26 @@ TEST(Method, ShapeWhoseSizeOverflowsIsRefusedAtLoad) {
 }
 
 // The limit is configurable: a small one refuses an ordinary program.
+// EDGEC_MEMORY_LIMIT takes bytes or a binary suffix; anything else is not
+// a size (and the limit stays the machine's memory).
+TEST(Method, MemoryLimitSizes) {
+  EXPECT_EQ(runtime::parse_memory_size("4096"), 4096u);
+  EXPECT_EQ(runtime::parse_memory_size("512K"), 512u << 10);
+  EXPECT_EQ(runtime::parse_memory_size("64MiB"), 64u << 20);
+  EXPECT_EQ(runtime::parse_memory_size("64MB"), 64u << 20);
+  EXPECT_EQ(runtime::parse_memory_size("4G"), uint64_t{4} << 30);
+  EXPECT_EQ(runtime::parse_memory_size("1TiB"), uint64_t{1} << 40);
+  EXPECT_EQ(runtime::parse_memory_size("100B"), 100u);
+  for (const char* bad : {"", "-5", "64 MiB", "MiB", "1.5G", "64Mi", "99999999999999999999", "20000000T"})
+    EXPECT_EQ(runtime::parse_memory_size(bad), 0u) << bad;
+  EXPECT_EQ(runtime::parse_memory_size(nullptr), 0u);
+  setenv("EDGEC_MEMORY_LIMIT", "3MiB", 1);
+  EXPECT_EQ(runtime::memory_limit(), 3u << 20);
+  setenv("EDGEC_MEMORY_LIMIT", "lots", 1);
+  EXPECT_GT(runtime::memory_limit(), 3u << 20);  // The machine's memory.
+  unsetenv("EDGEC_MEMORY_LIMIT");
+}
+
 TEST(Method, MemoryLimitIsConfigurable) {
   auto p = parse_program(kProgram, "test.ir");
   compile_program(*p, {}, "none");
