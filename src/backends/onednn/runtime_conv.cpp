@@ -351,6 +351,10 @@ namespace {
 // oneDNN's cache blocking wins.
 constexpr double kPrepackMaxMacs = 1 << 25;
 constexpr int64_t kPrepackMaxK = 1024;
+// A matrix-vector product (one row) reads each weight once either way:
+// packing a copy of large weights for it costs load time and memory
+// (ResNet-18's 2 MB classifier) and saves nothing measurable.
+constexpr int64_t kPrepackMaxVectorWeights = int64_t{1} << 18;  // floats (1 MiB)
 
 // Builds y = act(a @ b + bias) as a prepacked loop step when b is constant
 // (batch dims of 1), a is not broadcast against it, and the activations
@@ -367,7 +371,8 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
   int64_t M = 1;
   for (size_t i = 0; i + 1 < r; ++i) M *= o[i];
   if (K <= 0 || N <= 0 || M <= 0 || K > kPrepackMaxK ||
-      static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) > kPrepackMaxMacs)
+      static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) > kPrepackMaxMacs ||
+      (M == 1 && K * N > kPrepackMaxVectorWeights))
     return false;
   const bool relu = ops.size() == 1 && ops[0].alg == algorithm::eltwise_relu && ops[0].alpha == 0.f;
   if (!ops.empty() && !relu && !loop_eltwise_supported(ops)) return false;
