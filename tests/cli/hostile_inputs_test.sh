@@ -4,7 +4,8 @@
 # model's folder, a file past protobuf's 2 GiB, a graph with a cycle. Each
 # exits non-zero with one "error: " message naming the problem, writes no
 # output file and leaves an existing one untouched. A model whose external
-# data is inside its folder compiles and runs.
+# data is inside its folder compiles and runs; EDGEC_MEMORY_LIMIT that is
+# not a size draws a warning.
 set -euo pipefail
 edgec=$1
 py=/usr/bin/python3
@@ -81,4 +82,15 @@ import numpy as np, sys
 y = np.load('$t/y.npz')['y']
 want = np.arange(6, dtype=np.float32).reshape(2, 3) + 1
 sys.exit(0 if np.array_equal(y, want) else f'y = {y}, expected {want}')"
+
+# A memory limit that is not a size is reported, not silently dropped; one
+# with a suffix is taken (and a plan over it refused).
+EDGEC_MEMORY_LIMIT=lots "$edgec" run "$t/good.edgec" --inputs "$t/x.npz" --outputs "$t/y2.npz" 2>"$t/err.txt"
+grep -q "warning: EDGEC_MEMORY_LIMIT='lots' is not a size" "$t/err.txt" || { cat "$t/err.txt"; exit 1; }
+EDGEC_MEMORY_LIMIT=1MiB "$edgec" run "$t/good.edgec" --inputs "$t/x.npz" --outputs "$t/y3.npz" 2>"$t/err.txt"
+if grep -q "warning" "$t/err.txt"; then cat "$t/err.txt"; exit 1; fi
+if EDGEC_MEMORY_LIMIT=16 "$edgec" run "$t/good.edgec" --inputs "$t/x.npz" --outputs "$t/y4.npz" 2>"$t/err.txt"; then
+  echo "expected a 16-byte limit to refuse the plan"; exit 1
+fi
+grep -q "exceeds the memory limit of 16 bytes" "$t/err.txt" || { cat "$t/err.txt"; exit 1; }
 echo "ok"

@@ -1,9 +1,11 @@
 // edgec: compile, run, inspect, bench and opt. Every failure prints
 // "error: ..." on stderr and exits non-zero.
+#include <cstdlib>
 #include <iostream>
 
 #include "commands.h"
 #include "ir/diagnostic.h"
+#include "runtime/method.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"edgec: an ahead-of-time compiler and runtime for neural networks on devices"};
@@ -14,6 +16,11 @@ int main(int argc, char** argv) {
   edgec::cli::add_bench_command(app);
   edgec::cli::add_eval_command(app);
   edgec::cli::add_opt_command(app);
+  // The runtime falls back to the machine's memory, silently, when
+  // EDGEC_MEMORY_LIMIT is not a size: say so here.
+  if (const char* limit = std::getenv("EDGEC_MEMORY_LIMIT"); limit && edgec::runtime::parse_memory_size(limit) == 0)
+    std::cerr << "warning: EDGEC_MEMORY_LIMIT='" << limit
+              << "' is not a size (bytes, or with a binary suffix: 512MiB, 4G); the limit is the machine's memory\n";
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
