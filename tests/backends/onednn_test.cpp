@@ -528,6 +528,34 @@ TEST(Onednn, MatmulBiasAndActivation) {
                                               "matmul+add+sigmoid (prepacked)", "matmul+gelu (prepacked)"}));
 }
 
+// A crafted payload whose fused bias add after a small matmul declares u8
+// (absorbed activations are checked for f32 when absorbed; the bias link
+// is not): the prepacked kernel writes floats, so it must not take the
+// chain; the matmul goes to oneDNN, whose destination check refuses the
+// file at init.
+TEST(Onednn, PrepackedMatmulRefusesANonF32Link) {
+  Ir ir;
+  ir.input("x", {2, 4}).constant("w", {4, 16}).constant("b", {16});
+  ir.op("%y = edge.matmul.default(%x, %w) : f32[2, 16]");
+  ir.op("%z = edge.add.Tensor(%y, %b) : f32[2, 16]");
+  auto p = parse_program(ir.text({"z"}), "test.ir");
+  compile_program(*p, {}, "onednn");
+  ASSERT_EQ(p->delegates.size(), 1u);
+  Value* add = nullptr;
+  for (Node* n : p->delegates[0].program->graph.calls())
+    if (n->op().find("add") != std::string::npos) add = n->result();
+  ASSERT_NE(add, nullptr);
+  TensorType t = add->type();
+  t.dtype = DType::UInt8;
+  add->set_type(t);
+  AlignedBytes bytes(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto m = runtime::Method::create(**loaded, 2);
+  EXPECT_FALSE(m.ok());
+  EXPECT_NE(error_detail().find("expected the slot's u8[2, 16]"), std::string::npos) << error_detail();
+}
+
 // One thread and two give the same values (thread count reaches oneDNN).
 TEST(Onednn, ThreadCounts) {
   Ir ir;

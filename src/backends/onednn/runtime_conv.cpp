@@ -377,6 +377,10 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
   const bool relu = ops.size() == 1 && ops[0].alg == algorithm::eltwise_relu && ops[0].alpha == 0.f;
   if (!ops.empty() && !relu && !loop_eltwise_supported(ops)) return false;
   Delegate& d = c.d;
+  // The kernel writes floats: a fused link declaring another type (only a
+  // crafted payload has one) goes to oneDNN's matmul, whose destination
+  // check refuses it.
+  if (d.slots[static_cast<size_t>(y)].dtype != DType::Float32) return false;
   require(d.slots[static_cast<size_t>(as)].numel() == M * K && d.slots[static_cast<size_t>(bs)].numel() == K * N &&
               d.slots[static_cast<size_t>(y)].numel() == M * N,
           "a matmul whose operands disagree with its result in size");

@@ -75,6 +75,7 @@ bool winograd_applies(const Ctx& c, const ConvChain& ch) {
       (ch.after.size() != 1 || ch.after[0].alg != dnnl::algorithm::eltwise_relu || ch.after[0].alpha != 0.f))
     return false;
   if (c.d.slots[static_cast<size_t>(ch.out)].dtype != DType::Float32) return false;
+  if (ch.residual >= 0 && c.d.slots[static_cast<size_t>(ch.residual)].dtype != DType::Float32) return false;
   const Winograd43Shape s = shape_of(c, ch);
   const int64_t tiles = s.n * ((s.oh + 3) / 4) * ((s.ow + 3) / 4);
   return winograd43_supported(s) && s.cin * s.cout <= kMostChannelPairs && tiles >= kLeastTiles && enabled();
@@ -148,7 +149,10 @@ bool conv1d_applies(const Ctx& c, const ConvChain& ch) {
     return false;
   if (y[2] != (x[2] + ch.pad_begin[0] + ch.pad_end[0] - ch.dilation[0] * (w[2] - 1) - 1) / ch.stride[0] + 1)
     return false;
+  // The kernel reads and writes floats (a crafted payload may declare
+  // another type for the residual or a fused link).
   if (c.d.slots[static_cast<size_t>(ch.out)].dtype != DType::Float32) return false;
+  if (ch.residual >= 0 && c.d.slots[static_cast<size_t>(ch.residual)].dtype != DType::Float32) return false;
   return loop_eltwise_supported(ch.after);
 }
 
