@@ -573,9 +573,11 @@ void Delegate::add(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::
   steps.push_back(std::move(step));
 }
 
-void Delegate::add_loop(std::function<Error()> run, std::string what, std::string name) {
+void Delegate::add_loop(std::function<Error()> run, std::string what, std::string name, int64_t scratch_bytes) {
   Step step;
   step.run = std::move(run);
+  if (scratch_bytes > 0)
+    step.scratchpad = dnnl::memory::desc({scratch_bytes}, dnnl::memory::data_type::u8, dnnl::memory::dims{1});
   step.threads = step_threads;
   step.what = std::move(what);
   step.name = std::move(name);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backends/onednn/runtime_state.h"
+#include "kernels/tensor.h"  // shape_string, for the errors
 
 namespace edgec::runtime::onednn {
 
@@ -98,6 +99,11 @@ bool reads_blocked(const Instruction& in, const Delegate& d, int32_t slot);
 bool loop_eltwise_supported(const std::vector<Eltwise>& ops);
 /// `ops` applied to one value (runtime_loops.cpp).
 float apply_eltwise(const std::vector<Eltwise>& ops, float v);
+/// `ops` applied in place to v[0..n).
+void apply_eltwise(const std::vector<Eltwise>& ops, float* v, int64_t n);
+/// True when `ops` is exactly max(0, x): the own kernels apply that one
+/// themselves, vectorized.
+bool just_relu(const std::vector<Eltwise>& ops);
 /// y = a op b (add, sub, mul, div, maximum, minimum; numpy broadcasting),
 /// then `ops`, as a loop step of the delegate's own; false (nothing built)
 /// when it cannot (a dtype other than f32, an activation it lacks).
@@ -119,10 +125,21 @@ struct ConvChain {
   int64_t groups = 1;
 };
 /// Constant weights `w` ([Cout, Cin/g, k...], or transposed conv's [Cin,
-/// Cout/g, k...]) with `aff`'s scale folded in per output channel, and the
-/// bias with `aff` applied.
+/// Cout/g, k...]) with the chain's affine scale folded in per output
+/// channel, and the bias with the affine applied (zeros when the conv has
+/// none). For a chain with affine links (ch.aff.any).
 void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::vector<float>& weights,
                       std::vector<float>& bias);
+/// A (non-transposed) chain's weights and bias as the own kernels read
+/// them: the constants themselves (bias null when there is none), or, with
+/// affine links, folded into the vectors here.
+struct ConvParams {
+  const float* weights = nullptr;
+  const float* bias = nullptr;
+  std::vector<float> folded_weights, folded_bias;
+};
+/// Fills `p` (its pointers may point into its own vectors).
+void conv_params(const Ctx& c, const ConvChain& ch, ConvParams& p);
 /// True when the chain is a 3x3, stride-1 convolution worth computing with
 /// Winograd F(4x4, 3x3) (runtime_conv_own.cpp): one group, constant
 /// weights, channel counts the kernel takes, at most a ReLU after it,

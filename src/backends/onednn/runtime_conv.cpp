@@ -136,24 +136,33 @@ void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::v
   weights.assign(wsrc, wsrc + wn);
   // Output channel of torch-layout element e.
   const int64_t inner = wn / (w[0] * w[1]);
-  if (aff.any) {
-    for (int64_t e = 0; e < wn; ++e) {
-      int64_t oc;
-      if (!transposed) {
-        oc = e / (w[1] * inner);
-      } else {
-        const int64_t ic = e / (w[1] * inner), o = (e / inner) % w[1];
-        oc = (ic / (w[0] / ch.groups)) * w[1] + o;
-      }
-      weights[static_cast<size_t>(e)] *= aff.scale[static_cast<size_t>(oc)];
+  for (int64_t e = 0; e < wn; ++e) {
+    int64_t oc;
+    if (!transposed) {
+      oc = e / (w[1] * inner);
+    } else {
+      const int64_t ic = e / (w[1] * inner), o = (e / inner) % w[1];
+      oc = (ic / (w[0] / ch.groups)) * w[1] + o;
     }
+    weights[static_cast<size_t>(e)] *= aff.scale[static_cast<size_t>(oc)];
   }
   bias.assign(static_cast<size_t>(cout), 0.f);
   const auto* b = ch.bias >= 0 ? reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(ch.bias)].ptr) : nullptr;
-  for (size_t k = 0; k < bias.size(); ++k) {
-    const float v = b ? b[k] : 0.f;
-    bias[k] = aff.any ? v * aff.scale[k] + aff.shift[k] : v;
+  for (size_t k = 0; k < bias.size(); ++k) bias[k] = (b ? b[k] : 0.f) * aff.scale[k] + aff.shift[k];
+}
+
+void conv_params(const Ctx& c, const ConvChain& ch, ConvParams& p) {
+  if (!ch.aff.any) {
+    auto constant = [&](int32_t slot) {
+      return slot < 0 ? nullptr : reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(slot)].ptr);
+    };
+    p.weights = constant(ch.w);
+    p.bias = constant(ch.bias);
+    return;
   }
+  fold_conv_params(c, ch, false, p.folded_weights, p.folded_bias);
+  p.weights = p.folded_weights.data();
+  p.bias = p.folded_bias.data();
 }
 
 Error build_conv(Ctx& c, bool transposed) {
@@ -164,15 +173,19 @@ Error build_conv(Ctx& c, bool transposed) {
   const auto& x = c.shape(xin);
   const auto& w = c.shape(win);
   require(x.size() >= 3 && x.size() <= 5 && w.size() == x.size() && c.shape(c.output()).size() == x.size(),
-          "a convolution whose input, weights and result ranks disagree");
+          "a convolution of input " + shape_string(x) + ", weights " + shape_string(w) + " and result " +
+              shape_string(c.shape(c.output())) + ": expected equal ranks of 3 to 5");
   const size_t nd = x.size() - 2;
   const Attrs& a = c.attrs();
   require(edgec::onednn::spatial_sizes_ok(a, {"stride", "dilation", "padding", "output_padding"}, nd),
-          "spatial attributes of another length than the convolution's spatial dims");
+          "spatial attributes (stride, dilation, padding, output_padding) of another length than the " +
+              std::to_string(nd) + " spatial dims");
   require(edgec::onednn::spatial_values_in(a, {"stride", "dilation", "padding", "output_padding"}, 0, INT32_MAX),
-          "convolution attributes out of range");
+          "convolution attributes out of range: stride, dilation, padding and output_padding must lie in [0, 2^31)");
   const int64_t groups = ch.groups = a.get_int("groups", 1);
-  require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0, "a convolution with groups not dividing its weights");
+  require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0,
+          "groups = " + std::to_string(groups) + " with weights " + shape_string(w) +
+              ": expected a positive number dividing the weights' first dim");
   const auto stride = ch.stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
   const auto dilation = ch.dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
   std::vector<int64_t> pb, pe;
@@ -208,7 +221,9 @@ Error build_conv(Ctx& c, bool transposed) {
   const auto& yshape = c.shape(y0);
   const int64_t cout = yshape[1];
   // Output channels as the weights (constants with their data) say.
-  require(cout == (transposed ? w[1] * groups : w[0]), "a convolution whose result channels disagree with its weights");
+  require(cout == (transposed ? w[1] * groups : w[0]),
+          "a convolution whose result channels disagree with its weights: " + std::to_string(cout) + ", expected " +
+              std::to_string(transposed ? w[1] * groups : w[0]) + " from weights " + shape_string(w));
   const bool has_bias = c.in.inputs.size() > 2;
   if (has_bias) ch.bias = c.input(2);
   const bool const_params = c.is_constant(win) && (!has_bias || c.is_constant(c.input(2)));
@@ -374,7 +389,7 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
       static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) > kPrepackMaxMacs ||
       (M == 1 && K * N > kPrepackMaxVectorWeights))
     return false;
-  const bool relu = ops.size() == 1 && ops[0].alg == algorithm::eltwise_relu && ops[0].alpha == 0.f;
+  const bool relu = just_relu(ops);
   if (!ops.empty() && !relu && !loop_eltwise_supported(ops)) return false;
   Delegate& d = c.d;
   // The kernel writes floats: a fused link declaring another type (only a
@@ -383,7 +398,9 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
   if (d.slots[static_cast<size_t>(y)].dtype != DType::Float32) return false;
   require(d.slots[static_cast<size_t>(as)].numel() == M * K && d.slots[static_cast<size_t>(bs)].numel() == K * N &&
               d.slots[static_cast<size_t>(y)].numel() == M * N,
-          "a matmul whose operands disagree with its result in size");
+          "a matmul of " + shape_string(c.shape(as)) + " and " + shape_string(c.shape(bs)) + " into " +
+              shape_string(c.shape(y)) + ": expected " + std::to_string(M) + "x" + std::to_string(K) + " times " +
+              std::to_string(K) + "x" + std::to_string(N));
   auto* packed =
       reinterpret_cast<float*>(d.init_memory.allocate(static_cast<size_t>(gemm_prepacked_floats(K, N)) * sizeof(float)));
   if (!packed) throw std::bad_alloc();
@@ -398,8 +415,7 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
         auto* out = reinterpret_cast<float*>(d.slots[static_cast<size_t>(y)].ptr);
         gemm_prepacked_f32(M, N, K, reinterpret_cast<const float*>(d.slots[static_cast<size_t>(as)].ptr), K, packed,
                            bias_values, out, N, relu, threads);
-        if (!rest.empty())
-          for (int64_t i = 0; i < M * N; ++i) out[i] = apply_eltwise(rest, out[i]);
+        apply_eltwise(rest, out, M * N);
         return Error::Ok;
       },
       c.what, name + " (prepacked)");

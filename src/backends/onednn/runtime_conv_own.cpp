@@ -53,6 +53,16 @@ Winograd43Shape shape_of(const Ctx& c, const ConvChain& ch) {
   return s;
 }
 
+// `v` as a step reads it at execute: a constant as it is, a folded copy
+// (in `backing`) copied once into init memory.
+const float* kept(Delegate& d, const float* v, const std::vector<float>& backing) {
+  if (backing.empty() || v != backing.data()) return v;
+  auto* at = reinterpret_cast<float*>(d.init_memory.allocate(backing.size() * sizeof(float)));
+  if (!at) throw std::bad_alloc();
+  std::memcpy(at, backing.data(), backing.size() * sizeof(float));
+  return at;
+}
+
 bool enabled() {
   const char* v = std::getenv("EDGEC_ONEDNN_WINOGRAD");
   return !v || std::strcmp(v, "0") != 0;
@@ -71,9 +81,7 @@ bool winograd_applies(const Ctx& c, const ConvChain& ch) {
     if (ch.stride[i] != 1 || ch.dilation[i] != 1) return false;
     if (y[2 + i] != x[2 + i] + ch.pad_begin[i] + ch.pad_end[i] - 2) return false;
   }
-  if (!ch.after.empty() &&
-      (ch.after.size() != 1 || ch.after[0].alg != dnnl::algorithm::eltwise_relu || ch.after[0].alpha != 0.f))
-    return false;
+  if (!ch.after.empty() && !just_relu(ch.after)) return false;
   if (c.d.slots[static_cast<size_t>(ch.out)].dtype != DType::Float32) return false;
   if (ch.residual >= 0 && c.d.slots[static_cast<size_t>(ch.residual)].dtype != DType::Float32) return false;
   const Winograd43Shape s = shape_of(c, ch);
@@ -87,16 +95,14 @@ void build_winograd(Ctx& c, const ConvChain& ch) {
   const memory::desc xmd(dnnl_dims(c.shape(ch.x)), memory::data_type::f32, memory::format_tag::nChw8c);
   const memory::desc ymd(dnnl_dims(c.shape(ch.out)), memory::data_type::f32, memory::format_tag::nChw8c);
 
-  // Transformed weights and the bias, made once (the plain weights are
-  // not kept).
-  std::vector<float> weights, bias;
-  fold_conv_params(c, ch, false, weights, bias);
+  // Transformed weights, made once (the plain weights are not kept).
+  ConvParams params;
+  conv_params(c, ch, params);
   const size_t ubytes = static_cast<size_t>(winograd43_weights_floats(s.cin, s.cout)) * sizeof(float);
   auto* u = reinterpret_cast<float*>(d.init_memory.allocate(ubytes));
-  auto* b = reinterpret_cast<float*>(d.init_memory.allocate(bias.size() * sizeof(float)));
-  if (!u || !b) throw std::bad_alloc();
-  winograd43_transform_weights(weights.data(), s.cout, s.cin, u);
-  std::memcpy(b, bias.data(), bias.size() * sizeof(float));
+  if (!u) throw std::bad_alloc();
+  winograd43_transform_weights(params.weights, s.cout, s.cin, u);
+  const float* b = kept(d, params.bias, params.folded_bias);
 
   memory xm = d.src_as(ch.x, xmd), rm;
   int32_t reuse = -1;
@@ -123,9 +129,7 @@ void build_winograd(Ctx& c, const ConvChain& ch) {
                         threads);
         return Error::Ok;
       },
-      c.what, name);
-  const int64_t scratch = winograd43_scratch_floats(s, threads) * static_cast<int64_t>(sizeof(float));
-  d.steps.back().scratchpad = memory::desc({scratch}, memory::data_type::u8, memory::dims{1});
+      c.what, name, winograd43_scratch_floats(s, threads) * static_cast<int64_t>(sizeof(float)));
 }
 
 // Above this many weights per output channel (input channels x kernel)
@@ -171,15 +175,11 @@ void build_conv1d(Ctx& c, const ConvChain& ch) {
   s.stride = ch.stride[0];
   s.dilation = ch.dilation[0];
   s.pad_left = ch.pad_begin[0];
-  // Weights ([cout][cin * kernel], rows read as they are) and bias, with
-  // the chain's affine folded in, made once.
-  std::vector<float> weights, bias;
-  fold_conv_params(c, ch, false, weights, bias);
-  auto* wv = reinterpret_cast<float*>(d.init_memory.allocate(weights.size() * sizeof(float)));
-  auto* bv = reinterpret_cast<float*>(d.init_memory.allocate(bias.size() * sizeof(float)));
-  if (!wv || !bv) throw std::bad_alloc();
-  std::memcpy(wv, weights.data(), weights.size() * sizeof(float));
-  std::memcpy(bv, bias.data(), bias.size() * sizeof(float));
+  // Weights ([cout][cin * kernel], rows read as they are) and bias.
+  ConvParams params;
+  conv_params(c, ch, params);
+  const float* wv = kept(d, params.weights, params.folded_weights);
+  const float* bv = kept(d, params.bias, params.folded_bias);
 
   d.need_plain(ch.x);
   std::string name = ch.name;
@@ -189,7 +189,7 @@ void build_conv1d(Ctx& c, const ConvChain& ch) {
   }
   d.define_plain(ch.out);
   name += ch.after_name + " (gemm)";
-  const bool relu = ch.after.size() == 1 && ch.after[0].alg == dnnl::algorithm::eltwise_relu && ch.after[0].alpha == 0.f;
+  const bool relu = just_relu(ch.after);
   const std::vector<Eltwise> rest = relu ? std::vector<Eltwise>{} : ch.after;
   const int threads = d.step_threads;
   const int32_t xs = ch.x, rs = ch.residual, ys = ch.out;
@@ -200,13 +200,10 @@ void build_conv1d(Ctx& c, const ConvChain& ch) {
         float* out = f(ys);
         conv1d_gemm(s, f(xs), wv, bv, rs >= 0 ? f(rs) : nullptr, out, relu,
                     static_cast<float*>(d.scratch.get_data_handle()), threads);
-        if (!rest.empty())
-          for (int64_t i = 0; i < count; ++i) out[i] = apply_eltwise(rest, out[i]);
+        apply_eltwise(rest, out, count);
         return Error::Ok;
       },
-      c.what, name);
-  const int64_t scratch = conv1d_gemm_scratch_floats(s) * threads * static_cast<int64_t>(sizeof(float));
-  d.steps.back().scratchpad = memory::desc({scratch}, memory::data_type::u8, memory::dims{1});
+      c.what, name, conv1d_gemm_scratch_floats(s) * threads * static_cast<int64_t>(sizeof(float)));
 }
 
 }  // namespace edgec::runtime::onednn

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "backends/onednn/runtime_build.h"
-#include "kernels/tensor.h"
 
 namespace edgec::runtime::onednn {
 namespace {

@@ -117,6 +117,14 @@ float apply_eltwise(const std::vector<Eltwise>& ops, float v) {
   return v;
 }
 
+void apply_eltwise(const std::vector<Eltwise>& ops, float* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) v[i] = apply_eltwise(ops, v[i]);
+}
+
+bool just_relu(const std::vector<Eltwise>& ops) {
+  return ops.size() == 1 && ops[0].alg == algorithm::eltwise_relu && ops[0].alpha == 0.f;
+}
+
 bool add_binary_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, int32_t y, const std::vector<Eltwise>& ops,
                      const std::string& name) {
   if (!loop_eltwise_supported(ops)) return false;

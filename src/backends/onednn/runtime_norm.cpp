@@ -56,7 +56,7 @@ void run_norm(const NormPlan& p, const float* x, const float* scale, const float
   const int64_t per_group = p.channels / p.groups * p.spatial;
   const int64_t blocks = p.n * p.groups;
   const int64_t sample = p.channels * p.spatial;
-  const bool relu = p.ops.size() == 1 && p.ops[0].alg == algorithm::eltwise_relu && p.ops[0].alpha == 0.f;
+  const bool relu = just_relu(p.ops);
 #pragma omp parallel for if (blocks > 1 && blocks * per_group >= 32768)
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t start = b * per_group;
@@ -86,7 +86,7 @@ void run_norm(const NormPlan& p, const float* x, const float* scale, const float
       if (relu) {
         for (int64_t i = e; i < e + run; ++i) ys[i] = ys[i] > 0.f ? ys[i] : 0.f;
       } else if (!p.ops.empty()) {
-        for (int64_t i = e; i < e + run; ++i) ys[i] = apply_eltwise(p.ops, ys[i]);
+        apply_eltwise(p.ops, ys + e, run);
       }
       e += run;
       if ((ch_left -= run) == 0) {
@@ -113,7 +113,7 @@ Error build_group_norm(Ctx& c, bool instance) {
   for (size_t i = 2; i < xs.size(); ++i) p.spatial *= xs[i];
   p.groups = instance ? p.channels : c.attrs().get_int("num_groups", 1);
   if (p.groups <= 0 || p.channels % p.groups != 0) return bad(c, "channels not divisible into groups");
-  require(p.n > 0 && p.channels > 0 && p.spatial > 0, "an empty normalization");
+  require(p.n > 0 && p.channels > 0 && p.spatial > 0, "a normalization of " + shape_string(xs) + ": expected no empty dim");
   p.eps = static_cast<float>(c.attrs().get_float("eps", 1e-5));
   // The norm's own affine, per channel of x ([C] each).
   if (c.in.inputs.size() > 1) p.scale = c.input(1);
@@ -135,7 +135,8 @@ Error build_group_norm(Ctx& c, bool instance) {
   p.out_channels = ys.size() >= 2 ? ys[1] : 1;
   p.out_spatial = 1;
   for (size_t i = 2; i < ys.size(); ++i) p.out_spatial *= ys[i];
-  require(p.out_channels > 0 && p.out_spatial > 0, "an empty normalization result");
+  require(p.out_channels > 0 && p.out_spatial > 0,
+          "a normalization result of " + shape_string(ys) + ": expected no empty dim");
   if (ys.size() >= 2 && ys[0] == p.n) y = absorb_affine(c, y, p.out_channels, p.after, name);
   std::vector<Eltwise> ops;
   std::string ops_name;

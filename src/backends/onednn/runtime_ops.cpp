@@ -289,20 +289,20 @@ Error build_pool(Ctx& c, std::string_view op) {
   const auto& x = c.shape(c.input(0));
   const auto& y = c.shape(c.output());
   require(x.size() >= 3 && x.size() <= 5 && y.size() == x.size(),
-          "a pooling of other than 1-D to 3-D data, or whose input and result ranks disagree");
+          "a pooling of " + shape_string(x) + " into " + shape_string(y) + ": expected equal ranks of 3 to 5");
   const size_t nd = x.size() - 2;
   require(edgec::onednn::spatial_sizes_ok(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, nd),
-          "spatial attributes of another length than the pooling's spatial dims");
-  require(edgec::onednn::spatial_values_in(c.attrs(), {"kernel_size", "stride", "dilation"}, 0, INT32_MAX) &&
-              edgec::onednn::spatial_values_in(c.attrs(), {"padding"}, 0, INT32_MAX),
-          "pooling attributes out of range");
+          "spatial attributes (kernel_size, stride, dilation, padding) of another length than the " +
+              std::to_string(nd) + " spatial dims");
+  require(edgec::onednn::spatial_values_in(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, 0, INT32_MAX),
+          "pooling attributes out of range: kernel_size, stride, dilation and padding must lie in [0, 2^31)");
   memory::dims k(nd), s(nd), dil(nd, 0), pl(nd, 0), pr(nd, 0);
   algorithm alg = algorithm::pooling_max;
   if (op == "adaptive_avg_pool") {
     // Taken only when each output size divides its input size: then every
     // window has the same size and no padding.
     for (size_t i = 0; i < nd; ++i) {
-      require(y[2 + i] > 0, "an adaptive pooling to an empty size");
+      require(y[2 + i] > 0, "an adaptive pooling to " + shape_string(y) + ": expected no empty dim");
       k[i] = s[i] = x[2 + i] / y[2 + i];
     }
     alg = algorithm::pooling_avg_exclude_padding;
@@ -383,7 +383,7 @@ Error build_layer_norm(Ctx& c) {
 
 Error build_batch_norm(Ctx& c) {
   const auto& x = c.shape(c.input(0));
-  require(x.size() >= 2 && x.size() <= 5, "a batch norm of other than rank 2 to 5");
+  require(x.size() >= 2 && x.size() <= 5, "a batch norm of " + shape_string(x) + ": expected rank 2 to 5");
   const memory::desc md = c.d.layout(c.input(0)), cmd = md_of({x[1]});
   const auto eps = static_cast<float>(c.attrs().get_float("eps", 1e-5));
   const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |

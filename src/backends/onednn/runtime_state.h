@@ -163,8 +163,9 @@ struct Delegate {
   /// Appends a primitive step, taking its scratchpad size from `pd`.
   void add(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory> args,
            std::string what, std::string name);
-  /// Appends a loop step.
-  void add_loop(std::function<Error()> run, std::string what, std::string name);
+  /// Appends a loop step; it reads `scratch_bytes` of the shared scratchpad
+  /// (Delegate::scratch) when not 0.
+  void add_loop(std::function<Error()> run, std::string what, std::string name, int64_t scratch_bytes = 0);
   /// After an instruction (group) is built: marks the buffers it touched
   /// live over its steps from `first_step` on, and gives a delegate output
   /// left blocked its plain copy.
