@@ -43,6 +43,13 @@ class BackendCompiler {
   /// payload. Throws CompileError: a second placeholder for a target the
   /// builder already has a slot for is a build error (SEMANTICS 6).
   virtual std::vector<std::byte> preprocess(const Program& delegate) const = 0;
+  /// After memory planning, before preprocess: may store some of the
+  /// delegate's constants in the form its runtime reads in place (oneDNN's
+  /// blocked weights). Such a constant gets a new target whose bytes have
+  /// the same type and size, and the calls reading it an attribute saying
+  /// the layout; the plain target is then stored only if another program
+  /// reads it. Never changes what the delegate computes. Default: nothing.
+  virtual void prepare_constants(Program& delegate) const { (void)delegate; }
 };
 
 /// The backends compiled into this edgec, by id, or nullptr.

@@ -4,6 +4,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/verifier.h"
+#include "lowering/backend.h"
 #include "lowering/partition.h"
 #include "lowering/to_backend.h"
 
@@ -74,6 +75,20 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
     }
   }
   run_pass_verified(program, "memory_plan");
+  // Constants a delegate stores in its own layout (backend.h), then the
+  // verifier again: the edit must leave every program valid (SEMANTICS 5.7).
+  for (size_t i = 0; i < program.delegates.size(); ++i) {
+    Delegate& d = program.delegates[i];
+    const BackendCompiler* compiler = find_backend_compiler(d.backend);
+    if (!compiler || !d.program) continue;  // serialize reports it
+    compiler->prepare_constants(*d.program);
+    try {
+      verify_or_throw(*d.program);
+    } catch (const CompileError& e) {
+      throw CompileError("delegate " + std::to_string(i) + " (" + d.backend +
+                         ") after storing constants in its layout: " + e.what());
+    }
+  }
 }
 
 }  // namespace edgec

@@ -19,6 +19,9 @@ class OnednnCompiler final : public BackendCompiler {
   /// options: none (throws CompileError on any).
   std::unique_ptr<Partitioner> make_partitioner(const std::string& options) const override;  // partitioner.cpp
   std::vector<std::byte> preprocess(const Program& delegate) const override;                 // preprocess.cpp
+  /// Stores the weights of convolutions that oneDNN, on this machine,
+  /// reads in a blocked layout in that layout (preprocess.cpp).
+  void prepare_constants(Program& delegate) const override;
 };
 
 const BackendCompiler& onednn_backend_compiler();

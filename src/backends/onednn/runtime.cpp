@@ -199,7 +199,10 @@ Error init_scratchpad(Delegate& d) {
   return Error::Ok;
 }
 
-Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data, int num_threads) {
+// Builds the delegate. `record` (compile time only) collects the
+// convolution weights reordered into a storable layout.
+Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data,
+                                                 int num_threads, std::vector<onednn::ReorderedWeights>* record) {
   auto program = Program::load_payload(payload, named_data);
   if (!program.ok()) return program.error();
   const Program& p = **program;
@@ -210,6 +213,8 @@ Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataM
   EDGEC_TRY(init_slots(*d, p));
   EDGEC_TRY(init_io(*d, p));
   analyze(*d, p);
+  EDGEC_TRY(onednn::init_stored_weights(*d, p));
+  d->record = record;
   // Weight reorders at init run on the same thread budget as execute.
   const int saved = omp_get_max_threads();
   Error err = Error::Ok;
@@ -239,9 +244,16 @@ Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataM
   } catch (const dnnl::error& e) {
     return fail(Error::OutOfMemory, std::string("onednn: cannot allocate the scratchpad: ") + e.what());
   }
+  d->record = nullptr;
   // The Program (attributes, names) is not needed past init: slots point
   // into the file's mapped named data, which outlives the handle.
-  return static_cast<void*>(d.release());
+  return d;
+}
+
+Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data, int num_threads) {
+  auto d = build_delegate(payload, named_data, num_threads, nullptr);
+  if (!d.ok()) return d.error();
+  return static_cast<void*>(d->release());
 }
 
 Error bind_inputs(Delegate& d, std::span<const Tensor* const> inputs) {
@@ -460,6 +472,25 @@ int32_t Delegate::new_buffer(size_t size) {
   return static_cast<int32_t>(buffers.size() - 1);
 }
 
+void reorder_at_init(Delegate& d, dnnl::memory from, dnnl::memory to) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  dnnl::reorder(from, to).execute(d.stream, from, to);
+  d.stream.wait();
+  omp_set_num_threads(saved);
+}
+
+void Delegate::plain_constant(int32_t slot) {
+  SlotState& st = slots.at(static_cast<size_t>(slot));
+  if (st.stored.is_zero()) return;
+  std::byte* at = init_memory.allocate(st.nbytes());
+  if (!at) throw std::bad_alloc();
+  reorder_at_init(*this, dnnl::memory(st.stored, engine, st.ptr), dnnl::memory(slot_md(st), engine, at));
+  st.ptr = at;
+  st.stored = dnnl::memory::desc();
+  for (onednn::Binding& b : st.bindings) b.memory.set_data_handle(at + b.offset);
+}
+
 void Delegate::need_plain(int32_t slot) {
   SlotState& st = slots.at(static_cast<size_t>(slot));
   if (!st.plain_ready && st.blocked_buffer >= 0) {
@@ -632,6 +663,39 @@ dnnl::memory::desc slot_md(const SlotState& s) {
   }
   const auto dims = dnnl_dims(s.shape);
   return dnnl::memory::desc(dims, t, plain_strides(dims));
+}
+
+Result<std::vector<ChosenWeights>> chosen_weight_layouts(std::span<const std::byte> payload,
+                                                         const NamedDataMap& named_data, int num_threads) {
+  try {
+    std::vector<ReorderedWeights> record;
+    auto d = build_delegate(payload, named_data, num_threads, &record);
+    if (!d.ok()) return d.error();
+    auto program = Program::load_payload(payload, named_data);
+    if (!program.ok()) return program.error();
+    const auto slots = (*program)->slots();
+    std::vector<ChosenWeights> chosen;
+    for (const ReorderedWeights& r : record) {
+      const dnnl_memory_desc_t& m = r.layout.data;
+      ChosenWeights c;
+      c.instruction = r.instruction;
+      c.key = slots[static_cast<size_t>(r.slot)].key;
+      c.strides.assign(m.format_desc.blocking.strides, m.format_desc.blocking.strides + m.ndims);
+      for (int b = 0; b < m.format_desc.blocking.inner_nblks; ++b) {
+        c.blocks.push_back(m.format_desc.blocking.inner_blks[b]);
+        c.block_dims.push_back(m.format_desc.blocking.inner_idxs[b]);
+      }
+      c.bytes.assign(r.bytes, r.bytes + r.layout.get_size());
+      chosen.push_back(std::move(c));
+    }
+    return chosen;
+  } catch (const dnnl::error& e) {
+    return fail(Error::NotSupported, std::string("onednn: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(Error::OutOfMemory, "onednn: out of memory building the delegate");
+  } catch (const std::exception& e) {
+    return fail(Error::InvalidProgram, std::string("onednn: invalid delegate program: ") + e.what());
+  }
 }
 
 }  // namespace onednn

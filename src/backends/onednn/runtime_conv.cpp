@@ -13,6 +13,7 @@
 // blocked layout oneDNN chose when some reader can take it.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -34,29 +35,44 @@ memory::dims to_dims(const std::vector<int64_t>& v) { return memory::dims(v.begi
 
 memory::desc md_of(const memory::dims& dims) { return memory::desc(dims, kF32, plain_strides(dims)); }
 
-// The weights argument: constant weights are reordered now into the layout
-// the primitive chose (only the reordered copy is kept); computed weights
-// are read in place in their plain layout. `folded` (when not empty)
-// replaces the constant's bytes.
+// True when `chosen` can be stored in a file as the weights' layout: a
+// dense blocked f32 layout of exactly the plain size (no padding, no
+// offset, no compensation), which stored_weights_layout() reads back.
+bool storable(const memory::desc& chosen, const memory::desc& plain) {
+  const dnnl_memory_desc_t& m = chosen.data;
+  if (m.format_kind != dnnl_blocked || m.offset0 != 0 || m.extra.flags != 0 || m.data_type != dnnl_f32 ||
+      chosen.get_size() != plain.get_size() || chosen == plain)
+    return false;
+  for (int i = 0; i < m.ndims; ++i)
+    if (m.padded_dims[i] != m.dims[i] || m.padded_offsets[i] != 0) return false;
+  return true;
+}
+
+// The weights argument. Constant weights are reordered now into the layout
+// the primitive chose (only the reordered copy is kept), or read in place
+// when the file stores them in that layout already; computed weights are
+// read in place in their plain layout. `folded` (when not empty) replaces
+// the constant's bytes.
 memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::desc& chosen,
                    const std::vector<float>& folded) {
   if (!c.is_constant(w)) return c.d.src(w, plain);
-  void* bytes = c.d.slots[static_cast<size_t>(w)].ptr;
+  SlotState& st = c.d.slots[static_cast<size_t>(w)];
+  if (!st.stored.is_zero() && (!folded.empty() || st.stored.dims() != plain.dims())) c.d.plain_constant(w);
+  const memory::desc from = st.stored.is_zero() ? plain : st.stored;
+  void* bytes = st.ptr;
   if (!folded.empty()) bytes = const_cast<float*>(folded.data());
-  if (chosen == plain && folded.empty()) return c.d.src(w, plain);
-  memory src(plain, c.d.engine, bytes);
+  if (folded.empty() && chosen == from) return memory(from, c.d.engine, bytes);
+  memory src(from, c.d.engine, bytes);
   std::byte* at = c.d.init_memory.allocate(chosen.get_size());
   if (!at) throw std::bad_alloc();
   memory dst(chosen, c.d.engine, at);
-  // On one thread: a parallel region at load costs more than it saves
-  // (ResNet-18 loads in ~30 ms so, and in 60-230 ms with two threads when
-  // another process holds a core).
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
-  dnnl::reorder(src, dst).execute(c.d.stream, src, dst);
-  c.d.stream.wait();
-  omp_set_num_threads(saved);
+  reorder_at_init(c.d, src, dst);
   c.d.owned.push_back(dst);
+  // For the compiler (chosen_weight_layouts): a convolution's constant
+  // weights that the file could store as oneDNN chose them here.
+  if (c.d.record && folded.empty() && c.in.op == "conv" && st.kind == SlotKind::Constant && st.stored.is_zero() &&
+      plain == md_of(plain.dims()) && storable(chosen, plain))
+    c.d.record->push_back({c.index, w, chosen, at});
   return dst;
 }
 
@@ -128,6 +144,7 @@ int32_t absorb_affine(Ctx& c, int32_t slot, int64_t channels, Affine& aff, std::
 
 void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::vector<float>& weights,
                       std::vector<float>& bias) {
+  c.d.plain_constant(ch.w);
   const auto& w = c.shape(ch.w);
   const Affine& aff = ch.aff;
   const auto* wsrc = reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(ch.w)].ptr);
@@ -153,6 +170,7 @@ void fold_conv_params(const Ctx& c, const ConvChain& ch, bool transposed, std::v
 
 void conv_params(const Ctx& c, const ConvChain& ch, ConvParams& p) {
   if (!ch.aff.any) {
+    c.d.plain_constant(ch.w);
     auto constant = [&](int32_t slot) {
       return slot < 0 ? nullptr : reinterpret_cast<const float*>(c.d.slots[static_cast<size_t>(slot)].ptr);
     };
@@ -207,10 +225,7 @@ Error build_conv(Ctx& c, bool transposed) {
   // the same dims with O and I strides swapped.
   memory::dims wdims = to_dims(w), wstrides;
   if (!transposed) {
-    if (groups > 1) {
-      wdims[0] /= groups;
-      wdims.insert(wdims.begin(), groups);
-    }
+    wdims = conv_weights_dims(w, groups);
     wstrides = plain_strides(wdims);
   } else {
     wstrides = plain_strides(to_dims(w));
@@ -352,6 +367,131 @@ Error build_conv(Ctx& c, bool transposed) {
     memory s0 = c.d.src_as(y, md), s1 = c.d.src_as(residual, md);
     c.d.add(dnnl::binary(bpd), bpd, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, c.d.dst(yfinal, md)}},
             c.what, "add" + after_name);
+  }
+  return Error::Ok;
+}
+
+memory::dims conv_weights_dims(const std::vector<int64_t>& w, int64_t groups) {
+  memory::dims dims = to_dims(w);
+  if (groups > 1 && !dims.empty()) {
+    dims[0] /= groups;
+    dims.insert(dims.begin(), groups);
+  }
+  return dims;
+}
+
+memory::desc stored_weights_layout(const Instruction& in, const memory::dims& wdims) {
+  const std::vector<int64_t>* strides = in.attrs.get_ints("weights_strides");
+  const std::vector<int64_t>* blocks = in.attrs.get_ints("weights_blocks");
+  const std::vector<int64_t>* block_dims = in.attrs.get_ints("weights_block_dims");
+  const int n = static_cast<int>(wdims.size());
+  require(strides && blocks && block_dims,
+          "stored weights need the attributes weights_strides, weights_blocks and weights_block_dims (ints), "
+          "some are missing or not ints");
+  require(static_cast<int>(strides->size()) == n && blocks->size() == block_dims->size() &&
+              blocks->size() <= DNNL_MAX_NDIMS && n <= DNNL_MAX_NDIMS,
+          "stored weights layout with " + std::to_string(strides->size()) + " strides, " +
+              std::to_string(blocks->size()) + " blocks and " + std::to_string(block_dims->size()) +
+              " block dims for weights dims " + shape_string(wdims) +
+              ": expected one stride per dim and one block dim per block (at most " + std::to_string(DNNL_MAX_NDIMS) + ")");
+  // Inner blocks: each splits its dim, which must divide evenly (no padding).
+  std::vector<int64_t> outer(wdims.begin(), wdims.end());
+  int64_t inner = 1;
+  for (size_t b = 0; b < blocks->size(); ++b) {
+    const int64_t size = (*blocks)[b], dim = (*block_dims)[b];
+    require(dim >= 0 && dim < n && size >= 1 && outer[static_cast<size_t>(dim)] % size == 0,
+            "stored weights block " + std::to_string(b) + " of " + std::to_string(size) + " along dim " +
+                std::to_string(dim) + " of " + shape_string(wdims) +
+                ": expected a dim of the weights that the block divides");
+    outer[static_cast<size_t>(dim)] /= size;
+    inner *= size;
+  }
+  // Dense: the outer dims, by increasing stride, each step the one before
+  // times its extent, starting at the inner block size. Every element then
+  // lies inside the stored bytes and no two share a place.
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i) {
+    require(wdims[static_cast<size_t>(i)] > 0 && (*strides)[static_cast<size_t>(i)] >= 0,
+            "stored weights with a non-positive dim or a negative stride");
+    if (outer[static_cast<size_t>(i)] > 1) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return (*strides)[static_cast<size_t>(a)] < (*strides)[static_cast<size_t>(b)]; });
+  int64_t expect = inner;
+  for (int i : order) {
+    require((*strides)[static_cast<size_t>(i)] == expect,
+            "stored weights strides " + shape_string(*strides) + " for dims " +
+                shape_string(wdims) + " with blocks " + shape_string(*blocks) +
+                ": expected a dense layout, dim " + std::to_string(i) + " has stride " +
+                std::to_string((*strides)[static_cast<size_t>(i)]) + " where " + std::to_string(expect) + " fits");
+    expect *= outer[static_cast<size_t>(i)];
+  }
+  dnnl_memory_desc_t md{};
+  md.ndims = n;
+  md.data_type = dnnl_f32;
+  md.format_kind = dnnl_blocked;
+  for (int i = 0; i < n; ++i) {
+    md.dims[i] = md.padded_dims[i] = wdims[static_cast<size_t>(i)];
+    md.format_desc.blocking.strides[i] = (*strides)[static_cast<size_t>(i)];
+  }
+  md.format_desc.blocking.inner_nblks = static_cast<int>(blocks->size());
+  for (size_t b = 0; b < blocks->size(); ++b) {
+    md.format_desc.blocking.inner_blks[b] = (*blocks)[b];
+    md.format_desc.blocking.inner_idxs[b] = (*block_dims)[b];
+  }
+  return memory::desc(md);
+}
+
+Error init_stored_weights(Delegate& d, const Program& p) {
+  const auto instructions = p.instructions();
+  std::vector<bool> says(instructions.size(), false);
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    const Instruction& in = instructions[i];
+    if (!in.attrs.has("weights_strides") && !in.attrs.has("weights_blocks") && !in.attrs.has("weights_block_dims"))
+      continue;
+    const std::string what = "onednn: instruction " + std::to_string(i) + " (" + in.op + "): ";
+    try {
+      require(in.op == "conv" && in.inputs.size() >= 2,
+              "stored weights layout on a " + in.op + " with " + std::to_string(in.inputs.size()) +
+                  " operands: only a convolution's weights (operand 1) are stored so");
+      const int32_t w = in.inputs[1];
+      SlotState& st = d.slots.at(static_cast<size_t>(w));
+      require(st.kind == SlotKind::Constant,
+              "stored weights layout for slot " + std::to_string(w) +
+                  ", which is not a constant (state may be replaced at load in its plain layout)");
+      const int64_t groups = in.attrs.get_int("groups", 1);
+      require(st.shape.size() >= 3 && groups >= 1 && st.shape[0] % groups == 0,
+              "stored weights of shape " + shape_string(st.shape) + " in " + std::to_string(groups) +
+                  " groups: expected rank 3 or more and groups dividing the first dim");
+      const memory::desc md = stored_weights_layout(in, conv_weights_dims(st.shape, groups));
+      require(md.get_size() == st.nbytes(), "stored weights layout of " + std::to_string(md.get_size()) +
+                                                " bytes for a slot of " + std::to_string(st.nbytes()));
+      require(st.stored.is_zero() || st.stored == md,
+              "slot " + std::to_string(w) + " is stored in another layout by an earlier convolution");
+      st.stored = md;
+      says[i] = true;
+    } catch (const InvalidPayload& e) {
+      return fail(Error::InvalidProgram, what + e.what());
+    } catch (const dnnl::error& e) {
+      return fail(Error::InvalidProgram, what + "oneDNN refuses the stored weights layout: " + e.what());
+    }
+  }
+  // A stored slot is not row-major: every reader must be a convolution that
+  // says so, reading it as its weights only.
+  for (size_t s = 0; s < d.slots.size(); ++s) {
+    if (d.slots[s].stored.is_zero()) continue;
+    if (d.is_output[s])
+      return fail(Error::InvalidProgram, "onednn: slot " + std::to_string(s) +
+                                              " is stored in a blocked layout and is a delegate output (outputs are row-major)");
+    for (int32_t reader : d.consumers[s]) {
+      const Instruction& in = instructions[static_cast<size_t>(reader)];
+      bool ok = says[static_cast<size_t>(reader)];
+      for (size_t k = 0; k < in.inputs.size() && ok; ++k) ok = (in.inputs[k] == static_cast<int32_t>(s)) == (k == 1);
+      if (!ok)
+        return fail(Error::InvalidProgram, "onednn: instruction " + std::to_string(reader) + " (" + in.op +
+                                                ") reads slot " + std::to_string(s) +
+                                                ", which is stored in a blocked layout: expected only convolutions "
+                                                "that say so, reading it as their weights");
+    }
   }
   return Error::Ok;
 }

@@ -85,6 +85,12 @@ struct SlotState {
   int32_t blocked_buffer = -1; ///< ...into this buffer.
   /// Copies in other layouts made for consumers (layout, buffer).
   std::vector<std::pair<dnnl::memory::desc, int32_t>> converted;
+  /// Non-zero: a constant whose bytes (at ptr) are stored in this layout,
+  /// not row-major: convolution weights the compiler laid out as oneDNN
+  /// chose on its machine (the conv's weights_strides attributes). Only
+  /// convolutions read such a slot (init checks); plain_constant() makes
+  /// the row-major copy a reader needs.
+  dnnl::memory::desc stored;
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
@@ -106,6 +112,15 @@ struct Step {
   std::string name;               ///< "conv+sum+relu" for the profile.
 };
 
+/// Convolution weights init reordered into another layout of the same size
+/// (recorded when Delegate::record is set, for chosen_weight_layouts).
+struct ReorderedWeights {
+  size_t instruction = 0;  ///< The convolution.
+  int32_t slot = -1;       ///< Its weights.
+  dnnl::memory::desc layout;
+  const std::byte* bytes = nullptr;  ///< In init_memory.
+};
+
 struct Delegate {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
@@ -122,6 +137,7 @@ struct Delegate {
   std::vector<bool> output_bound;             ///< Per output: slot rebound to the caller's tensor.
   dnnl::memory scratch;                       ///< Shared by every step (user scratchpad mode).
   std::span<double> profile;                  ///< Per step seconds while profiling.
+  std::vector<ReorderedWeights>* record = nullptr;  ///< Set by chosen_weight_layouts only.
 
   // Analysis of the program, for fusion (runtime_fuse.cpp).
   std::vector<std::vector<int32_t>> consumers;  ///< Per slot: instruction indices reading it.
@@ -154,6 +170,9 @@ struct Delegate {
   dnnl::memory dst(int32_t slot, const dnnl::memory::desc& md, int32_t reuse = -1);
   /// Plain output of a loop step (it writes slots[slot].ptr).
   void define_plain(int32_t slot);
+  /// Makes a constant stored in another layout (SlotState::stored) plain:
+  /// a row-major copy made now, which ptr then points at.
+  void plain_constant(int32_t slot);
   /// `view` shares `base`'s plain data (a reshape): true when it could.
   bool alias(int32_t view, int32_t base);
   /// A new planned buffer of `size` bytes.
@@ -200,6 +219,24 @@ dnnl::memory::desc plain_md(const std::vector<int64_t>& shape);
 bool plain_like(const dnnl::memory::desc& md, const SlotState& st);
 /// The plain descriptor of a slot (its dtype).
 dnnl::memory::desc slot_md(const SlotState& s);
+
+/// The layout the weights of convolution `in` are stored in, from its
+/// weights_strides / weights_blocks / weights_block_dims attributes, for
+/// weights of dims `wdims` (oneDNN's (g,) O, I, k...): a dense blocked f32
+/// layout of exactly their size (throws InvalidPayload otherwise).
+dnnl::memory::desc stored_weights_layout(const Instruction& in, const dnnl::memory::dims& wdims);
+/// oneDNN's weights dims for a convolution's weights of torch shape `w`
+/// ([Cout, Cin/g, k...]) in `groups` groups: g is split off when above 1.
+dnnl::memory::dims conv_weights_dims(const std::vector<int64_t>& w, int64_t groups);
+/// Checks the stored weights layouts of the payload's convolutions and
+/// marks their slots (SlotState::stored): constants, each read only as a
+/// convolution's weights, every such convolution saying the same layout.
+Error init_stored_weights(Delegate& d, const Program& p);
+
+/// Runs a reorder now, at init, on one thread: a parallel region at load
+/// costs more than it saves (ResNet-18 loaded in ~30 ms so, and in 60-230
+/// ms with two threads when another process held a core).
+void reorder_at_init(Delegate& d, dnnl::memory from, dnnl::memory to);
 
 /// Appends the steps of instruction `index` and of the later ones it fuses
 /// (runtime_ops.cpp). Throws dnnl::error or returns an Error with a detail set.
