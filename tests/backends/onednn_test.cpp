@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -109,11 +110,14 @@ struct RunResult {
   size_t portable = 0;                 // instructions left on the portable kernels
 };
 
+// `edit` (when set) changes the compiled program before it is written, as
+// a file from another machine or a crafted one would differ.
 RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs, const std::string& backends,
-                          int threads = 2) {
+                          int threads = 2, const std::function<void(Program&)>& edit = {}) {
   RunResult r;
   auto p = parse_program(ir.text(outputs), "test.ir");
   compile_program(*p, {}, backends);
+  if (edit) edit(*p);
   AlignedBytes bytes(serialize_program(*p));
   auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
   EXPECT_TRUE(loaded.ok()) << error_detail();
@@ -567,6 +571,237 @@ TEST(Onednn, ThreadCounts) {
   ASSERT_EQ(two.outputs.size(), 1u);
   for (size_t i = 0; i < one.outputs[0].size(); ++i) EXPECT_NEAR(one.outputs[0][i], two.outputs[0][i], 1e-4) << i;
   EXPECT_EQ(one.portable, 0u);  // the whole graph is one delegate call
+}
+
+// ---- weights stored in oneDNN's layout ------------------------------------------------------
+
+// The onednn delegate's constant whose target starts with `prefix`
+// ("w@onednn:" for w stored blocked), or end().
+Store::iterator constant_named(Program& delegate, const std::string& prefix) {
+  for (auto it = delegate.constants.begin(); it != delegate.constants.end(); ++it)
+    if (it->first.rfind(prefix, 0) == 0) return it;
+  return delegate.constants.end();
+}
+
+// The delegate's calls whose operator contains `op`.
+std::vector<Node*> calls_of(Program& delegate, const std::string& op) {
+  std::vector<Node*> out;
+  for (Node* n : delegate.graph.calls())
+    if (n->op().find(op) != std::string::npos) out.push_back(n);
+  return out;
+}
+
+// Outputs within 1e-5 relative of the portable kernels'.
+void expect_close(const RunResult& got, const RunResult& want, double tol = 1e-5) {
+  ASSERT_EQ(got.outputs.size(), want.outputs.size());
+  for (size_t o = 0; o < want.outputs.size(); ++o) {
+    ASSERT_EQ(got.outputs[o].size(), want.outputs[o].size());
+    for (size_t i = 0; i < want.outputs[o].size(); ++i)
+      EXPECT_NEAR(got.outputs[o][i], want.outputs[o][i], tol * (1 + std::fabs(want.outputs[o][i]))) << o << ":" << i;
+  }
+}
+
+// Convolution weights that only convolutions read are stored in the file
+// as oneDNN lays them out on this machine (key "w@onednn:<tag>", the layout
+// in the convolution's attributes) and read in place at init. Weights
+// another program also reads are stored in both forms; weights another
+// operator of the same delegate reads stay row-major only.
+TEST(Onednn, ConvWeightsStoredInTheLayoutOnednnChose) {
+  Ir ir;
+  ir.input("x", {1, 16, 12, 12}).input("y", {1});
+  ir.constant("w", {16, 16, 5, 5}, -0.2f, 0.2f).constant("v", {16, 16, 5, 5}, -0.2f, 0.2f);
+  ir.op("%a = edge.conv.default(%x, %w, padding = [2, 2]) : f32[1, 16, 12, 12]");
+  ir.op("%b = edge.conv.default(%a, %v, padding = [2, 2]) : f32[1, 16, 12, 12]");
+  ir.op("%r = edge.mul.Tensor(%v, %y) : f32[16, 16, 5, 5]");  // not connected: a delegate of its own
+  auto p = parse_program(ir.text({"b", "r"}), "test.ir");
+  compile_program(*p, {}, "onednn");
+  ASSERT_EQ(p->delegates.size(), 2u);
+  Program& d = *p->delegates[0].program;
+  EXPECT_EQ(d.constants.count("w"), 0u);
+  EXPECT_EQ(d.constants.count("v"), 0u);
+  ASSERT_NE(constant_named(d, "w@onednn:"), d.constants.end());
+  ASSERT_NE(constant_named(d, "v@onednn:"), d.constants.end());
+  EXPECT_EQ(constant_named(d, "w@onednn:")->second.bytes->size(), 16u * 16 * 25 * 4);
+  EXPECT_EQ(p->delegates[1].program->constants.count("v"), 1u);
+  for (Node* conv : calls_of(d, "conv")) EXPECT_TRUE(conv->attrs().has("weights_strides"));
+  AlignedBytes bytes(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  auto keys = (*loaded)->delegates()[0].constants;
+  for (const auto& k : (*loaded)->delegates()[1].constants) keys.push_back(k);
+  auto count = [&](const std::string& prefix) {
+    return std::count_if(keys.begin(), keys.end(), [&](const std::string& k) { return k.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_EQ(count("w"), 1);
+  EXPECT_EQ(count("w@onednn:"), 1);
+  EXPECT_EQ(count("v"), 2);
+  EXPECT_EQ(count("v@onednn:"), 1);
+  expect_matches(ir, {"b", "r"}, {"conv", "mul"}, 1e-4);  // two 5x5 sums of 400 terms
+
+  Ir shared;  // w read by an add and a convolution in one delegate
+  shared.input("x", {16, 16, 5, 5}).constant("w", {16, 16, 5, 5});
+  shared.op("%s = edge.add.Tensor(%x, %w) : f32[16, 16, 5, 5]");
+  shared.op("%a = edge.conv.default(%s, %w, padding = [2, 2]) : f32[16, 16, 5, 5]");
+  auto q = parse_program(shared.text({"a"}), "test.ir");
+  compile_program(*q, {}, "onednn");
+  ASSERT_EQ(q->delegates.size(), 1u);
+  EXPECT_EQ(q->delegates[0].program->constants.count("w"), 1u);
+  EXPECT_EQ(constant_named(*q->delegates[0].program, "w@onednn:"), q->delegates[0].program->constants.end());
+  expect_matches(shared, {"a"}, {"conv", "add"}, 1e-4);
+}
+
+// A file made where oneDNN chose another layout: init reorders from the
+// stored one. Here the stored weights are rewritten as Ohwi (strides only,
+// no blocks), their bytes permuted to match.
+TEST(Onednn, StoredWeightsInAnotherLayoutAreReordered) {
+  Ir ir;
+  ir.input("x", {1, 16, 12, 12}).constant("w", {16, 8, 5, 5});
+  ir.op("%a = edge.conv.default(%x, %w, padding = [2, 2], groups = 2) : f32[1, 16, 12, 12]");
+  ir.op("%b = edge.relu.default(%a) : f32[1, 16, 12, 12]");
+  const auto plain = parse_program(ir.text({"b"}), "test.ir")->constants.at("w");
+  const auto* wv = reinterpret_cast<const float*>(plain.bytes->data());
+  bool edited = false;
+  const RunResult got = compile_and_run(ir, {"b"}, "onednn", 2, [&](Program& p) {
+    Program& d = *p.delegates.at(0).program;
+    auto stored = constant_named(d, "w@onednn:");
+    ASSERT_NE(stored, d.constants.end());
+    // oneDNN's dims (g, O, I, h, w) = (2, 8, 8, 5, 5), stored g O h w I.
+    std::vector<float> ohwi(16 * 8 * 25);
+    for (int o = 0; o < 16; ++o)
+      for (int i = 0; i < 8; ++i)
+        for (int k = 0; k < 25; ++k) ohwi[static_cast<size_t>((o * 25 + k) * 8 + i)] = wv[(o * 8 + i) * 25 + k];
+    auto* b = reinterpret_cast<const std::byte*>(ohwi.data());
+    stored->second.bytes = std::make_shared<const std::vector<std::byte>>(b, b + ohwi.size() * 4);
+    for (Node* n : calls_of(d, "conv")) {
+      n->attrs().set("weights_strides", std::vector<int64_t>{8 * 200, 200, 1, 40, 8});
+      n->attrs().set("weights_blocks", std::vector<int64_t>{});
+      n->attrs().set("weights_block_dims", std::vector<int64_t>{});
+      edited = true;
+    }
+  });
+  EXPECT_TRUE(edited);
+  expect_close(got, compile_and_run(ir, {"b"}, "none"));
+  // The same primitive with the same weights: bit for bit what the
+  // weights stored in oneDNN's own choice give.
+  const RunResult in_place = compile_and_run(ir, {"b"}, "onednn");
+  EXPECT_EQ(got.outputs, in_place.outputs);
+}
+
+// Weights stored for oneDNN's direct convolution, read on the loading
+// machine by the delegate's own Winograd kernel (compiled with
+// EDGEC_ONEDNN_WINOGRAD=0, run with it on): init makes them row-major.
+TEST(Onednn, StoredWeightsReadByWinograd) {
+  Ir ir;
+  ir.input("x", {1, 16, 16, 16}).constant("w", {16, 16, 3, 3}).constant("b", {16});
+  ir.op("%a = edge.conv.default(%x, %w, %b, padding = [1, 1]) : f32[1, 16, 16, 16]");
+  ir.op("%r = edge.relu.default(%a) : f32[1, 16, 16, 16]");
+  setenv("EDGEC_ONEDNN_WINOGRAD", "0", 1);
+  bool stored = false;
+  const RunResult got = compile_and_run(ir, {"r"}, "onednn", 2, [&](Program& p) {
+    Program& d = *p.delegates.at(0).program;
+    stored = constant_named(d, "w@onednn:") != d.constants.end();
+    unsetenv("EDGEC_ONEDNN_WINOGRAD");
+  });
+  unsetenv("EDGEC_ONEDNN_WINOGRAD");
+  EXPECT_TRUE(stored);
+  EXPECT_NE(std::find(got.steps.begin(), got.steps.end(), "conv (winograd)+relu"), got.steps.end());
+  expect_close(got, compile_and_run(ir, {"r"}, "none"), 1e-4);
+}
+
+// Stored weights given to a convolution whose batch norm init folds into
+// them (a file from a machine that stored them, read where the chain folds):
+// the fold reads the row-major copy init makes. The stored bytes come from
+// compiling the convolution alone.
+TEST(Onednn, StoredWeightsFoldedWithABatchNorm) {
+  Ir alone;
+  alone.input("x", {1, 16, 12, 12}).constant("w", {16, 16, 5, 5});
+  alone.op("%a = edge.conv.default(%x, %w, padding = [2, 2]) : f32[1, 16, 12, 12]");
+  auto first = parse_program(alone.text({"a"}), "test.ir");
+  compile_program(*first, {}, "onednn");
+  Program& d1 = *first->delegates.at(0).program;
+  const auto stored = constant_named(d1, "w@onednn:");
+  ASSERT_NE(stored, d1.constants.end());
+  const Attrs layout = calls_of(d1, "conv").at(0)->attrs();
+
+  Ir ir;  // The same weights (same seed and order), then a batch norm.
+  ir.input("x", {1, 16, 12, 12}).constant("w", {16, 16, 5, 5});
+  ir.constant("g", {16}, 0.5f, 1.5f).constant("bb", {16}).constant("mu", {16}).constant("var", {16}, 0.5f, 2.f);
+  ir.op("%a = edge.conv.default(%x, %w, padding = [2, 2]) : f32[1, 16, 12, 12]");
+  ir.op("%n = edge.batch_norm.default(%a, %g, %bb, %mu, %var, eps = 1.0e-3) : f32[1, 16, 12, 12]");
+  bool edited = false;
+  const RunResult got = compile_and_run(ir, {"n"}, "onednn", 2, [&](Program& p) {
+    Program& d = *p.delegates.at(0).program;
+    ASSERT_EQ(constant_named(d, "w@onednn:"), d.constants.end());  // folded: not stored here
+    for (InputSpec& spec : d.inputs)
+      if (spec.target == "w") spec.target = stored->first;
+    d.constants.erase("w");
+    d.constants[stored->first] = stored->second;
+    Node* conv = calls_of(d, "conv").at(0);
+    for (const char* a : {"weights_strides", "weights_blocks", "weights_block_dims"}) conv->attrs().set(a, *layout.find(a));
+    edited = true;
+  });
+  EXPECT_TRUE(edited);
+  EXPECT_NE(std::find(got.steps.begin(), got.steps.end(), "conv+batch_norm"), got.steps.end());
+  expect_close(got, compile_and_run(ir, {"n"}, "none"), 1e-4);
+}
+
+// What init says about a stored layout that cannot be right (a crafted or
+// corrupt file): empty when init succeeds.
+std::string stored_layout_error(const std::function<void(Program& delegate)>& edit) {
+  Ir ir;
+  ir.input("x", {1, 16, 12, 12}).constant("w", {16, 16, 5, 5});
+  ir.op("%a = edge.conv.default(%x, %w, padding = [2, 2]) : f32[1, 16, 12, 12]");
+  ir.op("%b = edge.relu.default(%a) : f32[1, 16, 12, 12]");
+  ir.op("%c = edge.conv.default(%b, %w, padding = [2, 2]) : f32[1, 16, 12, 12]");
+  auto p = parse_program(ir.text({"c"}), "test.ir");
+  compile_program(*p, {}, "onednn");
+  Program& d = *p->delegates.at(0).program;
+  if (constant_named(d, "w@onednn:") == d.constants.end()) return "the weights were not stored blocked";
+  edit(d);
+  AlignedBytes bytes(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  if (!loaded.ok()) return "load: " + error_detail();
+  auto m = runtime::Method::create(**loaded, 2);
+  if (m.ok()) return "";
+  return error_detail();
+}
+
+TEST(Onednn, StoredWeightsLayoutIsChecked) {
+  auto conv = [](Program& d, size_t i) { return calls_of(d, "conv").at(i); };
+  auto expect = [](const std::string& got, const std::string& want) {
+    EXPECT_NE(got.find(want), std::string::npos) << "got: " << got << "\nwant: " << want;
+  };
+  EXPECT_EQ(stored_layout_error([](Program&) {}), "");
+  // Two strides alike: two elements in one place, others past the end.
+  expect(stored_layout_error([&](Program& d) {
+           for (int i = 0; i < 2; ++i) conv(d, i)->attrs().set("weights_strides", std::vector<int64_t>{1, 1, 1, 1});
+         }),
+         "expected a dense layout");
+  expect(stored_layout_error([&](Program& d) {
+           for (int i = 0; i < 2; ++i) conv(d, i)->attrs().erase("weights_blocks");
+         }),
+         "need the attributes weights_strides, weights_blocks and weights_block_dims");
+  expect(stored_layout_error([&](Program& d) {
+           for (int i = 0; i < 2; ++i) {
+             conv(d, i)->attrs().set("weights_blocks", std::vector<int64_t>{3});
+             conv(d, i)->attrs().set("weights_block_dims", std::vector<int64_t>{0});
+           }
+         }),
+         "expected a dim of the weights that the block divides");
+  expect(stored_layout_error([&](Program& d) {
+           for (int i = 0; i < 2; ++i) conv(d, i)->attrs().set("weights_block_dims", std::vector<int64_t>{7, 0});
+         }),
+         "expected a dim of the weights that the block divides");
+  // The second convolution reads the stored weights as if row-major.
+  expect(stored_layout_error([&](Program& d) {
+           for (const char* a : {"weights_strides", "weights_blocks", "weights_block_dims"}) conv(d, 1)->attrs().erase(a);
+         }),
+         "which is stored in a blocked layout: expected only convolutions");
+  // A layout on an operator that has no weights.
+  expect(stored_layout_error([&](Program& d) {
+           calls_of(d, "relu").at(0)->attrs().set("weights_strides", std::vector<int64_t>{1});
+         }),
+         "only a convolution's weights (operand 1) are stored so");
 }
 
 // ---- refusals -------------------------------------------------------------------------------
