@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,10 +47,14 @@ class BackendCompiler {
   /// After memory planning, before preprocess: may store some of the
   /// delegate's constants in the form its runtime reads in place (oneDNN's
   /// blocked weights). Such a constant gets a new target whose bytes have
-  /// the same type and size, and the calls reading it an attribute saying
-  /// the layout; the plain target is then stored only if another program
-  /// reads it. Never changes what the delegate computes. Default: nothing.
-  virtual void prepare_constants(Program& delegate) const { (void)delegate; }
+  /// the same type and size, and the calls reading it attributes saying the
+  /// layout. Targets in `shared` (read by another program of the file) are
+  /// left as they are, so every weight is still stored once. Never changes
+  /// what the delegate computes. Default: nothing.
+  virtual void prepare_constants(Program& delegate, const std::set<std::string>& shared) const {
+    (void)delegate;
+    (void)shared;
+  }
 };
 
 /// The backends compiled into this edgec, by id, or nullptr.

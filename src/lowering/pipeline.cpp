@@ -1,5 +1,7 @@
 #include "lowering/pipeline.h"
 
+#include <map>
+#include <set>
 #include <vector>
 
 #include "ir/diagnostic.h"
@@ -77,11 +79,23 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
   run_pass_verified(program, "memory_plan");
   // Constants a delegate stores in its own layout (backend.h), then the
   // verifier again: the edit must leave every program valid (SEMANTICS 5.7).
+  // A target another program reads stays as it is (stored once).
+  std::map<std::string, int> readers;  // target -> programs reading it
+  auto count = [&](const Program& p) {
+    for (const InputSpec& spec : p.inputs)
+      if (spec.kind != InputKind::UserInput) ++readers[spec.target];
+  };
+  count(program);
+  for (const Delegate& d : program.delegates)
+    if (d.program) count(*d.program);
+  std::set<std::string> shared;
+  for (const auto& [target, n] : readers)
+    if (n > 1) shared.insert(target);
   for (size_t i = 0; i < program.delegates.size(); ++i) {
     Delegate& d = program.delegates[i];
     const BackendCompiler* compiler = find_backend_compiler(d.backend);
     if (!compiler || !d.program) continue;  // serialize reports it
-    compiler->prepare_constants(*d.program);
+    compiler->prepare_constants(*d.program, shared);
     try {
       verify_or_throw(*d.program);
     } catch (const CompileError& e) {

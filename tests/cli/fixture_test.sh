@@ -80,6 +80,20 @@ ops = json.load(sys.stdin)['operators']
 left = sorted(k for k in ops if k in ('conv', 'conv_transpose', 'matmul', 'layer_norm', 'batch_norm', 'instance_norm', 'group_norm'))
 assert not left, f'left on the portable kernels: {left}'
 print('[onednn] conv/matmul/normalization all delegated')"
+    # Load without copying weights: the convolutions oneDNN runs directly
+    # (ResNet-18's last two stages, its stem and its 1x1 downsamples) have
+    # their weights stored in the layout oneDNN chose at compile time, only
+    # in that form (no row-major copy in the file as well).
+    if [ "$name" = resnet18 ]; then
+      "$edgec" inspect --json "$t/a.edgec" | $py -c "
+import json, sys
+keys = [c['name'] for d in json.load(sys.stdin)['delegates'] for c in d['constants']]
+stored = [k for k in keys if '@onednn:' in k]
+assert len(stored) >= 10, f'{len(stored)} weights stored in oneDNN layout: {keys}'
+both = [k for k in stored if k.split('@onednn:')[0] in keys]
+assert not both, f'stored in both forms: {both}'
+print(f'[onednn] {len(stored)} convolution weights stored in oneDNN layout')"
+    fi
     # Issue 6, deliverable 2: inside the delegate, batch norm (or the
     # exporter's per-channel mul/add) is folded into the convolution, the
     # residual add and the ReLU are post-ops, and the activations stay in

@@ -21,7 +21,7 @@ class OnednnCompiler final : public BackendCompiler {
   std::vector<std::byte> preprocess(const Program& delegate) const override;                 // preprocess.cpp
   /// Stores the weights of convolutions that oneDNN, on this machine,
   /// reads in a blocked layout in that layout (preprocess.cpp).
-  void prepare_constants(Program& delegate) const override;
+  void prepare_constants(Program& delegate, const std::set<std::string>& shared) const override;
 };
 
 const BackendCompiler& onednn_backend_compiler();

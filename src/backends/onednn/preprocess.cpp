@@ -9,8 +9,9 @@
 // (prepare_constants): init would reorder them into the blocked layout
 // oneDNN chooses, which costs a copy of every weight and fresh memory at
 // each load. The compiler builds the delegate once, as the runtime does on
-// this machine, and stores each weight that only such convolutions read in
-// the layout they chose, saying it in the convolutions' attributes. On a
+// this machine, and stores each weight that only such convolutions read
+// (in this delegate, and no other program of the file) in the layout they
+// chose, saying it in the convolutions' attributes. On a
 // machine whose oneDNN picks the same layout, init reads the weights in
 // place; on another it reorders from the stored layout (still correct).
 #include <algorithm>
@@ -79,7 +80,7 @@ std::vector<std::byte> OnednnCompiler::preprocess(const Program& delegate) const
   return serialize_program_table(delegate, id() + ": delegate builder");
 }
 
-void OnednnCompiler::prepare_constants(Program& delegate) const {
+void OnednnCompiler::prepare_constants(Program& delegate, const std::set<std::string>& shared) const {
   const std::vector<std::byte> table = preprocess(delegate);
   const ProgramData data(delegate);
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -98,7 +99,7 @@ void OnednnCompiler::prepare_constants(Program& delegate) const {
   for (size_t i = 0; i < placeholders.size() && i < delegate.inputs.size(); ++i) {
     InputSpec& spec = delegate.inputs[i];
     auto found = by_key.find(spec.target);
-    if (spec.kind != InputKind::Constant || found == by_key.end()) continue;
+    if (spec.kind != InputKind::Constant || found == by_key.end() || shared.count(spec.target)) continue;
     // Every reader must be one of those convolutions, reading the constant
     // as its weights, all in the same layout: the plain bytes go unread.
     const auto& convs = found->second;
