@@ -296,6 +296,21 @@ Error bind_outputs(Delegate& d, std::span<Tensor* const> outputs) {
   return Error::Ok;
 }
 
+// Runs `build` (init, or the compiler's trial init), turning what escapes
+// it into an error: oneDNN's refusals, memory, a payload that is not right.
+template <typename F>
+auto guarded_build(F&& build) -> decltype(build()) {
+  try {
+    return build();
+  } catch (const dnnl::error& e) {
+    return fail(Error::NotSupported, std::string("onednn: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(Error::OutOfMemory, "onednn: out of memory building the delegate");
+  } catch (const std::exception& e) {
+    return fail(Error::InvalidProgram, std::string("onednn: invalid delegate program: ") + e.what());
+  }
+}
+
 class OnednnBackend final : public Backend {
  public:
   std::string_view id() const override { return "onednn"; }
@@ -303,15 +318,7 @@ class OnednnBackend final : public Backend {
 
   Result<void*> init(std::span<const std::byte> payload, const NamedDataMap& named_data,
                      int num_threads) const override {
-    try {
-      return init_delegate(payload, named_data, num_threads);
-    } catch (const dnnl::error& e) {
-      return fail(Error::NotSupported, std::string("onednn: ") + e.what());
-    } catch (const std::bad_alloc&) {
-      return fail(Error::OutOfMemory, "onednn: out of memory building the delegate");
-    } catch (const std::exception& e) {
-      return fail(Error::InvalidProgram, std::string("onednn: invalid delegate program: ") + e.what());
-    }
+    return guarded_build([&] { return init_delegate(payload, named_data, num_threads); });
   }
 
   Error execute(void* raw, std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs) const override {
@@ -667,7 +674,7 @@ dnnl::memory::desc slot_md(const SlotState& s) {
 
 Result<std::vector<ChosenWeights>> chosen_weight_layouts(std::span<const std::byte> payload,
                                                          const NamedDataMap& named_data, int num_threads) {
-  try {
+  return guarded_build([&]() -> Result<std::vector<ChosenWeights>> {
     std::vector<ReorderedWeights> record;
     auto d = build_delegate(payload, named_data, num_threads, &record);
     if (!d.ok()) return d.error();
@@ -689,13 +696,7 @@ Result<std::vector<ChosenWeights>> chosen_weight_layouts(std::span<const std::by
       chosen.push_back(std::move(c));
     }
     return chosen;
-  } catch (const dnnl::error& e) {
-    return fail(Error::NotSupported, std::string("onednn: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(Error::OutOfMemory, "onednn: out of memory building the delegate");
-  } catch (const std::exception& e) {
-    return fail(Error::InvalidProgram, std::string("onednn: invalid delegate program: ") + e.what());
-  }
+  });
 }
 
 }  // namespace onednn
