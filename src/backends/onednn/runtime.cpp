@@ -414,13 +414,15 @@ std::byte* InitMemory::allocate(size_t bytes) {
   if (bytes > limit_ - std::min(limit_, total_)) return nullptr;  // Also catches sizes near 2^64.
   bytes = (bytes + 63) / 64 * 64;
   total_ += bytes;
-  // Small blocks share 1 MiB chunks of ordinary pages (a huge page per
-  // small model would cost more memory than it saves time). Large ones are
-  // packed one after another into 64 MiB reservations with huge pages asked
-  // for: address space only, a page is made (and zeroed) when first
-  // written. A mapping of its own per block, rounded up to 2 MiB, zeroed
-  // ~15 MB more for ResNet-18, and zeroing fresh pages is most of its load
-  // (perf: 71% in clear_page after another process freed its memory).
+  // Small blocks share 1 MiB chunks; large ones are packed one after
+  // another into 64 MiB reservations: address space only, a page is made
+  // (and zeroed) when first written, so no page is zeroed that is not used.
+  // Ordinary pages, never transparent huge pages: a huge page fault wants a
+  // free, contiguous 2 MiB, which right after another process has freed its
+  // memory this VM backs slowly (ResNet-18's 9.4 MB of Winograd weights took
+  // 20-30 ms to transform with huge pages then, against 4-6 ms otherwise,
+  // and loads reached 42-46 ms); with ordinary pages they take 8-10 ms
+  // every time and execute is as fast.
   constexpr size_t kLarge = size_t{1} << 20, kHuge = size_t{2} << 20, kReserve = size_t{64} << 20;
   const size_t chunk = bytes < kLarge ? kLarge : kReserve;
   for (Chunk& c : chunks_)
@@ -432,7 +434,7 @@ std::byte* InitMemory::allocate(size_t bytes) {
   const size_t size = bytes < kLarge ? kLarge : std::max(kReserve, (bytes + kHuge - 1) / kHuge * kHuge);
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return nullptr;
-  if (size > kLarge) (void)madvise(p, size, MADV_HUGEPAGE);  // A hint: without it, ordinary pages.
+  if (size > kLarge) (void)madvise(p, size, MADV_NOHUGEPAGE);  // Even where THP is "always".
   chunks_.push_back({static_cast<std::byte*>(p), size, bytes});
   return static_cast<std::byte*>(p);
 }

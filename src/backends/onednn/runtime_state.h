@@ -47,10 +47,9 @@ struct Buffer {
 
 /// Memory for what init makes once and execute reads (reordered, folded or
 /// transformed weights, the planned activation buffers): blocks of 1 MiB
-/// and more packed into 64 MiB reservations with transparent huge pages
-/// asked for, so that ResNet-18's ~50 MB take a few dozen page faults
-/// instead of twelve thousand and no page is zeroed that is not used;
-/// smaller blocks share 1 MiB chunks. Freed with the handle.
+/// and more packed into 64 MiB reservations of ordinary pages (see
+/// allocate() for why not huge pages), so that no page is zeroed that is
+/// not used; smaller blocks share 1 MiB chunks. Freed with the handle.
 class InitMemory {
  public:
   InitMemory() = default;
