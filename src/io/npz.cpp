@@ -23,6 +23,8 @@
 #include <string_view>
 #include <utility>
 
+#include "io/pending_files.h"
+
 namespace edgec::io {
 namespace {
 
@@ -792,10 +794,17 @@ void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {
 
   std::string temp;
   int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
+  // Removed by the signal handlers if the process is stopped before the
+  // rename (pending_files.h).
+  std::optional<PendingFile> pending;
+  {
+    SignalsHeld held;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+      temp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
+      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd >= 0) pending.emplace(temp);
   }
   if (fd < 0) fail_file(path, std::string("cannot create file: ") + std::strerror(errno));
 

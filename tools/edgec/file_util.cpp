@@ -3,11 +3,13 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "io/pending_files.h"
 #include "ir/diagnostic.h"
 
 namespace edgec::cli {
@@ -23,7 +25,15 @@ std::string read_file(const std::string& path) {
 
 void write_file_atomically(const std::string& path, std::string_view data) {
   std::string tmp = path + ".tmp.XXXXXX";
-  int fd = mkstemp(tmp.data());
+  // Removed by the signal handlers if the process is stopped before the
+  // rename (io/pending_files.h).
+  std::optional<io::PendingFile> pending;
+  int fd;
+  {
+    io::SignalsHeld held;
+    fd = mkstemp(tmp.data());
+    if (fd >= 0) pending.emplace(tmp);
+  }
   if (fd < 0) throw CompileError(path + ": cannot create a temporary file: " + std::strerror(errno));
   size_t done = 0;
   while (done < data.size()) {

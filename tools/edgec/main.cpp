@@ -4,10 +4,13 @@
 #include <iostream>
 
 #include "commands.h"
+#include "io/pending_files.h"
 #include "ir/diagnostic.h"
 #include "runtime/method.h"
 
 int main(int argc, char** argv) {
+  // A Ctrl-C or kill during a write leaves no OUT.tmp.* behind.
+  edgec::io::remove_pending_files_on_signals();
   CLI::App app{"edgec: an ahead-of-time compiler and runtime for neural networks on devices"};
   app.require_subcommand(1);
   edgec::cli::add_compile_command(app);

@@ -1,0 +1,51 @@
+// Temporary files being written next to their destination (write to a
+// temporary name, then rename): registered while they exist, so that a
+// process stopped by a signal (Ctrl-C, kill, a hang-up) removes them
+// before it dies instead of leaving OUT.tmp.XXXXXX behind. SIGKILL cannot
+// be caught; nothing can clean up after it.
+#pragma once
+
+#include <csignal>
+#include <string>
+
+namespace edgec::io {
+
+/// Holds the signals the handlers catch (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+/// while alive: create the temporary file and register it inside one, so
+/// no signal lands between the two.
+class SignalsHeld {
+ public:
+  SignalsHeld();
+  ~SignalsHeld();
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t saved_;
+};
+
+/// Registers `path` (a temporary file just created) until destroyed; the
+/// file itself is not touched. A path too long for the registry (over
+/// 4095 bytes) or a full registry (8 at once) is not registered.
+class PendingFile {
+ public:
+  explicit PendingFile(const std::string& path);
+  ~PendingFile();
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+/// Unlinks every registered file. Async-signal-safe.
+void remove_pending_files() noexcept;
+
+/// For programs (the CLI), once at start: SIGINT, SIGTERM, SIGHUP and
+/// SIGQUIT remove the pending files, then end the process as the signal
+/// would have; SIGXFSZ is ignored, so a write past the file size limit
+/// fails with EFBIG (a clear error, the temporary file removed) instead of
+/// killing the process.
+void remove_pending_files_on_signals();
+
+}  // namespace edgec::io
