@@ -13,7 +13,6 @@
 #include <zip.h>
 
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -657,8 +656,6 @@ void build_npz(const std::vector<NpyArray>& arrays, const std::string& what,
   zip_source_close(out);
 }
 
-std::atomic<uint64_t> temp_counter{0};
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -792,45 +789,7 @@ void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {
   std::vector<std::byte> bytes;
   build_npz(arrays, path, [&](const std::byte* p, size_t n) { bytes.insert(bytes.end(), p, p + n); });
 
-  std::string temp;
-  int fd = -1;
-  // Removed by the signal handlers if the process is stopped before the
-  // rename (pending_files.h).
-  std::optional<PendingFile> pending;
-  {
-    SignalsHeld held;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-      temp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(temp_counter++);
-      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd >= 0) pending.emplace(temp);
-  }
-  if (fd < 0) fail_file(path, std::string("cannot create file: ") + std::strerror(errno));
-
-  auto abandon = [&](const char* doing) {
-    const std::string reason = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    ::unlink(temp.c_str());
-    fail_file(path, std::string(doing) + ": " + reason);
-  };
-  const std::byte* p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t wrote = ::write(fd, p, left);
-    if (wrote < 0) {
-      if (errno == EINTR) continue;
-      abandon("cannot write");
-    }
-    p += wrote;
-    left -= static_cast<size_t>(wrote);
-  }
-  // Without the fsync a crash after the rename can leave an empty file.
-  if (::fsync(fd) != 0) abandon("cannot write");
-  const int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0) abandon("cannot write");
-  if (::rename(temp.c_str(), path.c_str()) != 0) abandon("cannot replace the file");
+  write_file_atomically(path, bytes);
 }
 
 }  // namespace edgec::io

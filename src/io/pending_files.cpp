@@ -1,10 +1,16 @@
 #include "io/pending_files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
+
+#include "io/npz.h"  // IoError
 
 namespace edgec::io {
 namespace {
@@ -63,6 +69,43 @@ PendingFile::~PendingFile() {
   if (slot_ < 0) return;
   slots[slot_].ready.store(false);
   slots[slot_].used.store(false);
+}
+
+void write_file_atomically(const std::string& path, std::span<const std::byte> data) {
+  std::string temp = path + ".tmp.XXXXXX";
+  int fd = -1;
+  std::optional<PendingFile> pending;
+  {
+    SignalsHeld held;
+    fd = ::mkostemp(temp.data(), O_CLOEXEC);
+    if (fd >= 0) pending.emplace(temp);
+  }
+  if (fd < 0) throw IoError(path + ": cannot create file: " + std::strerror(errno));
+  auto abandon = [&](const char* doing) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    ::unlink(temp.c_str());
+    throw IoError(path + ": " + doing + ": " + reason);
+  };
+  const std::byte* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    const ssize_t wrote = ::write(fd, p, left);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      abandon("cannot write");
+    }
+    p += wrote;
+    left -= static_cast<size_t>(wrote);
+  }
+  // Without the fsync a crash after the rename can leave an empty file.
+  if (::fsync(fd) != 0) abandon("cannot write");
+  // mkostemp makes the file 0600; outputs are for others to read too.
+  if (::fchmod(fd, 0644) != 0) abandon("cannot set the file's permissions");
+  const int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0) abandon("cannot write");
+  if (::rename(temp.c_str(), path.c_str()) != 0) abandon("cannot replace the file");
 }
 
 void remove_pending_files() noexcept {

@@ -1,11 +1,14 @@
-// Temporary files being written next to their destination (write to a
-// temporary name, then rename): registered while they exist, so that a
-// process stopped by a signal (Ctrl-C, kill, a hang-up) removes them
-// before it dies instead of leaving OUT.tmp.XXXXXX behind. SIGKILL cannot
-// be caught; nothing can clean up after it.
+// Writing a file atomically: to a temporary name next to it, then a
+// rename, so that OUT holds the old file or the complete new one, never a
+// part. The temporary files are registered while they exist, so that a
+// process stopped by a signal (Ctrl-C, kill, a hang-up) removes them before
+// it dies instead of leaving OUT.tmp.XXXXXX behind. SIGKILL cannot be
+// caught; nothing can clean up after it.
 #pragma once
 
 #include <csignal>
+#include <cstddef>
+#include <span>
 #include <string>
 
 namespace edgec::io {
@@ -37,6 +40,12 @@ class PendingFile {
  private:
   int slot_ = -1;
 };
+
+/// Replaces `path` with `data`: a temporary file next to it (registered
+/// while it exists), written, synced, made 0644, renamed over `path`.
+/// Throws IoError naming `path` and the system's reason; the temporary file
+/// is removed on every failure.
+void write_file_atomically(const std::string& path, std::span<const std::byte> data);
 
 /// Unlinks every registered file. Async-signal-safe.
 void remove_pending_files() noexcept;
