@@ -54,32 +54,11 @@ const std::vector<PassInfo>& registry() {
   return passes;
 }
 
-}  // namespace
-
-std::span<const PassInfo> lowering_passes() { return registry(); }
-
-const PassInfo* find_any_pass(std::string_view name) {
-  if (const PassInfo* p = find_pass(name)) return p;
-  for (const auto& p : registry())
-    if (p.name == name) return &p;
-  return nullptr;
-}
-
-void compile_program(Program& program, const LowerOptions& options, const std::string& backends) {
-  optimize_program(program, options);
-  const auto partitioners = make_partitioners(backends);
-  if (!partitioners.empty()) {
-    try {
-      partition_program(program, partitioners);
-      to_backend(program);
-    } catch (const CompileError& e) {
-      throw CompileError(std::string("lowering to backends: ") + e.what());
-    }
-  }
-  run_pass_verified(program, "memory_plan");
-  // Constants a delegate stores in its own layout (backend.h), then the
-  // verifier again: the edit must leave every program valid (SEMANTICS 5.7).
-  // A target another program reads stays as it is (stored once).
+// Lets each delegate's backend store constants in its own layout
+// (BackendCompiler::prepare_constants), then verifies the delegate again:
+// the edit must leave every program valid (SEMANTICS 5.7). A target another
+// program reads stays as it is (stored once).
+void prepare_delegate_constants(Program& program) {
   std::map<std::string, int> readers;  // target -> programs reading it
   auto count = [&](const Program& p) {
     for (const InputSpec& spec : p.inputs)
@@ -103,6 +82,32 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
                          ") after storing constants in its layout: " + e.what());
     }
   }
+}
+
+}  // namespace
+
+std::span<const PassInfo> lowering_passes() { return registry(); }
+
+const PassInfo* find_any_pass(std::string_view name) {
+  if (const PassInfo* p = find_pass(name)) return p;
+  for (const auto& p : registry())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+void compile_program(Program& program, const LowerOptions& options, const std::string& backends) {
+  optimize_program(program, options);
+  const auto partitioners = make_partitioners(backends);
+  if (!partitioners.empty()) {
+    try {
+      partition_program(program, partitioners);
+      to_backend(program);
+    } catch (const CompileError& e) {
+      throw CompileError(std::string("lowering to backends: ") + e.what());
+    }
+  }
+  run_pass_verified(program, "memory_plan");
+  prepare_delegate_constants(program);
 }
 
 }  // namespace edgec

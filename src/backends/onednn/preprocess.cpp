@@ -89,8 +89,8 @@ void OnednnCompiler::prepare_constants(Program& delegate, const std::set<std::st
   // runtime reports why at load.
   if (!chosen.ok()) return;
   // Per weights key, the convolutions (by instruction) that chose a layout.
-  std::map<std::string, std::map<size_t, const runtime::onednn::ChosenWeights*>> by_key;
-  for (const auto& w : *chosen) by_key[w.key][w.instruction] = &w;
+  std::map<std::string, std::map<size_t, runtime::onednn::ChosenWeights*>> by_key;
+  for (auto& w : *chosen) by_key[w.key][w.instruction] = &w;
   const std::vector<Node*> calls = delegate.graph.calls();
   std::unordered_map<const Node*, size_t> instruction_of;
   for (size_t i = 0; i < calls.size(); ++i) instruction_of[calls[i]] = i;
@@ -103,7 +103,7 @@ void OnednnCompiler::prepare_constants(Program& delegate, const std::set<std::st
     // Every reader must be one of those convolutions, reading the constant
     // as its weights, all in the same layout: the plain bytes go unread.
     const auto& convs = found->second;
-    const runtime::onednn::ChosenWeights& first = *convs.begin()->second;
+    runtime::onednn::ChosenWeights& first = *convs.begin()->second;
     const std::vector<Use>& uses = placeholders[i]->result()->uses();
     bool all = !uses.empty();
     for (const Use& u : uses) {
@@ -116,7 +116,7 @@ void OnednnCompiler::prepare_constants(Program& delegate, const std::set<std::st
         plain->second.bytes->size() != first.bytes.size())
       continue;
     const std::string key = spec.target + "@onednn:" + layout_tag(first);
-    TensorData stored{plain->second.type, std::make_shared<const std::vector<std::byte>>(first.bytes)};
+    TensorData stored{plain->second.type, std::make_shared<const std::vector<std::byte>>(std::move(first.bytes))};
     delegate.constants.erase(plain);
     delegate.constants[key] = std::move(stored);
     spec.target = key;

@@ -680,15 +680,12 @@ Result<std::vector<ChosenWeights>> chosen_weight_layouts(std::span<const std::by
     std::vector<ReorderedWeights> record;
     auto d = build_delegate(payload, named_data, num_threads, &record);
     if (!d.ok()) return d.error();
-    auto program = Program::load_payload(payload, named_data);
-    if (!program.ok()) return program.error();
-    const auto slots = (*program)->slots();
     std::vector<ChosenWeights> chosen;
     for (const ReorderedWeights& r : record) {
       const dnnl_memory_desc_t& m = r.layout.data;
       ChosenWeights c;
       c.instruction = r.instruction;
-      c.key = slots[static_cast<size_t>(r.slot)].key;
+      c.key = r.key;
       c.strides.assign(m.format_desc.blocking.strides, m.format_desc.blocking.strides + m.ndims);
       for (int b = 0; b < m.format_desc.blocking.inner_nblks; ++b) {
         c.blocks.push_back(m.format_desc.blocking.inner_blks[b]);

@@ -72,7 +72,7 @@ memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::d
   // weights that the file could store as oneDNN chose them here.
   if (c.d.record && folded.empty() && c.in.op == "conv" && st.kind == SlotKind::Constant && st.stored.is_zero() &&
       plain == md_of(plain.dims()) && storable(chosen, plain))
-    c.d.record->push_back({c.index, w, chosen, at});
+    c.d.record->push_back({c.index, c.program.slots()[static_cast<size_t>(w)].key, chosen, at});
   return dst;
 }
 

@@ -115,7 +115,7 @@ struct Step {
 /// (recorded when Delegate::record is set, for chosen_weight_layouts).
 struct ReorderedWeights {
   size_t instruction = 0;  ///< The convolution.
-  int32_t slot = -1;       ///< Its weights.
+  std::string key;         ///< Its weights' named-data key.
   dnnl::memory::desc layout;
   const std::byte* bytes = nullptr;  ///< In init_memory.
 };
