@@ -781,6 +781,10 @@ TEST(Onednn, StoredWeightsLayoutIsChecked) {
          }),
          "expected a dense layout");
   expect(stored_layout_error([&](Program& d) {
+           for (int i = 0; i < 2; ++i) conv(d, i)->attrs().set("weights_strides", std::vector<int64_t>{-64, 1, 1, 1});
+         }),
+         "stored weights strides [-64, 1, 1, 1] for dims [16, 16, 5, 5]: expected positive dims and strides of 0 or more");
+  expect(stored_layout_error([&](Program& d) {
            for (int i = 0; i < 2; ++i) conv(d, i)->attrs().erase("weights_blocks");
          }),
          "need the attributes weights_strides, weights_blocks and weights_block_dims");

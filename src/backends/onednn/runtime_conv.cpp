@@ -412,7 +412,8 @@ memory::desc stored_weights_layout(const Instruction& in, const memory::dims& wd
   std::vector<int> order;
   for (int i = 0; i < n; ++i) {
     require(wdims[static_cast<size_t>(i)] > 0 && (*strides)[static_cast<size_t>(i)] >= 0,
-            "stored weights with a non-positive dim or a negative stride");
+            "stored weights strides " + shape_string(*strides) + " for dims " + shape_string(wdims) +
+                ": expected positive dims and strides of 0 or more");
     if (outer[static_cast<size_t>(i)] > 1) order.push_back(i);
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return (*strides)[static_cast<size_t>(a)] < (*strides)[static_cast<size_t>(b)]; });
@@ -464,7 +465,8 @@ Error init_stored_weights(Delegate& d, const Program& p) {
                   " groups: expected rank 3 or more and groups dividing the first dim");
       const memory::desc md = stored_weights_layout(in, conv_weights_dims(st.shape, groups));
       require(md.get_size() == st.nbytes(), "stored weights layout of " + std::to_string(md.get_size()) +
-                                                " bytes for a slot of " + std::to_string(st.nbytes()));
+                                                " bytes for slot " + std::to_string(w) + " of " +
+                                                std::to_string(st.nbytes()) + " bytes: expected the same size");
       require(st.stored.is_zero() || st.stored == md,
               "slot " + std::to_string(w) + " is stored in another layout by an earlier convolution");
       st.stored = md;
