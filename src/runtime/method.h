@@ -9,16 +9,15 @@
 #include <span>
 #include <vector>
 
+#include "base/memory_limit.h"
 #include "runtime/program.h"
 
 namespace edgec::runtime {
 
-/// The most memory one Method may plan to use: EDGEC_MEMORY_LIMIT when set
-/// to a size (bytes, or with a binary suffix: 512K, 64MiB, 4G, 1TiB), else
-/// the machine's physical memory (also when the value is not a size).
-uint64_t memory_limit();
-/// A size as EDGEC_MEMORY_LIMIT takes it; 0 when `text` is not one.
-uint64_t parse_memory_size(const char* text);
+// memory_limit() and parse_memory_size() (base/memory_limit.h) are the
+// runtime's too: runtime::memory_limit names the same function.
+using edgec::memory_limit;
+using edgec::parse_memory_size;
 
 class Method {
  public:
