@@ -93,27 +93,36 @@ Value* Graph::add_result(Node* node, const std::string& hint, TensorType type) {
   return raw;
 }
 
-Node* Graph::insert_node(std::unique_ptr<Node> node,
-                         std::list<std::unique_ptr<Node>>::iterator pos) {
+Graph::NodeList::iterator Graph::placeholder_run_end() const {
+  while (placeholders_end_ != nodes_.end() && (*placeholders_end_)->is_placeholder()) ++placeholders_end_;
+  return placeholders_end_;
+}
+
+void Graph::leaving(const Node* node) {
+  if (node->self_ == placeholders_end_) placeholders_end_ = std::next(node->self_);
+}
+
+void Graph::arrived(const Node* node, NodeList::iterator pos) {
+  if (node->is_placeholder()) return;  // a placeholder anywhere keeps "all before it are placeholders"
+  if (pos == placeholders_end_) {
+    placeholders_end_ = node->self_;
+  } else if (pos != nodes_.end() && (*pos)->is_placeholder()) {
+    // Inside the leading run or past it: which one is not known in O(1),
+    // so start over (graphs are built placeholders first; this is rare).
+    placeholders_end_ = nodes_.begin();
+  }
+}
+
+Node* Graph::insert_node(std::unique_ptr<Node> node, NodeList::iterator pos) {
   Node* raw = node.get();
   raw->self_ = nodes_.insert(pos, std::move(node));
+  arrived(raw, pos);
   return raw;
 }
 
 Node* Graph::add_placeholder(const std::string& name_hint, TensorType type, Node* before) {
-  auto pos = nodes_.begin();
-  if (before) {
-    pos = before->self_;
-  } else if (2 * num_placeholders_ <= nodes_.size()) {
-    while (pos != nodes_.end() && (*pos)->is_placeholder()) ++pos;
-  } else {
-    // Mostly placeholders (a graph being built): find the end of them from
-    // the back, so that adding K placeholders costs O(K), not O(K^2).
-    pos = nodes_.end();
-    while (pos != nodes_.begin() && !(*std::prev(pos))->is_placeholder()) --pos;
-  }
+  const auto pos = before ? before->self_ : placeholder_run_end();
   Node* n = insert_node(std::unique_ptr<Node>(new Node(this, NodeKind::Placeholder)), pos);
-  ++num_placeholders_;
   add_result(n, name_hint, std::move(type));
   return n;
 }
@@ -181,15 +190,22 @@ void Graph::erase(Node* node) {
   }
   for (size_t i = 0; i < node->inputs_.size(); ++i) node->set_input(i, nullptr);
   for (const auto& r : node->results_) values_by_name_.erase(r->name());
-  if (node->is_placeholder()) --num_placeholders_;
+  leaving(node);
   nodes_.erase(node->self_);
 }
 
 void Graph::move_before(Node* node, Node* before) {
+  if (node == before) return;
+  leaving(node);
   nodes_.splice(before->self_, nodes_, node->self_);
+  arrived(node, before->self_);
 }
 
-void Graph::move_to_end(Node* node) { nodes_.splice(nodes_.end(), nodes_, node->self_); }
+void Graph::move_to_end(Node* node) {
+  leaving(node);
+  nodes_.splice(nodes_.end(), nodes_, node->self_);
+  arrived(node, nodes_.end());
+}
 
 Node* Graph::next_node(const Node* node) const {
   auto it = std::next(node->self_);

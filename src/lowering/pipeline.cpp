@@ -54,10 +54,17 @@ const std::vector<PassInfo>& registry() {
   return passes;
 }
 
-// Lets each delegate's backend store constants in its own layout
-// (BackendCompiler::prepare_constants), then verifies the delegate again:
-// the edit must leave every program valid (SEMANTICS 5.7). A target another
-// program reads stays as it is (stored once).
+}  // namespace
+
+std::span<const PassInfo> lowering_passes() { return registry(); }
+
+const PassInfo* find_any_pass(std::string_view name) {
+  if (const PassInfo* p = find_pass(name)) return p;
+  for (const auto& p : registry())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
 void prepare_delegate_constants(Program& program) {
   std::map<std::string, int> readers;  // target -> programs reading it
   auto count = [&](const Program& p) {
@@ -82,17 +89,6 @@ void prepare_delegate_constants(Program& program) {
                          ") after storing constants in its layout: " + e.what());
     }
   }
-}
-
-}  // namespace
-
-std::span<const PassInfo> lowering_passes() { return registry(); }
-
-const PassInfo* find_any_pass(std::string_view name) {
-  if (const PassInfo* p = find_pass(name)) return p;
-  for (const auto& p : registry())
-    if (p.name == name) return &p;
-  return nullptr;
 }
 
 void compile_program(Program& program, const LowerOptions& options, const std::string& backends) {

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 #include "interpreter/interpreter.h"
 #include "ir/diagnostic.h"
@@ -26,6 +27,35 @@ namespace edgec {
 namespace {
 
 constexpr const char* kPropPrefix = "_prop_tensor_constant";
+
+// Values with equal type and bytes, found by hash: the first value seen
+// with each content stands for all later equal ones.
+class EqualContents {
+ public:
+  /// The value first added with `data`'s type and bytes, or nullptr.
+  Value* find(const TensorData& data) const {
+    for (auto [it, end] = seen_.equal_range(key(data)); it != end; ++it)
+      if (it->second.first.type == data.type && *it->second.first.bytes == *data.bytes) return it->second.second;
+    return nullptr;
+  }
+  void add(const TensorData& data, Value* v) { seen_.emplace(key(data), std::pair{data, v}); }
+
+ private:
+  static size_t key(const TensorData& data) {
+    return std::hash<std::string>()(data.type.str()) ^
+           std::hash<std::string_view>()(
+               std::string_view(reinterpret_cast<const char*>(data.bytes->data()), data.bytes->size()));
+  }
+  std::unordered_multimap<size_t, std::pair<TensorData, Value*>> seen_;
+};
+
+// Points every reader of `from` that `keep` accepts at `to`.
+template <typename Keep>
+void redirect_uses(Value* from, Value* to, Keep keep) {
+  const std::vector<Use> uses = from->uses();
+  for (const Use& u : uses)
+    if (keep(u.user)) u.user->set_input(static_cast<size_t>(u.input_index), to);
+}
 
 class ConstantPropagation : public Pass {
  public:
@@ -79,45 +109,36 @@ class ConstantPropagation : public Pass {
         break;
       }
     }
-    int next_index = 0;
     // Folded values with equal type and bytes share one placeholder: an
     // unrolled loop that transposes one weight in every step must not store
     // the transposed weight once per step.
-    std::multimap<size_t, Value*> materialized;  // by hash of type and bytes
+    EqualContents materialized;
+    FreeTargets free_targets(program);
+    std::map<std::string, InputSpec> new_specs;  // by placeholder name
+    auto outside = [&](const Node* user) { return !folded.count(user); };
     for (Node* n : g.calls()) {
       if (!folded.count(n)) continue;
       for (size_t r = 0; r < n->num_results(); ++r) {
         Value* v = n->result(r);
         bool read_outside = false;
-        for (const Use& u : v->uses()) read_outside |= !folded.count(u.user);
+        for (const Use& u : v->uses()) read_outside |= outside(u.user);
         if (!read_outside) continue;
         TensorData data = known.at(v);
-        const size_t key = std::hash<std::string>()(data.type.str()) ^
-                           std::hash<std::string_view>()(std::string_view(
-                               reinterpret_cast<const char*>(data.bytes->data()), data.bytes->size()));
-        Value* same = nullptr;
-        for (auto [it, end] = materialized.equal_range(key); it != end && !same; ++it) {
-          const TensorData& other = program.constants.at(program.input_spec_of(it->second)->target);
-          if (other.type == data.type && *other.bytes == *data.bytes) same = it->second;
-        }
-        if (same) {
-          const std::vector<Use> uses = v->uses();
-          for (const Use& u : uses)
-            if (!folded.count(u.user)) u.user->set_input(static_cast<size_t>(u.input_index), same);
+        if (Value* same = materialized.find(data)) {
+          redirect_uses(v, same, outside);
           continue;
         }
-        const std::string target = next_free_target(program, next_index);
+        const std::string target = free_targets.next();
         // The placeholder carries the folded value's actual (now static) type.
         Node* ph = g.add_placeholder(target, data.type, first_user_input);
-        insert_input_spec(program, ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
+        new_specs.emplace(ph->result()->name(), InputSpec{InputKind::Constant, ph->result()->name(), target, false});
+        materialized.add(data, ph->result());
         program.constants[target] = std::move(data);
-        materialized.emplace(key, ph->result());
         // Folded results replace uses only outside the folded region.
-        const std::vector<Use> uses = v->uses();
-        for (const Use& u : uses)
-          if (!folded.count(u.user)) u.user->set_input(static_cast<size_t>(u.input_index), ph->result());
+        redirect_uses(v, ph->result(), outside);
       }
     }
+    insert_input_specs(program, std::move(new_specs));
 
     // 3. Drop the folded calls (now unread) and the constants nothing reads.
     auto calls = g.calls();
@@ -139,29 +160,19 @@ class ConstantPropagation : public Pass {
   // bytes) to an earlier one at the earlier one; true when any was.
   static bool merge_equal_constants(Program& program, const std::vector<Node*>& placeholders,
                                     std::map<const Value*, TensorData>& known) {
-    std::multimap<size_t, Value*> seen;  // by hash of type and bytes
+    EqualContents seen;
     bool merged = false;
     for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
       if (program.inputs[i].kind != InputKind::Constant) continue;
       Value* v = placeholders[i]->result();
       auto k = known.find(v);
       if (k == known.end() || !v->has_uses()) continue;
-      const TensorData& data = k->second;
-      const size_t key = std::hash<std::string>()(data.type.str()) ^
-                         std::hash<std::string_view>()(std::string_view(
-                             reinterpret_cast<const char*>(data.bytes->data()), data.bytes->size()));
-      Value* same = nullptr;
-      for (auto [it, end] = seen.equal_range(key); it != end && !same; ++it) {
-        const TensorData& other = known.at(it->second);
-        if (other.type == data.type && *other.bytes == *data.bytes) same = it->second;
+      if (Value* same = seen.find(k->second)) {
+        redirect_uses(v, same, [](const Node*) { return true; });
+        merged = true;
+      } else {
+        seen.add(k->second, v);
       }
-      if (!same) {
-        seen.emplace(key, v);
-        continue;
-      }
-      const std::vector<Use> uses = v->uses();
-      for (const Use& u : uses) u.user->set_input(static_cast<size_t>(u.input_index), same);
-      merged = true;
     }
     return merged;
   }
@@ -176,14 +187,25 @@ class ConstantPropagation : public Pass {
     return true;
   }
 
-  static std::string next_free_target(const Program& p, int& next_index) {
-    while (true) {
-      std::string t = kPropPrefix + std::to_string(next_index++);
-      bool taken = p.constants.count(t) || p.state.count(t);
-      for (const auto& s : p.inputs) taken |= s.target == t;
-      if (!taken) return t;
+  // `_prop_tensor_constant<N>` targets not yet taken, N counting up (SEMANTICS 3.2).
+  class FreeTargets {
+   public:
+    explicit FreeTargets(const Program& p) {
+      for (const auto& [t, data] : p.constants) taken_.insert(t);
+      for (const auto& [t, data] : p.state) taken_.insert(t);
+      for (const auto& s : p.inputs) taken_.insert(s.target);
     }
-  }
+    std::string next() {
+      while (true) {
+        std::string t = kPropPrefix + std::to_string(next_index_++);
+        if (taken_.insert(t).second) return t;
+      }
+    }
+
+   private:
+    std::set<std::string> taken_;
+    int64_t next_index_ = 0;
+  };
 
   std::set<std::string> skip_;
 };

@@ -13,9 +13,18 @@
 //
 // Finding the placed blocks whose lifetimes meet a value's is a query on an
 // index of lifetimes (PlacedBlocks), not a scan of every placed block: the
-// scan made planning quadratic (12 s for a chain of 100,000 calls).
+// scan made planning quadratic (12 s for a chain of 100,000 calls). Still,
+// each placement looks at every block alive beside it, so a graph where
+// many values are alive together (a concat of 100,000 values) is quadratic
+// however they are indexed. The pass counts those pairs first (n log n) and,
+// past a budget of kMostOverlapsPerValue per value, plans in time order
+// instead: a best-fit free list that takes each value at its definition and
+// gives its block back after its last reader (n log n; a little more memory
+// than greedy by size on such graphs, the same on every model we have).
 #include <algorithm>
 #include <bit>
+#include <set>
+#include <unordered_map>
 
 #include "ir/diagnostic.h"
 #include "passes/pass_list.h"
@@ -24,6 +33,10 @@ namespace edgec {
 namespace {
 
 constexpr uint64_t kAlign = 64;
+// Greedy by size visits every pair of values alive at once; past this many
+// pairs per value (plus a constant for small graphs) it is not worth it.
+constexpr uint64_t kMostOverlapsPerValue = 64;
+constexpr uint64_t kOverlapsAlwaysAllowed = uint64_t{1} << 20;
 
 struct Interval {
   const Value* value;
@@ -94,6 +107,131 @@ class PlacedBlocks {
   std::vector<std::vector<Block>> by_start_;
 };
 
+// The number of pairs of intervals that share a position: all pairs but
+// those where one ends before the other starts.
+uint64_t overlapping_pairs(const std::vector<Interval>& intervals) {
+  std::vector<size_t> ends;
+  ends.reserve(intervals.size());
+  for (const Interval& iv : intervals) ends.push_back(iv.end);
+  std::sort(ends.begin(), ends.end());
+  const uint64_t n = intervals.size();
+  uint64_t disjoint = 0;
+  for (const Interval& iv : intervals)  // intervals ending before iv starts
+    disjoint += static_cast<uint64_t>(std::lower_bound(ends.begin(), ends.end(), iv.start) - ends.begin());
+  return n * (n - 1) / 2 - disjoint;
+}
+
+// Greedy by size: each value, largest first, at the lowest offset free
+// during its whole lifetime.
+void plan_by_size(const std::vector<Interval>& intervals, size_t positions, MemoryPlan& plan) {
+  std::vector<size_t> order(intervals.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (intervals[a].size != intervals[b].size) return intervals[a].size > intervals[b].size;
+    return intervals[a].start < intervals[b].start;
+  });
+  PlacedBlocks placed(positions);
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  for (size_t idx : order) {
+    const Interval& iv = intervals[idx];
+    // Collect the blocks alive at the same time, sorted by offset, and take
+    // the first gap that fits.
+    busy.clear();
+    placed.collect(iv.start, iv.end, busy);
+    std::sort(busy.begin(), busy.end());
+    uint64_t offset = 0, end = 0;
+    for (const auto& [lo, hi] : busy) {
+      if (offset + iv.size <= lo && offset + iv.size >= offset) break;
+      offset = std::max(offset, hi);
+    }
+    // Huge declared shapes (a ConstantOfShape of 2^62 bytes, several alive
+    // at once) must not wrap the arena around 2^64.
+    if (__builtin_add_overflow(offset, iv.size, &end))
+      throw CompileError("%" + iv.value->name() + " of type " + iv.value->type().str() +
+                         " does not fit: the memory plan would need more than 2^64 bytes");
+    if (iv.size > 0) placed.add(iv, offset);
+    plan.values[iv.value->name()] = PlannedValue{offset, iv.size};
+    plan.arena_size = std::max(plan.arena_size, end);
+  }
+}
+
+/// Free gaps of the arena for plan_in_time_order: by offset (to merge
+/// neighbours) and by size (best fit). The tail past the highest block is
+/// one gap that never runs out.
+class FreeList {
+ public:
+  FreeList() { insert(0, kTail); }
+
+  /// The offset of a block of `size` bytes: the smallest gap that fits,
+  /// lowest offset among equal ones.
+  uint64_t take(uint64_t size) {
+    auto it = by_size_.lower_bound({size, 0});
+    const auto [gap, offset] = *it;  // the tail always fits
+    erase(offset);
+    if (gap != size) insert(offset + size, gap == kTail ? kTail : gap - size);
+    return offset;
+  }
+
+  void give_back(uint64_t offset, uint64_t size) {
+    uint64_t lo = offset, len = size;
+    auto next = by_offset_.lower_bound(offset);
+    if (next != by_offset_.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == lo) {
+        lo = prev->first;
+        len += prev->second;
+        erase(prev->first);
+      }
+    }
+    next = by_offset_.lower_bound(offset);
+    if (next != by_offset_.end() && next->first == offset + size) {
+      len = next->second == kTail ? kTail : len + next->second;
+      erase(next->first);
+    }
+    insert(lo, len);
+  }
+
+ private:
+  static constexpr uint64_t kTail = UINT64_MAX;
+  void insert(uint64_t offset, uint64_t len) {
+    by_offset_.emplace(offset, len);
+    by_size_.insert({len, offset});
+  }
+  void erase(uint64_t offset) {
+    auto it = by_offset_.find(offset);
+    by_size_.erase({it->second, offset});
+    by_offset_.erase(it);
+  }
+  std::map<uint64_t, uint64_t> by_offset_;     // offset -> length
+  std::set<std::pair<uint64_t, uint64_t>> by_size_;  // (length, offset)
+};
+
+// In time order: at each call, its results take blocks (while its inputs
+// still hold theirs), then the values it read last give theirs back.
+void plan_in_time_order(const std::vector<Interval>& intervals, size_t positions, MemoryPlan& plan) {
+  std::vector<std::vector<size_t>> defined(positions + 1), last_read(positions + 1);
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    defined[intervals[i].start].push_back(i);
+    last_read[intervals[i].end].push_back(i);
+  }
+  FreeList free;
+  std::vector<uint64_t> offsets(intervals.size(), 0);
+  for (size_t p = 0; p <= positions; ++p) {
+    for (size_t i : defined[p]) {
+      const Interval& iv = intervals[i];
+      if (iv.size > 0) offsets[i] = free.take(iv.size);
+      uint64_t end = 0;
+      if (__builtin_add_overflow(offsets[i], iv.size, &end))
+        throw CompileError("%" + iv.value->name() + " of type " + iv.value->type().str() +
+                           " does not fit: the memory plan would need more than 2^64 bytes");
+      plan.values[iv.value->name()] = PlannedValue{offsets[i], iv.size};
+      plan.arena_size = std::max(plan.arena_size, end);
+    }
+    for (size_t i : last_read[p])
+      if (intervals[i].size > 0) free.give_back(offsets[i], intervals[i].size);
+  }
+}
+
 class MemoryPlanPass : public Pass {
  public:
   bool run(Program& program) override {
@@ -108,7 +246,7 @@ class MemoryPlanPass : public Pass {
  private:
   bool plan(Program& program) {
     const auto calls = program.graph.calls();
-    std::map<const Node*, size_t> pos;
+    std::unordered_map<const Node*, size_t> pos;
     for (size_t i = 0; i < calls.size(); ++i) pos[calls[i]] = i;
     const size_t end_of_program = calls.size();
 
@@ -121,36 +259,12 @@ class MemoryPlanPass : public Pass {
         intervals.push_back({v, pos.at(n), last, planned_size(v)});
       }
     }
-    std::vector<size_t> order(intervals.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      if (intervals[a].size != intervals[b].size) return intervals[a].size > intervals[b].size;
-      return intervals[a].start < intervals[b].start;
-    });
-
     MemoryPlan plan;
-    PlacedBlocks placed(end_of_program);
-    std::vector<std::pair<uint64_t, uint64_t>> busy;
-    for (size_t idx : order) {
-      const Interval& iv = intervals[idx];
-      // Collect the blocks alive at the same time, sorted by offset, and take
-      // the first gap that fits.
-      busy.clear();
-      placed.collect(iv.start, iv.end, busy);
-      std::sort(busy.begin(), busy.end());
-      uint64_t offset = 0, end = 0;
-      for (const auto& [lo, hi] : busy) {
-        if (offset + iv.size <= lo && offset + iv.size >= offset) break;
-        offset = std::max(offset, hi);
-      }
-      // Huge declared shapes (a ConstantOfShape of 2^62 bytes, several alive
-      // at once) must not wrap the arena around 2^64.
-      if (__builtin_add_overflow(offset, iv.size, &end))
-        throw CompileError("%" + iv.value->name() + " of type " + iv.value->type().str() +
-                           " does not fit: the memory plan would need more than 2^64 bytes");
-      if (iv.size > 0) placed.add(iv, offset);
-      plan.values[iv.value->name()] = PlannedValue{offset, iv.size};
-      plan.arena_size = std::max(plan.arena_size, end);
+    const uint64_t budget = kOverlapsAlwaysAllowed + kMostOverlapsPerValue * intervals.size();
+    if (overlapping_pairs(intervals) <= budget) {
+      plan_by_size(intervals, end_of_program, plan);
+    } else {
+      plan_in_time_order(intervals, end_of_program, plan);
     }
     const bool changed = !(plan.values == program.memory_plan.values && plan.arena_size == program.memory_plan.arena_size);
     program.memory_plan = std::move(plan);

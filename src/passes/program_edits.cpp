@@ -7,14 +7,24 @@
 
 namespace edgec {
 
-void insert_input_spec(Program& program, const Node* ph, InputSpec spec) {
-  size_t index = 0;
+void insert_input_specs(Program& program, std::map<std::string, InputSpec> specs) {
+  if (specs.empty()) return;
+  std::vector<InputSpec> inputs;
+  inputs.reserve(program.inputs.size() + specs.size());
+  size_t old = 0;
   for (const Node* n : program.graph.placeholders()) {
-    if (n == ph) break;
-    ++index;
+    auto it = specs.find(n->result()->name());
+    if (it != specs.end()) {
+      inputs.push_back(std::move(it->second));
+      specs.erase(it);
+    } else if (old < program.inputs.size()) {
+      inputs.push_back(std::move(program.inputs[old++]));
+    }
   }
-  if (index > program.inputs.size()) index = program.inputs.size();
-  program.inputs.insert(program.inputs.begin() + static_cast<std::ptrdiff_t>(index), std::move(spec));
+  if (!specs.empty())
+    throw CompileError("internal error: an input spec names %" + specs.begin()->first + ", which is no placeholder");
+  for (; old < program.inputs.size(); ++old) inputs.push_back(std::move(program.inputs[old]));
+  program.inputs = std::move(inputs);
 }
 
 bool remove_unread_constants(Program& program, const std::set<std::string>& mutated_targets) {

@@ -2,6 +2,7 @@
 // passes that add or remove placeholders or change what the graph returns.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -9,8 +10,10 @@
 
 namespace edgec {
 
-/// Inserts `spec` at the position of placeholder `ph` among the placeholders.
-void insert_input_spec(Program& program, const Node* ph, InputSpec spec);
+/// Gives the new placeholders their specs (`specs`, keyed by placeholder
+/// name): program.inputs becomes the old specs and these in placeholder
+/// order, in one walk however many are added.
+void insert_input_specs(Program& program, std::map<std::string, InputSpec> specs);
 
 /// Removes `constant` placeholders and non-persistent, unmutated buffer
 /// placeholders that nothing reads, with their specs; drops store entries

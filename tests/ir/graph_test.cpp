@@ -146,3 +146,65 @@ TEST(ProgramTest, EditedProgramVerifiesAndRoundTrips) {
 
 }  // namespace
 }  // namespace edgec
+
+namespace edgec {
+namespace {
+
+// Where add_placeholder puts a placeholder, recomputed by walking: after
+// the leading run of placeholders.
+size_t expected_placeholder_slot(const Graph& g) {
+  size_t i = 0;
+  for (const Node* n : g.nodes()) {
+    if (!n->is_placeholder()) break;
+    ++i;
+  }
+  return i;
+}
+
+size_t index_of(const Graph& g, const Node* node) {
+  const auto nodes = g.nodes();
+  return static_cast<size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
+}
+
+// Regression (issue 14): add_placeholder walked the placeholders from the
+// front each time (constant folding of K constants was O(K^2)); it now
+// keeps the end of the leading run across inserts, erases and moves. Every
+// edit that can move that end, then a placeholder lands where a walk says.
+TEST(GraphPlaceholders, LandAfterTheLeadingRunWhateverTheEdits) {
+  Graph g;
+  Value* x = g.add_placeholder("x", f32({2}))->result();
+  std::vector<Node*> calls;
+  auto check = [&](const char* after) {
+    const size_t want = expected_placeholder_slot(g);
+    Node* ph = g.add_placeholder("p", f32({2}));
+    EXPECT_EQ(index_of(g, ph), want) << "after " << after;
+  };
+  check("one placeholder");
+  for (int i = 0; i < 3; ++i) calls.push_back(g.create_call(call("aten.relu.default", {x}, f32({2}))));
+  g.set_outputs({calls.back()->result()});
+  check("calls and the output");
+  g.erase(calls[0]);  // the node right after the run
+  calls.erase(calls.begin());
+  check("erasing the first call");
+  g.move_before(calls[1], calls[0]);  // a call moved to the front of the calls
+  check("moving a call before the first call");
+  Node* first_ph = g.nodes()[0];
+  g.move_before(calls[0], first_ph);  // a call moved in front of every placeholder
+  check("moving a call before the placeholders");
+  Node* out = g.output_node();
+  g.move_to_end(calls[0]);
+  check("moving that call to the end");
+  g.move_before(calls[0], out);
+  check("moving it back before the output");
+  Node* c = g.create_call(call("aten.relu.default", {x}, f32({2})), g.nodes()[1]);  // inside the run
+  check("creating a call inside the run");
+  g.erase(c);
+  check("erasing it");
+  g.erase(g.add_placeholder("q", f32({2})));
+  check("erasing the last placeholder");
+  for (int i = 0; i < 100; ++i) g.add_placeholder("r", f32({2}));
+  check("many placeholders");
+}
+
+}  // namespace
+}  // namespace edgec
