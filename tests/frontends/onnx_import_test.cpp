@@ -24,6 +24,7 @@
 #include "ir/verifier.h"
 #include "passes/pass.h"
 #include "passes/pipeline.h"
+#include "support/compare.h"
 
 namespace edgec {
 namespace {
@@ -148,23 +149,13 @@ TEST_P(FixtureTest, ImportsAndMatchesPyTorch) {
     const auto it = std::find_if(expected.begin(), expected.end(),
                                  [&](const io::NpyArray& a) { return a.name == p->outputs[i].target; });
     ASSERT_NE(it, expected.end()) << "no reference for output " << p->outputs[i].target;
-    EXPECT_EQ(outputs[i].type.static_shape(), it->shape) << p->outputs[i].target;
-    EXPECT_EQ(outputs[i].type.dtype, it->dtype) << p->outputs[i].target;
-    if (outputs[i].type.static_shape() != it->shape) continue;
-    const auto got = as_doubles(outputs[i]);
-    const auto want = as_doubles(to_tensor_data(*it));
-    ASSERT_EQ(got.size(), want.size());
-    size_t bad = 0;
-    double worst = 0;
-    for (size_t j = 0; j < got.size(); ++j) {
-      const double err = std::abs(got[j] - want[j]);
-      if (err > 1e-4 && err > 1e-4 * std::abs(want[j])) {
-        ++bad;
-        worst = std::max(worst, err);
-      }
-    }
-    EXPECT_EQ(bad, 0u) << p->outputs[i].target << ": " << bad << " of " << got.size()
-                       << " elements differ beyond 1e-4 (worst " << worst << ")";
+    // Floats within 1e-4 absolute or relative; integers and booleans exact.
+    const TensorData& got = outputs[i];
+    const compare::ArrayView got_view{got.type.dtype, got.type.static_shape(), got.bytes ? got.bytes->data() : nullptr,
+                                      got.bytes ? got.bytes->size() : 0};
+    const compare::ArrayView want_view{it->dtype, it->shape, it->data.data(), it->data.size()};
+    EXPECT_TRUE(compare::arrays_match("output '" + p->outputs[i].target + "'", got_view, want_view,
+                                      compare::Tolerance::either(1e-4, 1e-4)));
   }
 }
 

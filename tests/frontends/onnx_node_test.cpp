@@ -18,7 +18,6 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -34,6 +33,7 @@
 #include "passes/pipeline.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
+#include "support/compare.h"
 
 namespace edgec {
 namespace {
@@ -278,6 +278,20 @@ std::vector<TensorData> run_file(std::span<const std::byte> bytes, std::map<std:
   return out;
 }
 
+/// How many output_<i>.pb files the case's data set holds.
+size_t count_output_files(const fs::path& data) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(data)) {
+    const std::string f = e.path().filename().string();
+    n += f.rfind("output_", 0) == 0 && e.path().extension() == ".pb";
+  }
+  return n;
+}
+
+compare::ArrayView view_of(const TensorData& d) {
+  return {d.type.dtype, d.type.static_shape(), d.bytes ? d.bytes->data() : nullptr, d.bytes ? d.bytes->size() : 0};
+}
+
 /// Runs one case; returns an empty string on success, else what went wrong.
 std::string run_case(const onnx::ModelProto& model, const std::string& bytes, const fs::path& dir) {
   try {
@@ -303,22 +317,21 @@ std::string run_case(const onnx::ModelProto& model, const std::string& bytes, co
     lower_program(*program);
     const std::vector<std::byte> file = serialize_program(*program);
     const auto outputs = run_file(file, inputs);
+    const size_t expected_outputs = count_output_files(data);
+    if (outputs.size() != expected_outputs)
+      return "the program has " + std::to_string(outputs.size()) + " outputs, the case " +
+             std::to_string(expected_outputs) + " (output_*.pb)";
+    // Floats within 1e-4 absolute or 1e-3 relative; integers and booleans exact.
+    const auto tolerance = compare::Tolerance::either(1e-4, 1e-3);
+    std::string problems;
     for (size_t i = 0; i < outputs.size(); ++i) {
       const auto t = read_tensor(data / ("output_" + std::to_string(i) + ".pb"));
       const TensorData want = onnx_import::tensor_from_proto(t, "output");
-      if (!(want.type == outputs[i].type))
-        return "output " + std::to_string(i) + " is " + outputs[i].type.str() + ", expected " + want.type.str();
-      const auto got = onnx_import::data_as_doubles(outputs[i]);
-      const auto ref = onnx_import::data_as_doubles(want);
-      for (size_t j = 0; j < got.size(); ++j) {
-        const double err = std::abs(got[j] - ref[j]);
-        const bool same = got[j] == ref[j] || (std::isnan(got[j]) && std::isnan(ref[j]));
-        if (!same && err > 1e-4 && err > 1e-3 * std::abs(ref[j]))
-          return "output " + std::to_string(i) + " element " + std::to_string(j) + " is " + std::to_string(got[j]) +
-                 ", expected " + std::to_string(ref[j]);
-      }
+      const std::string problem =
+          compare::compare_arrays("output " + std::to_string(i), view_of(outputs[i]), view_of(want), tolerance);
+      if (!problem.empty()) problems += (problems.empty() ? "" : "; ") + problem;
     }
-    return {};
+    return problems;
   } catch (const std::exception& e) {
     return e.what();
   }
