@@ -19,6 +19,7 @@
 #include "lowering/pipeline.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
+#include "support/compare.h"
 
 namespace edgec {
 namespace {
@@ -104,7 +105,8 @@ struct AlignedBytes {
 };
 
 struct RunResult {
-  std::vector<std::vector<float>> outputs;
+  std::vector<std::vector<float>> outputs;  // f32 (compile_and_run refuses other dtypes)
+  std::vector<std::vector<int64_t>> shapes;
   std::vector<std::string> delegated;  // kernel names of the onednn delegates' calls
   std::vector<std::string> steps;      // the onednn delegates' step names
   size_t portable = 0;                 // instructions left on the portable kernels
@@ -146,9 +148,27 @@ RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs,
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& t = (*m)->output(i);
-    r.outputs.emplace_back(t.data_as<float>(), t.data_as<float>() + t.numel());
+    EXPECT_EQ(t.dtype, DType::Float32) << outputs[i] << ": these tests read f32 outputs only";
+    r.outputs.emplace_back(t.data_as<float>(), t.data_as<float>() + (t.dtype == DType::Float32 ? t.numel() : 0));
+    r.shapes.emplace_back(t.shape().begin(), t.shape().end());
   }
   return r;
+}
+
+// Output k of a run, for compare.h.
+compare::ArrayView output_view(const RunResult& r, size_t k) {
+  return {DType::Float32, r.shapes[k], r.outputs[k].data(), r.outputs[k].size() * sizeof(float)};
+}
+
+// Every output of `got` matches `want`'s (same count, shapes; NaN only
+// where `want` has NaN; within `tol`); `names` name them in the report.
+void expect_outputs_match(const RunResult& got, const RunResult& want, const compare::Tolerance& tol,
+                          const std::vector<std::string>& names, const std::string& context = {}) {
+  ASSERT_EQ(got.outputs.size(), want.outputs.size());
+  for (size_t k = 0; k < want.outputs.size(); ++k) {
+    const std::string name = k < names.size() ? names[k] : "output " + std::to_string(k);
+    EXPECT_TRUE(compare::arrays_match(name, output_view(got, k), output_view(want, k), tol)) << context;
+  }
 }
 
 // Runs `ir` with onednn and on the portable kernels; expects equal outputs
@@ -161,17 +181,8 @@ RunResult expect_matches(const Ir& ir, const std::vector<std::string>& outputs,
   for (const auto& op : delegated)
     EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), op), got.delegated.end())
         << op << " was not delegated\n" << ir.text(outputs);
-  EXPECT_EQ(got.outputs.size(), want.outputs.size());
-  for (size_t k = 0; k < want.outputs.size() && k < got.outputs.size(); ++k) {
-    EXPECT_EQ(got.outputs[k].size(), want.outputs[k].size()) << outputs[k];
-    if (got.outputs[k].size() != want.outputs[k].size()) continue;
-    int reported = 0;
-    for (size_t i = 0; i < want.outputs[k].size(); ++i) {
-      const double g = got.outputs[k][i], w = want.outputs[k][i];
-      if (std::abs(g - w) > tol * std::max(1.0, std::abs(w)) && reported++ < 5)
-        ADD_FAILURE() << outputs[k] << "[" << i << "]: onednn " << g << ", portable " << w << "\n" << ir.text(outputs);
-    }
-  }
+  // |onednn - portable| <= tol * max(1, |portable|).
+  expect_outputs_match(got, want, compare::Tolerance::either(tol, tol), outputs, ir.text(outputs));
   return got;
 }
 
@@ -569,7 +580,7 @@ TEST(Onednn, ThreadCounts) {
   const auto two = compile_and_run(ir, {"c"}, "onednn", 2);
   ASSERT_EQ(one.outputs.size(), 1u);
   ASSERT_EQ(two.outputs.size(), 1u);
-  for (size_t i = 0; i < one.outputs[0].size(); ++i) EXPECT_NEAR(one.outputs[0][i], two.outputs[0][i], 1e-4) << i;
+  expect_outputs_match(one, two, compare::Tolerance::absolute(1e-4), {"c"});
   EXPECT_EQ(one.portable, 0u);  // the whole graph is one delegate call
 }
 
@@ -591,14 +602,9 @@ std::vector<Node*> calls_of(Program& delegate, const std::string& op) {
   return out;
 }
 
-// Outputs within 1e-5 relative of the portable kernels'.
+// Outputs within tol (1e-5) of the portable kernels': |got - want| <= tol * (1 + |want|).
 void expect_close(const RunResult& got, const RunResult& want, double tol = 1e-5) {
-  ASSERT_EQ(got.outputs.size(), want.outputs.size());
-  for (size_t o = 0; o < want.outputs.size(); ++o) {
-    ASSERT_EQ(got.outputs[o].size(), want.outputs[o].size());
-    for (size_t i = 0; i < want.outputs[o].size(); ++i)
-      EXPECT_NEAR(got.outputs[o][i], want.outputs[o][i], tol * (1 + std::fabs(want.outputs[o][i]))) << o << ":" << i;
-  }
+  expect_outputs_match(got, want, compare::Tolerance::sum(tol, tol), {});
 }
 
 // Convolution weights that only convolutions read are stored in the file
