@@ -30,11 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "base/half.h"
 #include "io/npz.h"
 #include "ir/diagnostic.h"
 #include "ir/operator.h"
 #include "kernels/registry.h"
+#include "support/compare.h"
 
 #ifndef EDGEC_KERNEL_CASES_DIR
 #error "EDGEC_KERNEL_CASES_DIR must name the folder gen_cases.py writes"
@@ -146,79 +146,14 @@ class GuardedBuffer {
 };
 
 // ---------------------------------------------------------------------------
-// comparison
+// comparison (tests/support/compare.h: integers and bools exact, NaN only
+// where numpy has NaN, floats within |got - want| <= atol + rtol * |want|)
 
-bool floats_match(double got, double want, double atol, double rtol) {
-  if (std::isnan(want)) return std::isnan(got);
-  if (std::isnan(got)) return false;
-  if (std::isinf(want) || std::isinf(got)) return got == want;
-  return std::fabs(got - want) <= atol + rtol * std::fabs(want);
+compare::ArrayView view_of(const Tensor& t) {
+  return {t.dtype, std::vector<int64_t>(t.shape().begin(), t.shape().end()), t.data, t.nbytes()};
 }
 
-double element(const void* data, DType dtype, int64_t i) {
-  switch (dtype) {
-    case DType::Float32: return static_cast<const float*>(data)[i];
-    case DType::Float16: return half_to_float(static_cast<const Half*>(data)[i]);
-    case DType::Int64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case DType::Int32: return static_cast<const int32_t*>(data)[i];
-    case DType::Int8: return static_cast<const int8_t*>(data)[i];
-    case DType::UInt8: return static_cast<const uint8_t*>(data)[i];
-    case DType::Bool: return static_cast<const uint8_t*>(data)[i];  // raw byte: 2 is not "true"
-  }
-  return 0;
-}
-
-std::string element_text(const void* data, DType dtype, int64_t i) {
-  std::ostringstream os;
-  if (dtype == DType::Int64) {
-    os << static_cast<const int64_t*>(data)[i];
-  } else if (dtype == DType::Bool) {
-    const uint8_t b = static_cast<const uint8_t*>(data)[i];
-    os << (b == 0 ? "false" : b == 1 ? "true" : "invalid bool byte " + std::to_string(b));
-  } else {
-    os.precision(9);
-    os << element(data, dtype, i);
-  }
-  return os.str();
-}
-
-std::string index_text(int64_t flat, std::span<const int64_t> shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  return shape_string(idx);
-}
-
-// Appends the differences between `got` and `want` to `report`.
-void compare_values(const Tensor& got, const io::NpyArray& want, double atol, double rtol,
-                    std::ostringstream& report, const std::string& label) {
-  const int64_t n = want.numel();
-  const bool exact = !is_floating(want.dtype);
-  int64_t mismatches = 0;
-  std::ostringstream first;
-  for (int64_t i = 0; i < n; ++i) {
-    bool same;
-    if (want.dtype == DType::Int64) {  // exact beyond 2^53
-      same = static_cast<const int64_t*>(got.data)[i] == reinterpret_cast<const int64_t*>(want.data.data())[i];
-    } else {
-      const double g = element(got.data, want.dtype, i), w = element(want.data.data(), want.dtype, i);
-      same = exact ? g == w : floats_match(g, w, atol, rtol);
-    }
-    if (same) continue;
-    if (mismatches++ < kMaxReportedMismatches) {
-      first << "\n      at " << index_text(i, want.shape) << " (flat " << i
-            << "): got " << element_text(got.data, want.dtype, i) << ", expected "
-            << element_text(want.data.data(), want.dtype, i);
-    }
-  }
-  if (mismatches == 0) return;
-  report << "\n    " << label << ": " << mismatches << " of " << n << " elements differ";
-  if (!exact) report << " (atol " << atol << ", rtol " << rtol << ")";
-  report << first.str();
-  if (mismatches > kMaxReportedMismatches) report << "\n      ...";
-}
+compare::ArrayView view_of(const io::NpyArray& a) { return {a.dtype, a.shape, a.data.data(), a.data.size()}; }
 
 // ---------------------------------------------------------------------------
 // one case
@@ -347,20 +282,15 @@ std::string run_once(const CaseData& c, KernelFn fn, int threads, std::byte fill
     const Tensor& got = outputs[i];
     const io::NpyArray& want = *c.outputs[i];
     const std::string label = "output " + std::to_string(i);
-    if (got.dtype != want.dtype) {
-      report << "\n    " << label << ": dtype " << dtype_name(got.dtype) << ", expected " << dtype_name(want.dtype);
-      continue;
-    }
-    if (!std::equal(got.shape().begin(), got.shape().end(), want.shape.begin(), want.shape.end())) {
-      report << "\n    " << label << ": shape " << shape_text(got.shape()) << ", expected "
-             << shape_text(want.shape);
-      continue;
-    }
     if (got.data != buffers[i].data() || !got.is_contiguous()) {
       report << "\n    " << label << ": the kernel changed the output's data pointer or strides";
       continue;
     }
-    compare_values(got, want, c.atol, c.rtol, report, label);
+    // Dtype and shape first: the values are read only when both match.
+    const std::string problem =
+        compare::compare_arrays(label, view_of(got), view_of(want), compare::Tolerance::sum(c.atol, c.rtol),
+                                {kMaxReportedMismatches, "      "});
+    if (!problem.empty()) report << "\n    " << problem;
   }
   return report.str();
 }
