@@ -24,16 +24,8 @@ np.savez("extra.npz", **{"observation.state": x, "other": x})
 np.savez("missing.npz")
 PY
 
-compare() {
-  $py - "$1" <<'PY'
-import sys, numpy as np
-got, want = np.load(sys.argv[1]), np.load("want.npz")
-assert sorted(got.files) == sorted(want.files), (got.files, want.files)
-for k in want.files:
-    err = np.abs(got[k] - want[k]).max()
-    assert got[k].shape == want[k].shape and err < 1e-5, (k, got[k].shape, err)
-print("match:", sys.argv[1])
-PY
+compare() {  # within 1e-5 absolute (tests/support/compare_npz.py)
+  $py "$src/tests/support/compare_npz.py" "$1" want.npz --atol 1e-5 --label "$1"
 }
 
 "$edgec" eval "$src/models/demo.ir" --inputs in.npz --outputs eval.npz
