@@ -3,7 +3,8 @@
 # it with `edgec run`, and compares every output with PyTorch's (saved by
 # models/make_fixtures.py) within 1e-4 absolute or relative. Compiling twice
 # must give byte-identical files. A fixture whose manifest entry says the
-# exported graph is invalid must be refused with a clean error instead.
+# exported graph is invalid must be refused instead, with the error line
+# its entry gives (expected_error) and no output file.
 set -euo pipefail
 edgec=$1 fixtures=$2 name=$3
 py=/usr/bin/python3
