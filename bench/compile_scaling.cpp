@@ -5,7 +5,10 @@
 // doubling ratio time(2N)/time(N) of each phase. Every phase should be
 // linear (ratio about 2) or n log n; a ratio of 4 is a quadratic phase.
 //
-//   compile_scaling [--max N] [--min N] [--models LIST] [--backends LIST] [--repeats R]
+//   compile_scaling [--max N] [--min N] [--models LIST] [--backends LIST] [--repeats R] [--cpu-time]
+//
+// Phases are timed by the wall clock, or with --cpu-time by the process's
+// CPU time (steadier on a machine other processes are busy on).
 //
 // Models (each built in memory as an ONNX ModelProto, then imported from
 // its bytes as `edgec compile` imports a file):
@@ -23,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -44,7 +48,17 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+bool g_cpu_time = false;
+
+// Milliseconds on the wall clock, or of this process's CPU time.
+double now_ms() {
+  if (g_cpu_time) {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 onnx::ModelProto empty_model() {
   onnx::ModelProto m;
@@ -178,9 +192,9 @@ struct Timing {
 Timing compile_once(const std::string& bytes, const std::string& backends) {
   Timing t;
   auto timed = [&](size_t phase, const std::function<void()>& f) {
-    const auto start = Clock::now();
+    const double start = now_ms();
     f();
-    t.ms[phase] += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    t.ms[phase] += now_ms() - start;
   };
   std::unique_ptr<edgec::Program> p;
   timed(0, [&] {
@@ -238,10 +252,11 @@ int main(int argc, char** argv) {
     else if (a == "--repeats" && v) repeats = std::max(1, std::atoi(argv[++i]));
     else if (a == "--models" && v) models = split(argv[++i]);
     else if (a == "--backends" && v) backends = split(argv[++i]);
+    else if (a == "--cpu-time") g_cpu_time = true;
     else {
       std::fprintf(stderr,
                    "usage: compile_scaling [--max N] [--min N] [--models foldable,chain,concat,sum] "
-                   "[--backends none,onednn] [--repeats R]\n");
+                   "[--backends none,onednn] [--repeats R] [--cpu-time]\n");
       return 2;
     }
   }
@@ -256,8 +271,9 @@ int main(int argc, char** argv) {
   try {
     for (const auto& model : models) {
       for (const auto& be : backends) {
-        std::printf("\n%s model, --backends %s (ms; x = time(N) / time(N/2), shown where the phase takes 2 ms or more)\n",
-                    model.c_str(), be.c_str());
+        std::printf("\n%s model, --backends %s (ms of %s; x = time(N) / time(N/2), shown where the phase takes 2 ms "
+                    "or more)\n",
+                    model.c_str(), be.c_str(), g_cpu_time ? "CPU time" : "wall-clock time");
         std::printf("%8s", "N");
         for (const char* ph : kPhases) std::printf(" %12s", ph);
         std::printf(" %12s\n", "total");

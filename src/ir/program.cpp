@@ -35,26 +35,29 @@ std::string Node::label() const {
 std::vector<Node*> Graph::nodes() const {
   std::vector<Node*> out;
   out.reserve(nodes_.size());
-  for (const auto& n : nodes_) out.push_back(n.get());
+  for (const Node& n : nodes_) out.push_back(const_cast<Node*>(&n));
   return out;
 }
 
 std::vector<Node*> Graph::placeholders() const {
+  // The leading run holds them all unless an edit left one elsewhere (the
+  // verifier reports that): walk on only for those.
   std::vector<Node*> out;
-  for (const auto& n : nodes_)
-    if (n->is_placeholder()) out.push_back(n.get());
+  out.reserve(num_placeholders_);
+  for (auto it = nodes_.begin(); it != nodes_.end() && out.size() < num_placeholders_; ++it)
+    if (it->is_placeholder()) out.push_back(const_cast<Node*>(&*it));
   return out;
 }
 
 std::vector<Node*> Graph::calls() const {
   std::vector<Node*> out;
-  for (const auto& n : nodes_)
-    if (n->is_call()) out.push_back(n.get());
+  for (const Node& n : nodes_)
+    if (n.is_call()) out.push_back(const_cast<Node*>(&n));
   return out;
 }
 
 Node* Graph::output_node() const {
-  if (!nodes_.empty() && nodes_.back()->is_output()) return nodes_.back().get();
+  if (!nodes_.empty() && nodes_.back().is_output()) return const_cast<Node*>(&nodes_.back());
   return nullptr;
 }
 
@@ -94,7 +97,7 @@ Value* Graph::add_result(Node* node, const std::string& hint, TensorType type) {
 }
 
 Graph::NodeList::iterator Graph::placeholder_run_end() const {
-  while (placeholders_end_ != nodes_.end() && (*placeholders_end_)->is_placeholder()) ++placeholders_end_;
+  while (placeholders_end_ != nodes_.end() && placeholders_end_->is_placeholder()) ++placeholders_end_;
   return placeholders_end_;
 }
 
@@ -106,38 +109,40 @@ void Graph::arrived(const Node* node, NodeList::iterator pos) {
   if (node->is_placeholder()) return;  // a placeholder anywhere keeps "all before it are placeholders"
   if (pos == placeholders_end_) {
     placeholders_end_ = node->self_;
-  } else if (pos != nodes_.end() && (*pos)->is_placeholder()) {
+  } else if (pos != nodes_.end() && pos->is_placeholder()) {
     // Inside the leading run or past it: which one is not known in O(1),
     // so start over (graphs are built placeholders first; this is rare).
     placeholders_end_ = nodes_.begin();
   }
 }
 
-Node* Graph::insert_node(std::unique_ptr<Node> node, NodeList::iterator pos) {
-  Node* raw = node.get();
-  raw->self_ = nodes_.insert(pos, std::move(node));
-  arrived(raw, pos);
-  return raw;
+Node* Graph::insert_node(NodeKind kind, NodeList::iterator pos) {
+  const auto it = nodes_.emplace(pos, Node::Key(), this, kind);
+  it->self_ = it;
+  if (kind == NodeKind::Placeholder) ++num_placeholders_;
+  arrived(&*it, pos);
+  return &*it;
 }
 
 Node* Graph::add_placeholder(const std::string& name_hint, TensorType type, Node* before) {
   const auto pos = before ? before->self_ : placeholder_run_end();
-  Node* n = insert_node(std::unique_ptr<Node>(new Node(this, NodeKind::Placeholder)), pos);
+  Node* n = insert_node(NodeKind::Placeholder, pos);
   add_result(n, name_hint, std::move(type));
   return n;
 }
 
 namespace {
 
-void fill_call(Node* n, CallSpec& spec, std::vector<OperandGroup>& groups) {
+// The operand groups of `spec`, checked to cover its inputs (before any
+// node exists, so a bad spec leaves the graph as it was).
+std::vector<OperandGroup> checked_groups(CallSpec& spec) {
   if (spec.groups.empty()) spec.groups.assign(spec.inputs.size(), OperandGroup{});
   size_t total = 0;
   for (const auto& g : spec.groups) total += static_cast<size_t>(g.is_list ? g.count : 1);
   if (total != spec.inputs.size())
     throw CompileError("call to " + spec.op + ": operand groups cover " + std::to_string(total) +
                        " inputs, got " + std::to_string(spec.inputs.size()));
-  groups = spec.groups;
-  (void)n;
+  return std::move(spec.groups);
 }
 
 }  // namespace
@@ -149,9 +154,9 @@ Node* Graph::create_call(CallSpec spec, Node* before) {
   } else if (Node* out = output_node()) {
     pos = out->self_;
   }
-  auto node = std::unique_ptr<Node>(new Node(this, NodeKind::Call));
-  Node* n = node.get();
-  fill_call(n, spec, n->groups_);
+  std::vector<OperandGroup> groups = checked_groups(spec);
+  Node* n = insert_node(NodeKind::Call, pos);
+  n->groups_ = std::move(groups);
   n->op_ = spec.op;
   n->attrs_ = std::move(spec.attrs);
   n->inputs_.assign(spec.inputs.size(), nullptr);
@@ -161,19 +166,18 @@ Node* Graph::create_call(CallSpec spec, Node* before) {
     if (hint.empty()) hint = std::to_string(values_by_name_.size());
     add_result(n, hint, std::move(spec.result_types[i]));
   }
-  return insert_node(std::move(node), pos);
+  return n;
 }
 
 Node* Graph::create_call_after(CallSpec spec, Node* after) {
   auto next = std::next(after->self_);
-  return create_call(std::move(spec), next == nodes_.end() ? nullptr : next->get());
+  return create_call(std::move(spec), next == nodes_.end() ? nullptr : &*next);
 }
 
 Node* Graph::set_outputs(const std::vector<Value*>& values) {
   Node* out = output_node();
   if (!out) {
-    auto node = std::unique_ptr<Node>(new Node(this, NodeKind::Output));
-    out = insert_node(std::move(node), nodes_.end());
+    out = insert_node(NodeKind::Output, nodes_.end());
   }
   for (size_t i = 0; i < out->inputs_.size(); ++i) out->set_input(i, nullptr);
   out->inputs_.assign(values.size(), nullptr);
@@ -191,6 +195,7 @@ void Graph::erase(Node* node) {
   for (size_t i = 0; i < node->inputs_.size(); ++i) node->set_input(i, nullptr);
   for (const auto& r : node->results_) values_by_name_.erase(r->name());
   leaving(node);
+  if (node->is_placeholder()) --num_placeholders_;
   nodes_.erase(node->self_);
 }
 
@@ -209,13 +214,13 @@ void Graph::move_to_end(Node* node) {
 
 Node* Graph::next_node(const Node* node) const {
   auto it = std::next(node->self_);
-  return it == nodes_.end() ? nullptr : it->get();
+  return it == nodes_.end() ? nullptr : const_cast<Node*>(&*it);
 }
 
 std::map<const Node*, size_t> Graph::positions() const {
   std::map<const Node*, size_t> pos;
   size_t i = 0;
-  for (const auto& n : nodes_) pos[n.get()] = i++;
+  for (const Node& n : nodes_) pos[&n] = i++;
   return pos;
 }
 

@@ -119,9 +119,17 @@ class Node {
 
   bool is_delegate_call() const { return kind_ == NodeKind::Call && op_ == kCallDelegateOp; }
 
+  /// Only a Graph makes nodes (it holds them in its list, in place).
+  class Key {
+    friend class Graph;
+    Key() = default;
+  };
+  Node(Key, Graph* g, NodeKind kind) : graph_(g), kind_(kind) {}
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
  private:
   friend class Graph;
-  Node(Graph* g, NodeKind kind) : graph_(g), kind_(kind) {}
 
   Graph* graph_;
   NodeKind kind_;
@@ -132,7 +140,7 @@ class Node {
   std::vector<std::unique_ptr<Value>> results_;
   std::string tag_;
   std::vector<Refusal> refusals_;
-  std::list<std::unique_ptr<Node>>::iterator self_;
+  std::list<Node>::iterator self_;
 };
 
 /// The description of a call to create (see Graph::create_call).
@@ -188,8 +196,10 @@ class Graph {
   std::map<const Node*, size_t> positions() const;
 
  private:
-  using NodeList = std::list<std::unique_ptr<Node>>;
-  Node* insert_node(std::unique_ptr<Node> node, NodeList::iterator pos);
+  // Nodes live in the list itself: walking the graph touches one object
+  // per node, not a list cell and then the node.
+  using NodeList = std::list<Node>;
+  Node* insert_node(NodeKind kind, NodeList::iterator pos);
   Value* add_result(Node* node, const std::string& hint, TensorType type);
   /// Keeps placeholders_end_ right when `node` leaves its place (erase,
   /// move) and after it arrives at `pos` (insert, move).
@@ -204,6 +214,7 @@ class Graph {
   mutable NodeList::iterator placeholders_end_ = nodes_.end();
   std::map<std::string, Value*> values_by_name_;
   std::map<std::string, int> name_counters_;
+  size_t num_placeholders_ = 0;
 };
 
 enum class InputKind : uint8_t { UserInput, Parameter, Buffer, Constant };

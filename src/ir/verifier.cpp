@@ -5,6 +5,9 @@
 
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ir/diagnostic.h"
 #include "ir/operator.h"
@@ -57,12 +60,13 @@ class Verifier {
       error("the signature has " + std::to_string(p_.inputs.size()) + " input spec(s) but the graph has " +
             std::to_string(placeholders.size()) + " placeholder(s)");
     }
-    std::map<std::string, const Node*> by_target;
+    std::unordered_map<std::string_view, const Node*> by_target;  // views of p_.inputs' targets
+    by_target.reserve(p_.inputs.size());
     const size_t n = std::min(placeholders.size(), p_.inputs.size());
     for (size_t i = 0; i < n; ++i) {
       const InputSpec& spec = p_.inputs[i];
       const Node* ph = placeholders[i];
-      const std::string kind = input_kind_name(spec.kind);
+      const char* kind = input_kind_name(spec.kind);
       if (ph->result()->name() != spec.arg) {
         error("input spec " + std::to_string(i) + " (" + kind + ") names %" + spec.arg +
               ", but placeholder " + std::to_string(i) + " is " + ph->label());
@@ -70,7 +74,7 @@ class Verifier {
       }
       if (spec.kind == InputKind::UserInput) continue;
       if (spec.target.empty()) {
-        error(kind + " placeholder " + ph->label() + " has no target");
+        error(std::string(kind) + " placeholder " + ph->label() + " has no target");
         continue;
       }
       auto [it, inserted] = by_target.emplace(spec.target, ph);
@@ -94,65 +98,74 @@ class Verifier {
     }
   }
 
+  // Where a node is, for messages; built only when there is one to write
+  // (a string per node made verifying a 100k-node graph allocation-bound).
+  static std::string where_of(const Node* n) {
+    return n->is_call() ? n->label() + " (" + n->op() + ")" : std::string("output");
+  }
+
   void check_calls() {
-    const auto pos = p_.graph.positions();
+    // Nodes seen so far in graph order: an input whose producer is not
+    // among them is used before it is defined (or not in this graph).
+    std::unordered_set<const Node*> defined;
+    defined.reserve(p_.graph.size());
     for (const Node* n : p_.graph.nodes()) {
-      if (n->is_placeholder()) continue;
-      const std::string where = n->is_call() ? n->label() + " (" + n->op() + ")" : std::string("output");
+      if (n->is_placeholder()) {
+        defined.insert(n);
+        continue;
+      }
       for (size_t i = 0; i < n->inputs().size(); ++i) {
         const Value* v = n->input(i);
         if (!v) {
-          error("node " + where + " has no value for input " + std::to_string(i));
+          error("node " + where_of(n) + " has no value for input " + std::to_string(i));
           continue;
         }
-        auto def = pos.find(v->producer());
-        if (def == pos.end() || def->second >= pos.at(n))
-          error("node " + where + " uses %" + v->name() + " before it is defined");
+        if (!defined.count(v->producer())) error("node " + where_of(n) + " uses %" + v->name() + " before it is defined");
       }
+      defined.insert(n);
       if (!n->is_call()) continue;
       for (size_t r = 0; r < n->num_results(); ++r)
         if (n->result(r)->type().dims.size() > static_cast<size_t>(kMaxRank))
-          error("result %" + n->result(r)->name() + " of node " + where + " has rank " +
+          error("result %" + n->result(r)->name() + " of node " + where_of(n) + " has rank " +
                 std::to_string(n->result(r)->type().dims.size()) + "; edgec supports ranks up to " +
                 std::to_string(kMaxRank));
       if (n->is_delegate_call()) {
         check_delegate_call(n);
         continue;
       }
-      auto parts = split_op_name(n->op());
       const OpInfo* op = find_op(n->op());
       if (!op) {
         error("unknown operator " + q(n->op()) + " (node " + n->label() + ")");
         continue;
       }
-      if (!dialect_allows(p_.dialect, *op, parts->dialect)) {
+      if (!dialect_allows(p_.dialect, *op, std::string_view(n->op()).substr(0, n->op().find('.')))) {
         error("operator " + q(n->op()) + " is not allowed in the " + p_.dialect + " dialect (node " +
               n->label() + ")");
         continue;
       }
-      check_result_types(n, *op, where);
+      check_result_types(n, *op);
     }
   }
 
-  void check_result_types(const Node* n, const OpInfo& op, const std::string& where) {
+  void check_result_types(const Node* n, const OpInfo& op) {
     for (const Value* v : n->inputs())
       if (!v) return;  // already reported
     std::vector<TensorType> inferred;
     try {
       inferred = infer_result_types(op, *n);
     } catch (const CompileError& e) {
-      error("node " + where + ": " + e.what());
+      error("node " + where_of(n) + ": " + e.what());
       return;
     }
     if (inferred.size() != n->num_results()) {
-      error("node " + where + " has " + std::to_string(n->num_results()) + " result(s), but the operator produces " +
-            std::to_string(inferred.size()));
+      error("node " + where_of(n) + " has " + std::to_string(n->num_results()) +
+            " result(s), but the operator produces " + std::to_string(inferred.size()));
       return;
     }
     for (size_t i = 0; i < inferred.size(); ++i) {
       const TensorType& got = n->result(i)->type();
       if (!(got == inferred[i])) {
-        error("result %" + n->result(i)->name() + " of node " + where + " has type " + got.str() +
+        error("result %" + n->result(i)->name() + " of node " + where_of(n) + " has type " + got.str() +
               ", but the operator infers " + inferred[i].str());
       }
     }

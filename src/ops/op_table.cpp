@@ -55,10 +55,15 @@ const OpInfo* find_op_by_name(std::string_view base_name) {
 }
 
 const OpInfo* find_op(std::string_view full_name) {
-  auto parts = split_op_name(full_name);
-  if (!parts || !is_known_dialect(parts->dialect)) return nullptr;
-  const OpInfo* op = find_op_by_name(parts->name);
-  if (!op || op->overload != parts->overload) return nullptr;
+  // Views, not split_op_name's strings: every pass looks up every call.
+  const size_t first = full_name.find('.');
+  const size_t last = full_name.rfind('.');
+  if (first == std::string_view::npos || first == last || first == 0 || last + 1 == full_name.size() ||
+      last == first + 1)
+    return nullptr;
+  if (!is_known_dialect(full_name.substr(0, first))) return nullptr;
+  const OpInfo* op = find_op_by_name(full_name.substr(first + 1, last - first - 1));
+  if (!op || op->overload != full_name.substr(last + 1)) return nullptr;
   return op;
 }
 

@@ -16,6 +16,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "interpreter/interpreter.h"
 #include "ir/diagnostic.h"
@@ -41,10 +42,15 @@ class EqualContents {
   void add(const TensorData& data, Value* v) { seen_.emplace(key(data), std::pair{data, v}); }
 
  private:
+  // The bytes' hash, mixed with the dtype and static dims (types compare
+  // equal on those; a folded value's type is static).
   static size_t key(const TensorData& data) {
-    return std::hash<std::string>()(data.type.str()) ^
-           std::hash<std::string_view>()(
-               std::string_view(reinterpret_cast<const char*>(data.bytes->data()), data.bytes->size()));
+    size_t h = std::hash<std::string_view>()(
+        std::string_view(reinterpret_cast<const char*>(data.bytes->data()), data.bytes->size()));
+    auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(static_cast<uint64_t>(data.type.dtype));
+    for (const Dim& d : data.type.dims) mix(static_cast<uint64_t>(d.value));
+    return h;
   }
   std::unordered_multimap<size_t, std::pair<TensorData, Value*>> seen_;
 };
@@ -68,7 +74,7 @@ class ConstantPropagation : public Pass {
       if (o.kind == OutputKind::BufferMutation) mutated.insert(o.target);
 
     // 1. Which values are constant, with their data.
-    std::map<const Value*, TensorData> known;
+    std::unordered_map<const Value*, TensorData> known;
     const auto placeholders = g.placeholders();
     for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
       const InputSpec& spec = program.inputs[i];
@@ -84,7 +90,7 @@ class ConstantPropagation : public Pass {
     // unrolled step), and the file should hold each value once.
     const bool merged = merge_equal_constants(program, placeholders, known);
     KernelContext ctx;
-    std::set<const Node*> folded;
+    std::unordered_set<const Node*> folded;
     for (Node* n : g.calls()) {
       if (!foldable_call(*n, known)) continue;
       std::vector<TensorData> ins;
@@ -159,7 +165,7 @@ class ConstantPropagation : public Pass {
   // Points every reader of a later `constant` placeholder equal (type and
   // bytes) to an earlier one at the earlier one; true when any was.
   static bool merge_equal_constants(Program& program, const std::vector<Node*>& placeholders,
-                                    std::map<const Value*, TensorData>& known) {
+                                    std::unordered_map<const Value*, TensorData>& known) {
     EqualContents seen;
     bool merged = false;
     for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
@@ -177,7 +183,7 @@ class ConstantPropagation : public Pass {
     return merged;
   }
 
-  bool foldable_call(const Node& n, const std::map<const Value*, TensorData>& known) const {
+  bool foldable_call(const Node& n, const std::unordered_map<const Value*, TensorData>& known) const {
     const OpInfo* op = find_op(n.op());
     if (!op || !op->core) return false;
     if (op->flags & (kOpRandom | kOpAllocation)) return false;
