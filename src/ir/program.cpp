@@ -6,9 +6,18 @@
 
 namespace edgec {
 
+void Value::add_use(Use u) {
+  u.user->use_slots_[static_cast<size_t>(u.input_index)] = static_cast<uint32_t>(uses_.size());
+  uses_.push_back(u);
+}
+
 void Value::remove_use(Use u) {
-  auto it = std::find(uses_.begin(), uses_.end(), u);
-  if (it != uses_.end()) uses_.erase(it);
+  const size_t at = u.user->use_slots_[static_cast<size_t>(u.input_index)];
+  if (at >= uses_.size() || !(uses_[at] == u)) throw CompileError("internal error: a use list lost track of a reader");
+  const Use last = uses_.back();
+  uses_[at] = last;
+  last.user->use_slots_[static_cast<size_t>(last.input_index)] = static_cast<uint32_t>(at);
+  uses_.pop_back();
 }
 
 void Value::replace_all_uses_with(Value* other) {
@@ -160,6 +169,7 @@ Node* Graph::create_call(CallSpec spec, Node* before) {
   n->op_ = spec.op;
   n->attrs_ = std::move(spec.attrs);
   n->inputs_.assign(spec.inputs.size(), nullptr);
+  n->use_slots_.assign(spec.inputs.size(), 0);
   for (size_t i = 0; i < spec.inputs.size(); ++i) n->set_input(i, spec.inputs[i]);
   for (size_t i = 0; i < spec.result_types.size(); ++i) {
     std::string hint = i < spec.result_names.size() ? spec.result_names[i] : std::string();
@@ -181,6 +191,7 @@ Node* Graph::set_outputs(const std::vector<Value*>& values) {
   }
   for (size_t i = 0; i < out->inputs_.size(); ++i) out->set_input(i, nullptr);
   out->inputs_.assign(values.size(), nullptr);
+  out->use_slots_.assign(values.size(), 0);
   out->groups_.assign(values.size(), OperandGroup{});
   for (size_t i = 0; i < values.size(); ++i) out->set_input(i, values[i]);
   return out;

@@ -17,6 +17,7 @@
 #include <numeric>
 #include <queue>
 #include <set>
+#include <unordered_map>
 
 #include "ir/diagnostic.h"
 
@@ -91,7 +92,7 @@ int next_tag_number(const std::vector<Node*>& calls) {
 /// One partitioner's pass over the contracted graph. Returns partitions formed.
 size_t run_partitioner(Program& program, const Partitioner& partitioner) {
   const std::vector<Node*> calls = program.graph.calls();
-  std::map<const Node*, size_t> index;
+  std::unordered_map<const Node*, size_t> index;
   for (size_t i = 0; i < calls.size(); ++i) index[calls[i]] = i;
 
   // Groups of the contracted graph: one per existing tag, one per other call.
@@ -168,8 +169,17 @@ size_t run_partitioner(Program& program, const Partitioner& partitioner) {
   // partitions are recognized through their aliases.
   UnionFind uf;
   std::vector<std::vector<int>> aliases;  // by root: every id merged into it
+  // Whether `set` holds partition `root` under any of its ids: by walking
+  // the smaller of the two, so that merging many partitions at one wide
+  // call (a concat of 10^5 values) is not quadratic.
   auto holds = [&](const IdSetPtr& set, int root) {
-    for (int a : aliases[static_cast<size_t>(root)])
+    const auto& ids = aliases[static_cast<size_t>(root)];
+    if (set->size() <= ids.size()) {
+      for (int a : *set)
+        if (uf.find(a) == root) return true;
+      return false;
+    }
+    for (int a : ids)
       if (contains(*set, a)) return true;
     return false;
   };
@@ -184,8 +194,10 @@ size_t run_partitioner(Program& program, const Partitioner& partitioner) {
       IdSet allowed;
       for (int p : ps) {
         const int q = part[static_cast<size_t>(p)];
-        if (q >= 0 && !holds(forbidden, uf.find(q))) insert_sorted(allowed, uf.find(q));
+        if (q >= 0 && !holds(forbidden, uf.find(q))) allowed.push_back(uf.find(q));
       }
+      std::sort(allowed.begin(), allowed.end());
+      allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
       int chosen = -1;
       for (int q : allowed) {
         if (chosen < 0) {
@@ -196,8 +208,13 @@ size_t run_partitioner(Program& program, const Partitioner& partitioner) {
             holds(partition_exits[static_cast<size_t>(q)], chosen))
           continue;
         uf.parent[static_cast<size_t>(q)] = chosen;
+        // The smaller list goes into the larger (which one is chosen's does
+        // not matter: it is a set of ids).
         auto& into = aliases[static_cast<size_t>(chosen)];
-        into.insert(into.end(), aliases[static_cast<size_t>(q)].begin(), aliases[static_cast<size_t>(q)].end());
+        auto& from = aliases[static_cast<size_t>(q)];
+        if (from.size() > into.size()) into.swap(from);
+        into.insert(into.end(), from.begin(), from.end());
+        from.clear();
         partition_exits[static_cast<size_t>(chosen)] =
             unite(partition_exits[static_cast<size_t>(chosen)], partition_exits[static_cast<size_t>(q)]);
       }

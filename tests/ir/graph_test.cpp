@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ir/diagnostic.h"
 #include "ir/program.h"
@@ -204,6 +205,57 @@ TEST(GraphPlaceholders, LandAfterTheLeadingRunWhateverTheEdits) {
   check("erasing the last placeholder");
   for (int i = 0; i < 100; ++i) g.add_placeholder("r", f32({2}));
   check("many placeholders");
+}
+
+}  // namespace
+}  // namespace edgec
+
+namespace edgec {
+namespace {
+
+// Every use of `v` points back at it, once each, and the count matches.
+void expect_consistent_uses(const Value* v, size_t want) {
+  ASSERT_EQ(v->uses().size(), want);
+  std::set<std::pair<const Node*, int>> seen;
+  for (const Use& u : v->uses()) {
+    EXPECT_EQ(u.user->input(static_cast<size_t>(u.input_index)), v);
+    EXPECT_TRUE(seen.insert({u.user, u.input_index}).second) << "a use listed twice";
+  }
+}
+
+// Regression (issue 14): a use left its value's list by a linear search,
+// so erasing or rewiring the 10^5 readers of one value was quadratic. Uses
+// now leave by swapping with the last; the lists stay exact through
+// erases in every order, rewiring, and a reader reading the value twice.
+TEST(GraphUses, StayExactThroughSwapRemoval) {
+  Graph g;
+  Value* x = g.add_placeholder("x", f32({2}))->result();
+  Value* y = g.add_placeholder("y", f32({2}))->result();
+  std::vector<Node*> readers;
+  for (int i = 0; i < 300; ++i)
+    readers.push_back(g.create_call(call(i % 3 ? "aten.relu.default" : "aten.add.Tensor",
+                                         i % 3 ? std::vector<Value*>{x} : std::vector<Value*>{x, x}, f32({2}))));
+  expect_consistent_uses(x, 400);
+  // Erase from the front, from the back and from the middle.
+  size_t left = 400;
+  for (size_t k : {size_t{0}, size_t{299}, size_t{150}, size_t{1}, size_t{298}}) {
+    left -= k % 3 ? 1 : 2;
+    g.erase(readers[k]);
+    readers[k] = nullptr;
+    expect_consistent_uses(x, left);
+  }
+  // Rewire every other reader's first input to y, then all of x's to y.
+  size_t moved = 0;
+  for (size_t k = 0; k < readers.size(); k += 2)
+    if (readers[k]) {
+      readers[k]->set_input(0, y);
+      ++moved;
+    }
+  expect_consistent_uses(x, left - moved);
+  expect_consistent_uses(y, moved);
+  x->replace_all_uses_with(y);
+  expect_consistent_uses(x, 0);
+  expect_consistent_uses(y, left);
 }
 
 }  // namespace
