@@ -9,6 +9,7 @@
 #include <chrono>
 #include <new>
 #include <string_view>
+#include <thread>
 
 namespace edgec::runtime {
 namespace {
@@ -33,9 +34,19 @@ Tensor slot_tensor(const Slot& s, std::byte* arena) {
 
 }  // namespace
 
+int Method::max_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
 Result<std::unique_ptr<Method>> Method::create(const Program& program, int num_threads) {
+  // The count reaches OpenMP's num_threads (the kernels) and oneDNN's
+  // thread budget unchanged: libgomp dies of a huge one (SIGSEGV past
+  // 65535, an abort from a failed thread creation below), and more threads
+  // than cores only oversubscribe the machine.
+  if (const int most = max_threads(); num_threads < 1 || num_threads > most)
+    return fail(Error::InvalidArgument, "expected 1 to " + std::to_string(most) +
+                                            " threads (the cores of this machine), got " +
+                                            std::to_string(num_threads));
   std::unique_ptr<Method> m(new Method(program));
-  m->ctx_.num_threads = num_threads < 1 ? 1 : num_threads;
+  m->ctx_.num_threads = num_threads;
   // A corrupt or hostile file may plan any arena size: refuse one beyond the
   // memory limit before asking the allocator for it.
   if (const uint64_t limit = memory_limit(); program.arena_size() > limit)

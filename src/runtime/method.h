@@ -23,10 +23,15 @@ class Method {
  public:
   /// Allocates the arena and per-instruction tensor tables and initializes
   /// every delegate (one handle each, passed `num_threads`). Errors:
+  /// InvalidArgument (`num_threads` outside 1 to max_threads()),
   /// OutOfMemory, or what a backend's init reports (InvalidProgram,
   /// NotFound for a constant slot with no data; the detail starts with
   /// "delegate I (BACKEND): ").
   static Result<std::unique_ptr<Method>> create(const Program& program, int num_threads = 1);
+  /// The most threads a Method may use: the machine's cores
+  /// (std::thread::hardware_concurrency, at least 1). The kernels and the
+  /// delegates share them, never stacking their thread counts.
+  static int max_threads();
   /// Destroys the delegate handles.
   ~Method();
   Method(const Method&) = delete;

@@ -203,12 +203,17 @@ Error init_scratchpad(Delegate& d) {
 // convolution weights reordered into a storable layout.
 Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data,
                                                  int num_threads, std::vector<onednn::ReorderedWeights>* record) {
+  // Method::create checks the count; a direct init is checked here too,
+  // since it reaches omp_set_num_threads (libgomp crashes on a huge one).
+  if (num_threads < 1 || num_threads > Method::max_threads())
+    return fail(Error::InvalidArgument, "onednn: expected 1 to " + str(Method::max_threads()) +
+                                            " threads (the cores of this machine), got " + str(num_threads));
   auto program = Program::load_payload(payload, named_data);
   if (!program.ok()) return program.error();
   const Program& p = **program;
   auto d = std::unique_ptr<Delegate>(new (std::nothrow) Delegate());
   if (!d) return fail(Error::OutOfMemory, "cannot allocate an onednn delegate handle");
-  d->threads = num_threads < 1 ? 1 : num_threads;
+  d->threads = num_threads;
   d->init_memory.set_limit(memory_limit());
   EDGEC_TRY(init_slots(*d, p));
   EDGEC_TRY(init_io(*d, p));
