@@ -102,11 +102,20 @@ expect_error "missing input 'x'" "$edgec" bench mlp.edgec --inputs missing.npz -
 expect_error "no-such.npz" "$edgec" bench mlp.edgec --inputs no-such.npz
 head -c 1000 mlp.edgec > truncated.edgec
 expect_error "invalid program file" "$edgec" bench truncated.edgec --inputs "$fixtures/mlp.inputs.npz"
-# Option errors come from the argument parser: non-zero exit, no report.
-if "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 0 >out.txt 2>&1; then
-  echo "--iters 0 accepted"; exit 1
-fi
-if "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --threads -1 >out.txt 2>&1; then
-  echo "--threads -1 accepted"; exit 1
-fi
+# Option errors: one error line naming the flag, exit 2, no report
+# (usage_errors_test.sh checks every option of every command).
+expect_usage() {  # expect_usage TEXT ARGS...
+  local text=$1; shift
+  set +e
+  timeout 60 "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" "$@" >out.txt 2>err.txt
+  local code=$?
+  set -e
+  [ "$code" = 2 ] || { echo "bench $*: exit $code, expected 2:"; cat err.txt; exit 1; }
+  grep -qxF -- "error: $text" err.txt || { echo "wrong error for bench $*:"; cat err.txt; exit 1; }
+  [ ! -s out.txt ] || { echo "bench $* printed a report"; exit 1; }
+}
+expect_usage "--iters: expected 1 to 1000000000, got 0" --iters 0
+expect_usage "--iters: expected 1 to 1000000000, got 2147483647" --iters 2147483647
+expect_usage "--threads: expected 1 to $(getconf _NPROCESSORS_ONLN) (the cores of this machine), got -1" --threads -1
+
 echo "bench CLI: all checks passed"

@@ -19,7 +19,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 
 #include "commands.h"
 #include "io/npz.h"
@@ -32,12 +31,17 @@ namespace {
 struct BenchOptions {
   std::string program;
   std::string inputs;
-  int iters = 100;
-  int warmup = 10;
-  int threads = 0;  // 0: every core.
+  std::string iters = "100";
+  std::string warmup = "10";
+  std::string threads;  // empty: every core
   bool json = false;
   bool profile = false;
 };
+
+// The most runs --iters and --warmup take: their sum, a run count times the
+// bytes kept per run, and the profile's per-run means stay far from any
+// overflow.
+constexpr int64_t kMaxRuns = 1'000'000'000;
 
 using Clock = std::chrono::steady_clock;
 
@@ -119,15 +123,24 @@ long peak_rss_kib() {
   return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : -1;
 }
 
-void run_bench(BenchOptions o) {
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  // More threads than cores only adds contention, and the point is to
-  // measure this machine: cap at its cores.
-  if (o.threads == 0) o.threads = cores;
-  if (o.threads > cores) {
-    std::cerr << "note: --threads " << o.threads << " capped at the " << cores << " cores of this machine\n";
-    o.threads = cores;
-  }
+/// The options with their values parsed and checked.
+struct BenchSettings {
+  std::string program, inputs;
+  int iters = 0, warmup = 0, threads = 0;
+  bool json = false, profile = false;
+};
+
+void run_bench(const BenchOptions& args) {
+  BenchSettings o;
+  o.program = args.program;
+  o.inputs = args.inputs;
+  o.iters = static_cast<int>(parse_integer("--iters", args.iters, 1, kMaxRuns));
+  o.warmup = static_cast<int>(parse_integer("--warmup", args.warmup, 0, kMaxRuns));
+  // More threads than cores only adds contention (the runtime refuses
+  // them); the default is every core.
+  o.threads = args.threads.empty() ? runtime::Method::max_threads() : parse_threads("--threads", args.threads);
+  o.json = args.json;
+  o.profile = args.profile;
 
   // Read before the clock starts: decoding the npz is the caller's work,
   // not the runtime's.
@@ -271,10 +284,10 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench", "measure load time and execute latency of a program file");
   cmd->add_option("program", opts->program, "the .edgec file")->required();
   cmd->add_option("--inputs", opts->inputs, "an .npz with one array per input, keyed by input name")->required();
-  cmd->add_option("--iters", opts->iters, "timed runs (default 100)")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", opts->warmup, "untimed runs first (default 10)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--iters", opts->iters, "timed runs (default 100)")->type_name("INT:POSITIVE");
+  cmd->add_option("--warmup", opts->warmup, "untimed runs first (default 10)")->type_name("INT:NONNEGATIVE");
   cmd->add_option("--threads", opts->threads, "threads the kernels and delegates may use (default: every core)")
-      ->check(CLI::NonNegativeNumber);
+      ->type_name("INT:POSITIVE");
   cmd->add_flag("--json", opts->json, "print the figures as one JSON object");
   cmd->add_flag("--profile", opts->profile, "also time every instruction, by operator and delegate");
   cmd->callback([opts] { run_bench(*opts); });

@@ -2,8 +2,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "io/npz.h"
 #include "ir/program.h"
@@ -18,6 +22,27 @@ void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+
+/// A command-line usage error (an option's value, a missing argument):
+/// main prints "error: MESSAGE" and exits 2; other errors exit 1.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// `text`, the value of `flag`, as a decimal integer from `lo` to `hi`: the
+/// whole text (no sign but '-', no spaces, no suffix). Otherwise a
+/// UsageError "FLAG: expected LO to HI (WHY), got TEXT"; `why` says where
+/// a bound comes from (may be empty).
+int64_t parse_integer(const std::string& flag, const std::string& text, int64_t lo, int64_t hi,
+                      const std::string& why = "");
+/// A thread count: 1 to runtime::Method::max_threads(), the machine's cores.
+int parse_threads(const std::string& flag, const std::string& text);
+/// `--dim` / `--max-dim` values: NAME=SIZE, SIZE from 1 to INT64_MAX, a
+/// name given twice only with one size. Throws UsageError naming `flag`.
+std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>& specs, const std::string& flag);
+/// One line (without "error: ") for a CLI11 parse error of `app`.
+std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app);
 
 /// Imports a model file (by extension) into an aten program.
 /// `fixed_inputs`: an .npz whose arrays fix graph inputs of the same name at

@@ -22,23 +22,6 @@ struct CompileOptions {
   std::string emit_ir;
 };
 
-std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>& specs, const char* flag) {
-  std::map<std::string, int64_t> out;
-  for (const std::string& s : specs) {
-    const size_t eq = s.find('=');
-    int64_t v = -1;
-    try {
-      if (eq != std::string::npos) v = std::stoll(s.substr(eq + 1));
-    } catch (const std::exception&) {
-      v = -1;
-    }
-    if (eq == std::string::npos || eq == 0 || v < 0)
-      throw CompileError(std::string(flag) + " expects NAME=SIZE with a non-negative size, got '" + s + "'");
-    out[s.substr(0, eq)] = v;
-  }
-  return out;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }

@@ -17,10 +17,11 @@ struct EvalOptions {
   std::string input;
   std::string inputs_npz;
   std::string outputs_npz;
-  int threads = 1;
+  std::string threads = "1";
 };
 
 void run_eval(const EvalOptions& o) {
+  const int threads = parse_threads("--threads", o.threads);
   std::unique_ptr<Program> program = parse_program(read_file(o.input), o.input);
   verify_or_throw(*program);
   std::map<std::string, TensorData> inputs;
@@ -31,7 +32,7 @@ void run_eval(const EvalOptions& o) {
     }
   }
   KernelContext ctx;
-  ctx.num_threads = o.threads;
+  ctx.num_threads = threads;
   const auto outputs = run_program(*program, inputs, ctx);
   std::vector<io::NpyArray> arrays;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -53,7 +54,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("file", opts->input, "the .ir file")->required();
   cmd->add_option("--inputs", opts->inputs_npz, "an .npz with one array per user input, keyed by input name");
   cmd->add_option("--outputs", opts->outputs_npz, "where to write the outputs (.npz, keyed by output name)")->required();
-  cmd->add_option("--threads", opts->threads, "threads the kernels may use")->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", opts->threads, "threads the kernels may use")->type_name("INT:POSITIVE");
   cmd->callback([opts] { run_eval(*opts); });
 }
 

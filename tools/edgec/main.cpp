@@ -1,7 +1,9 @@
-// edgec: compile, run, inspect, bench and opt. Every failure prints
-// "error: ..." on stderr and exits non-zero.
+// edgec: compile, run, inspect, bench, eval and opt. Every failure prints
+// one "error: ..." on stderr and exits non-zero: 2 for a command-line usage
+// error (CLI11's parse errors, an option's value), 1 for any other.
 #include <cstdlib>
 #include <iostream>
+#include <new>
 
 #include "commands.h"
 #include "io/pending_files.h"
@@ -26,8 +28,17 @@ int main(int argc, char** argv) {
               << "' is not a size (bytes, or with a binary suffix: 512MiB, 4G); the limit is the machine's memory\n";
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    std::cerr << "error: " << edgec::cli::describe_parse_error(e, app) << "\n";
+    return 2;
+  } catch (const edgec::cli::UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

@@ -19,7 +19,7 @@ struct OptOptions {
   std::vector<std::string> passes;
   bool verify_each = false;
   std::string output;
-  int64_t elide_over = -1;
+  std::string elide_over;  // empty: never
 };
 
 void verify_after(const Program& p, const std::string& when) {
@@ -31,6 +31,7 @@ void verify_after(const Program& p, const std::string& when) {
 }
 
 void run_opt(const OptOptions& o) {
+  const int64_t elide_over = o.elide_over.empty() ? -1 : parse_integer("--elide-data-over", o.elide_over, 0, INT64_MAX);
   std::vector<std::pair<std::string, std::unique_ptr<Pass>>> pipeline;
   for (const std::string& spec : o.passes) {
     const size_t eq = spec.find('=');
@@ -41,9 +42,13 @@ void run_opt(const OptOptions& o) {
       std::string known;
       for (const auto& p : all_passes()) known += (known.empty() ? "" : ", ") + p.name;
       for (const auto& p : lowering_passes()) known += ", " + p.name;
-      throw CompileError("unknown pass '" + name + "'; known passes: " + known);
+      throw UsageError("unknown pass '" + name + "'; known passes: " + known);
     }
-    pipeline.emplace_back(spec, info->create(options));
+    try {
+      pipeline.emplace_back(spec, info->create(options));
+    } catch (const CompileError& e) {
+      throw UsageError(e.what());
+    }
   }
   const std::string text = read_file(o.input);
   std::unique_ptr<Program> program = parse_program(text, o.input);
@@ -53,7 +58,7 @@ void run_opt(const OptOptions& o) {
     if (o.verify_each) verify_after(*program, "after pass '" + spec + "'");
   }
   PrintOptions print;
-  print.elide_data_over_bytes = o.elide_over;
+  print.elide_data_over_bytes = elide_over;
   const std::string out = print_program(*program, print);
   if (o.output.empty() || o.output == "-") {
     std::cout << out;
@@ -74,7 +79,8 @@ void add_opt_command(CLI::App& app) {
   cmd->add_option("--pass", opts->passes, pass_help);
   cmd->add_flag("--verify-each", opts->verify_each, "verify after parsing and after every pass");
   cmd->add_option("-o,--output", opts->output, "write the result here (atomically) instead of stdout");
-  cmd->add_option("--elide-data-over", opts->elide_over, "print tensors over this many bytes as opaque<N>");
+  cmd->add_option("--elide-data-over", opts->elide_over, "print tensors over this many bytes as opaque<N>")
+      ->type_name("INT");
   cmd->callback([opts] { run_opt(*opts); });
 }
 

@@ -15,17 +15,18 @@ struct RunOptions {
   std::string program;
   std::string inputs;
   std::string outputs;
-  int threads = 0;
+  std::string threads = "1";
 };
 
 
 void run_run(const RunOptions& o) {
+  const int threads = parse_threads("--threads", o.threads);
   auto loaded = runtime::Program::load(o.program);
   if (!loaded.ok()) runtime_error("cannot load " + o.program, loaded.error());
   const runtime::Program& program = **loaded;
   std::vector<io::NpyArray> arrays = io::read_npz(o.inputs);
 
-  auto method = runtime::Method::create(program, o.threads > 0 ? o.threads : 1);
+  auto method = runtime::Method::create(program, threads);
   if (!method.ok()) runtime_error("cannot prepare " + o.program, method.error());
   bind_inputs(program, **method, arrays, o.inputs);
   const Error err = (*method)->execute();
@@ -44,7 +45,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("program", opts->program, "the .edgec file")->required();
   cmd->add_option("--inputs", opts->inputs, "an .npz with one array per input, keyed by input name")->required();
   cmd->add_option("--outputs", opts->outputs, "where to write the outputs (.npz, keyed by output name)")->required();
-  cmd->add_option("--threads", opts->threads, "threads the kernels may use (default 1)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", opts->threads, "threads the kernels may use (default 1)")->type_name("INT:POSITIVE");
   cmd->callback([opts] { run_run(*opts); });
 }
 
