@@ -118,4 +118,23 @@ expect_usage "--iters: expected 1 to 1000000000, got 0" --iters 0
 expect_usage "--iters: expected 1 to 1000000000, got 2147483647" --iters 2147483647
 expect_usage "--threads: expected 1 to $(getconf _NPROCESSORS_ONLN) (the cores of this machine), got -1" --threads -1
 
+# The runs' times are kept (--json reports every one; the median and p90
+# need them all): their memory is checked against the memory limit before
+# the program is even loaded: 16 bytes a run, 64 with --json.
+expect_memory() {  # expect_memory BYTES ARGS...
+  local bytes=$1; shift
+  set +e
+  EDGEC_MEMORY_LIMIT=1MiB timeout 60 "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" "$@" >out.txt 2>err.txt
+  local code=$?
+  set -e
+  [ "$code" = 1 ] || { echo "bench $* under a 1 MiB limit: exit $code, expected 1:"; cat err.txt; exit 1; }
+  grep -qF "error: --iters: keeping the times of" err.txt || { cat err.txt; exit 1; }
+  grep -qF "runs takes $bytes bytes" err.txt || { cat err.txt; exit 1; }
+  grep -qF "more than the memory limit of 1048576 bytes" err.txt || { cat err.txt; exit 1; }
+  [ ! -s out.txt ] || { echo "bench $* printed a report"; exit 1; }
+}
+expect_memory 1600000 --iters 100000
+expect_memory 1280000 --iters 20000 --json
+expect_memory 16000000000 --iters 1000000000 --warmup 1000000000
+EDGEC_MEMORY_LIMIT=1MiB "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 2000 --warmup 0 --json >small.json
 echo "bench CLI: all checks passed"

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/memory_limit.h"
 #include "commands.h"
 #include "io/npz.h"
 #include "ir/diagnostic.h"
@@ -43,6 +44,12 @@ struct BenchOptions {
 // overflow.
 constexpr int64_t kMaxRuns = 1'000'000'000;
 
+// Memory the timed runs take, per run: the time (8 bytes) and its copy
+// sorted for the median and p90; with --json also the JSON array's
+// element (16) and its text (up to about 32: "\n  1.2345678901234567e-05,").
+constexpr uint64_t kBytesPerRun = 16;
+constexpr uint64_t kJsonBytesPerRun = 48;
+
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
@@ -55,7 +62,7 @@ struct Stats {
   double median = 0, p90 = 0, min = 0, mean = 0, max = 0;
 };
 
-Stats summarize(std::vector<double> ms) {
+Stats summarize(std::vector<double> ms) {  // a copy: the caller keeps the run order
   std::sort(ms.begin(), ms.end());
   Stats s;
   const size_t n = ms.size();
@@ -141,6 +148,14 @@ void run_bench(const BenchOptions& args) {
   o.threads = args.threads.empty() ? runtime::Method::max_threads() : parse_threads("--threads", args.threads);
   o.json = args.json;
   o.profile = args.profile;
+  // --json reports every run's time, and the median and p90 need them all:
+  // kept, so their memory is checked against the limit before the runs.
+  const uint64_t per_run = kBytesPerRun + (o.json ? kJsonBytesPerRun : 0);
+  if (const uint64_t need = per_run * static_cast<uint64_t>(o.iters), limit = memory_limit(); need > limit)
+    throw CompileError("--iters: keeping the times of " + std::to_string(o.iters) + " runs takes " +
+                       std::to_string(need) + " bytes (" + std::to_string(per_run) +
+                       " a run), more than the memory limit of " + std::to_string(limit) +
+                       " bytes (set EDGEC_MEMORY_LIMIT to change it)");
 
   // Read before the clock starts: decoding the npz is the caller's work,
   // not the runtime's.
