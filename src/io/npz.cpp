@@ -15,6 +15,7 @@
 #include <array>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/regular_file.h"
 #include "io/pending_files.h"
 
 namespace edgec::io {
@@ -739,27 +741,40 @@ std::vector<std::byte> serialize_npy(const NpyArray& array) {
 }
 
 std::vector<NpyArray> read_npz(const std::string& path) {
+  // Opened once, without blocking on a FIFO (refused, as is any other
+  // non-regular file); libzip reads the same descriptor.
   struct stat sb;
-  if (::stat(path.c_str(), &sb) != 0) fail_file(path, std::string("cannot open: ") + std::strerror(errno));
-  if (!S_ISREG(sb.st_mode)) fail_file(path, "cannot open: not a regular file");
+  std::string why;
+  const int fd = open_regular_file(path, &sb, &why);
+  if (fd < 0) fail_file(path, why);
+  FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    const std::string reason = std::strerror(errno);
+    ::close(fd);
+    fail_file(path, "cannot open: " + reason);
+  }
+  struct FileCloser {
+    FILE* file;
+    ~FileCloser() {
+      if (file) std::fclose(file);
+    }
+  } closer{file};
   if (sb.st_size == 0) fail_file(path, "not a valid .npz (zip) archive: the file is empty");
   // A lone .npy is a common mistake; say so rather than "not a zip archive".
-  if (int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
-    char magic[kNpyMagicLen] = {};
-    const ssize_t got = ::read(fd, magic, sizeof magic);
-    ::close(fd);
-    if (got == static_cast<ssize_t>(kNpyMagicLen) && std::memcmp(magic, kNpyMagic, kNpyMagicLen) == 0) {
-      fail_file(path, "is a single .npy array, not an .npz archive; save it with np.savez(path, name=array)");
-    }
+  char magic[kNpyMagicLen] = {};
+  const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
+  if (got == static_cast<ssize_t>(kNpyMagicLen) && std::memcmp(magic, kNpyMagic, kNpyMagicLen) == 0) {
+    fail_file(path, "is a single .npy array, not an .npz archive; save it with np.savez(path, name=array)");
   }
   zip_error_t err;
   zip_error_init(&err);
-  zip_source_t* src = zip_source_file_create(path.c_str(), 0, 0, &err);
+  zip_source_t* src = zip_source_filep_create(file, 0, 0, &err);
   if (src == nullptr) {
     const std::string reason = zip_message(&err);
     zip_error_fini(&err);
     fail_file(path, "cannot open: " + reason);
   }
+  closer.file = nullptr;  // the source closes it
   zip_error_fini(&err);
   return read_archive(src, static_cast<uint64_t>(sb.st_size), path);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/regular_file.h"
 #include "serialize/format.h"
 #include "serialize/program_generated.h"
 
@@ -139,13 +140,11 @@ Program::~Program() {
 }
 
 Result<std::unique_ptr<Program>> Program::load(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(Error::AccessFailed, path + ": cannot open: " + std::strerror(errno));
+  // A FIFO must not block the open: refused, as is any other non-regular file.
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(Error::AccessFailed, path + ": not a regular file");
-  }
+  std::string why;
+  const int fd = open_regular_file(path, &st, &why);
+  if (fd < 0) return fail(Error::AccessFailed, path + ": " + why);
   const size_t size = static_cast<size_t>(st.st_size);
   if (size < format::kHeaderSize) {
     ::close(fd);

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -528,7 +529,10 @@ np.savez(os.path.join(out, 'big_endian.npz'), obs=np.zeros(3, dtype='>i4'))
                 "u8, bool \xe2\x80\x94 convert with .astype(np.float32)");
   EXPECT_THAT(error_of_file("big_endian.npz"), HasSubstr("array 'obs': big-endian dtype '>i4'"));
   EXPECT_THAT(error_of_file("missing.npz"), HasSubstr("missing.npz: cannot open: No such file"));
-  EXPECT_THAT(error_of_file("."), HasSubstr("not a regular file"));
+  EXPECT_THAT(error_of_file("."), HasSubstr(": expected a regular file, got a directory"));
+  // A FIFO is refused at once, not waited on.
+  ASSERT_EQ(::mkfifo(dir.file("fifo.npz").c_str(), 0600), 0);
+  EXPECT_THAT(error_of_file("fifo.npz"), HasSubstr("fifo.npz: expected a regular file, got a FIFO"));
   write_bytes(dir.file("empty.npz"), {});
   EXPECT_THAT(error_of_file("empty.npz"), HasSubstr("the file is empty"));
 }

@@ -50,8 +50,14 @@ std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app);
 std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options,
                                       const std::string& fixed_inputs = "");
 
-/// Reads a whole file; throws CompileError naming the path on failure.
+/// Reads a whole file; throws CompileError naming the path on failure, and
+/// for anything but a regular file (a FIFO, a directory, a device), which
+/// it refuses without blocking.
 std::string read_file(const std::string& path);
+/// Throws CompileError "PATH: expected a regular file, got a FIFO" (or the
+/// type found, or "PATH: cannot open: REASON") unless `path` is a regular
+/// file; opens nothing else, and never blocks.
+void check_regular_file(const std::string& path);
 /// Writes `data` to `path` through a temporary file in the same folder and a
 /// rename, so readers never see a partial file; throws on failure and leaves
 /// no temporary behind.

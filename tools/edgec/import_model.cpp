@@ -10,6 +10,9 @@ std::unique_ptr<Program> import_model(const std::string& path, const LowerOption
                                       const std::string& fixed_inputs) {
   if (path.size() < 5 || path.compare(path.size() - 5, 5, ".onnx") != 0)
     throw CompileError(path + ": unsupported model format; expected a .onnx or .ir file");
+  // Checked here too, for the same message as every other file the CLI
+  // reads (the importer refuses a non-regular file in its own words).
+  check_regular_file(path);
   // The importer applies --dim / --max-dim to dim_params as it reads inputs.
   OnnxImportOptions onnx;
   onnx.dim_sizes = options.dim_sizes;
