@@ -43,9 +43,30 @@ class PendingFile {
 
 /// Replaces `path` with `data`: a temporary file next to it (registered
 /// while it exists), written, synced, made 0644, renamed over `path`.
-/// Throws IoError naming `path` and the system's reason; the temporary file
-/// is removed on every failure.
+/// That is for a regular file or a new path; a FIFO or a character device
+/// (what `path` names, links followed: `-o /dev/stdout`, `-o /dev/null`,
+/// a FIFO a reader drains) is opened and written into instead, never
+/// replaced (renaming a file over /dev/null made it a regular file). A
+/// directory, a socket or a block device is refused. Throws IoError naming
+/// `path` and the reason; the temporary file is removed on every failure.
+/// A write into a FIFO whose reader has gone is an IoError (EPIPE), not a
+/// SIGPIPE.
 void write_file_atomically(const std::string& path, std::span<const std::byte> data);
+
+/// One output of write_files_atomically.
+struct OutputFile {
+  std::string path;
+  std::span<const std::byte> data;
+};
+
+/// Writes every file as write_file_atomically does, all or none: every
+/// target is checked first, then every temporary file is written, then
+/// the FIFOs and devices, and only then are the temporary files renamed,
+/// so that a failure to check, create or write any one leaves none of the
+/// regular files changed and no temporary file behind. (A rename failing
+/// after another succeeded, which needs the folder to change under the
+/// writer, leaves the files renamed before it.)
+void write_files_atomically(std::span<const OutputFile> files);
 
 /// Unlinks every registered file. Async-signal-safe.
 void remove_pending_files() noexcept;
