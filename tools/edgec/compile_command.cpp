@@ -1,9 +1,13 @@
 // `edgec compile IN -o OUT.edgec`: imports a model (.onnx, or a textual-IR
 // program .ir), lowers it and writes one self-contained program file.
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "commands.h"
+#include "io/pending_files.h"
 #include "ir/diagnostic.h"
 #include "ir/text.h"
 #include "lowering/pipeline.h"
@@ -26,13 +30,24 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The same file named twice (links and relative paths resolved, as far as
+// they exist).
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), eb);
+  return ea || eb ? a == b : ca == cb;
+}
+
 void run_compile(const CompileOptions& o) {
   LowerOptions lower;
   lower.dim_sizes = parse_dim_options(o.dims, "--dim");
   lower.dim_bounds = parse_dim_options(o.max_dims, "--max-dim");
+  if (!o.emit_ir.empty() && o.emit_ir != "-" && same_file(o.emit_ir, o.output))
+    throw UsageError("--emit-ir and -o name the same file, '" + o.output + "'");
   std::unique_ptr<Program> program;
   if (ends_with(o.input, ".ir")) {
-    if (!o.fixed_inputs.empty()) throw CompileError("--fix-inputs applies to ONNX models, not to textual IR");
+    if (!o.fixed_inputs.empty()) throw UsageError("--fix-inputs applies to ONNX models, not to textual IR");
     program = parse_program(read_file(o.input), o.input);
     compile_program(*program, lower, o.backends);
   } else {
@@ -40,18 +55,19 @@ void run_compile(const CompileOptions& o) {
     program = import_model(o.input, lower, o.fixed_inputs);
     compile_program(*program, {}, o.backends);
   }
+  std::string text;
   if (!o.emit_ir.empty()) {
     PrintOptions print;
     print.elide_data_over_bytes = 64;
-    const std::string text = print_program(*program, print);
-    if (o.emit_ir == "-") {
-      std::cout << text;
-    } else {
-      write_file_atomically(o.emit_ir, text);
-    }
+    text = print_program(*program, print);
   }
   const auto bytes = serialize_program(*program);
-  write_file_atomically(o.output, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  // Both files or neither: the IR is not left behind when the program file
+  // cannot be written (nor printed: stdout gets it once both are done).
+  std::vector<io::OutputFile> files{{o.output, bytes}};
+  if (!o.emit_ir.empty() && o.emit_ir != "-") files.push_back({o.emit_ir, std::as_bytes(std::span(text))});
+  io::write_files_atomically(files);
+  if (o.emit_ir == "-") std::cout << text;
 }
 
 }  // namespace
