@@ -212,7 +212,8 @@ TEST(OnnxHostile, CycleIsRefused) {
   add_node(g, "B", "Relu", {"a"}, {"b"});
   g->add_output()->set_name("b");
   const std::string msg = import_error(m);
-  EXPECT_NE(msg.find("hostile.onnx: node 'A' (#0, Add, domain ai.onnx, opset 17): input 1 'b' is produced by node 'B' "
+  EXPECT_NE(msg.find("hostile.onnx: node 'A' (#0, Add, domain ai.onnx, opset 17): input 1 'B' (value 'b') is produced "
+                     "by node 'B' "
                      "(#1), which comes later; the graph has a cycle: node 'A' (#0) -> 'a' -> node 'B' (#1) -> 'b' "
                      "-> node 'A' (#0)"),
             std::string::npos)
@@ -241,8 +242,8 @@ TEST(OnnxHostile, LongerCyclesAreRefused) {
   add_node(self.mutable_graph(), "S", "Add", {"x", "s"}, {"s"});
   self.mutable_graph()->add_output()->set_name("s");
   msg = import_error(self);
-  EXPECT_NE(msg.find("input 1 's' is this node's own output; the graph has a cycle: node 'S' (#0) -> 's' -> node 'S' "
-                     "(#0)"),
+  EXPECT_NE(msg.find("input 1 'B' (value 's') is this node's own output; the graph has a cycle: node 'S' (#0) -> 's' "
+                     "-> node 'S' (#0)"),
             std::string::npos)
       << msg;
 }
@@ -257,10 +258,147 @@ TEST(OnnxHostile, UnsortedNodesAreRefused) {
   add_node(g, "first", "Relu", {"x"}, {"a"});
   g->add_output()->set_name("b");
   const std::string msg = import_error(m);
-  EXPECT_NE(msg.find("input 0 'a' is produced by node 'first' (#1), which comes later; ONNX nodes must be listed in "
-                     "topological order"),
+  EXPECT_NE(msg.find("input 0 'X' (value 'a') is produced by node 'first' (#1), which comes later; ONNX nodes must be "
+                     "listed in topological order"),
             std::string::npos)
       << msg;
+}
+
+// ---- invalid graphs (ONNX Runtime refuses each) ----------------------------------
+
+/// f32[1, 2, 4, 4] input "x" and a node `op` reading `inputs` and writing
+/// `outputs`; graph outputs `graph_outputs` (default: the node's first).
+onnx::ModelProto one_node(const std::string& op, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs, std::vector<std::string> graph_outputs = {}) {
+  auto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 2, 4, 4});
+  add_node(g, "/node", op, inputs, outputs);
+  if (graph_outputs.empty() && !outputs.empty()) graph_outputs = {outputs[0]};
+  for (const auto& o : graph_outputs) g->add_output()->set_name(o);
+  return m;
+}
+
+void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
+}
+
+void set_string(onnx::NodeProto* n, const std::string& name, const std::string& value) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+// Regression: a Split with no outputs divided the dim by 0 (SIGFPE); the
+// schema check refuses it (Split has at least one output).
+TEST(OnnxHostile, SplitWithoutOutputs) {
+  EXPECT_EQ(import_error(one_node("Split", {"x"}, {}, {"x"})),
+            "hostile.onnx: node '/node' (#0, Split, domain ai.onnx, opset 17): expected at least 1 output, got 0 "
+            "(Split of opset 17, since opset 13); its outputs are 'outputs'...");
+}
+
+// Regression: MaxPool with auto_pad SAME_UPPER and strides 0 divided by the
+// stride (SIGFPE) before anything checked it.
+TEST(OnnxHostile, SamePaddingWithStrideZero) {
+  auto m = one_node("MaxPool", {"x"}, {"y"});
+  auto* n = m.mutable_graph()->mutable_node(0);
+  set_ints(n, "kernel_shape", {2, 2});
+  set_ints(n, "strides", {0, 0});
+  set_string(n, "auto_pad", "SAME_UPPER");
+  EXPECT_EQ(import_error(m),
+            "hostile.onnx: node '/node' (#0, MaxPool, domain ai.onnx, opset 17): attribute 'strides' is [0, 0]; "
+            "expected entries in [1, 2147483648]");
+}
+
+// Each value name has one definition (SSA): two nodes, a node and a graph
+// input or initializer, or one node twice.
+TEST(OnnxHostile, ValueDefinedTwice) {
+  auto m = one_node("Relu", {"x"}, {"y"});
+  add_node(m.mutable_graph(), "/again", "Neg", {"x"}, {"y"});
+  EXPECT_EQ(import_error(m),
+            "hostile.onnx: node '/again' (#1, Neg, domain ai.onnx, opset 17): output 0 'Y' (value 'y') is already an "
+            "output of node '/node' (#0); expected a name nothing else defines (each value has one definition)");
+
+  EXPECT_EQ(import_error(one_node("Relu", {"x"}, {"x"})),
+            "hostile.onnx: node '/node' (#0, Relu, domain ai.onnx, opset 17): output 0 'Y' (value 'x') has the name "
+            "of a graph input ('x'); expected a name nothing else defines (each value has one definition)");
+
+  m = one_node("Relu", {"x"}, {"w"});
+  auto* w = m.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_float_data(1.0f);
+  EXPECT_EQ(import_error(m),
+            "hostile.onnx: node '/node' (#0, Relu, domain ai.onnx, opset 17): output 0 'Y' (value 'w') has the name "
+            "of an initializer ('w'); expected a name nothing else defines (each value has one definition)");
+
+  m = one_node("Split", {"x"}, {"y", "y"});
+  EXPECT_EQ(import_error(m),
+            "hostile.onnx: node '/node' (#0, Split, domain ai.onnx, opset 17): output 1 'outputs' (value 'y') is also "
+            "output 0 of this node; expected a name nothing else defines (each value has one definition)");
+}
+
+// The number of inputs and outputs follows the operator's schema at the
+// node's opset.
+TEST(OnnxHostile, ArityFollowsTheSchema) {
+  auto m = one_node("MaxPool", {"x"}, {"y", "i", "j"});
+  set_ints(m.mutable_graph()->mutable_node(0), "kernel_shape", {2, 2});
+  EXPECT_EQ(import_error(m),
+            "hostile.onnx: node '/node' (#0, MaxPool, domain ai.onnx, opset 17): expected 1 to 2 outputs, got 3 "
+            "(MaxPool of opset 17, since opset 12); its outputs are 'Y', optional 'Indices'");
+  EXPECT_EQ(import_error(one_node("Relu", {"x", "x", "x"}, {"y"})),
+            "hostile.onnx: node '/node' (#0, Relu, domain ai.onnx, opset 17): expected 1 input, got 3 (Relu of opset "
+            "17, since opset 14); its inputs are 'X'");
+  // A required input left empty.
+  EXPECT_EQ(import_error(one_node("Add", {"x", ""}, {"y"})),
+            "hostile.onnx: node '/node' (#0, Add, domain ai.onnx, opset 17): input 1 'B' is required (Add of opset 17, "
+            "since opset 14), got an empty name");
+}
+
+// Transpose's perm is a permutation of 0..rank-1 (a negative axis is not).
+TEST(OnnxHostile, TransposePermIsAPermutation) {
+  for (const std::vector<int64_t>& perm : {std::vector<int64_t>{-1, 0, 1, 2}, {0, 0, 1, 2}, {0, 1, 2}, {0, 1, 2, 4}}) {
+    auto m = one_node("Transpose", {"x"}, {"y"});
+    set_ints(m.mutable_graph()->mutable_node(0), "perm", perm);
+    const std::string msg = import_error(m);
+    EXPECT_NE(msg.find("node '/node' (#0, Transpose, domain ai.onnx, opset 17): attribute 'perm' is ["),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("expected a permutation of 0..3 (each axis of input 0 'data' (value 'x', f32[1, 2, 4, 4]) "
+                       "once)"),
+              std::string::npos)
+        << msg;
+  }
+}
+
+// Pooling pads must be smaller than the kernel (ONNX Runtime's rule: a
+// window entirely in the padding has nothing to pool). Conv has no such
+// rule (torch's Conv2d(kernel_size=1, padding=1) is valid and common).
+TEST(OnnxHostile, PoolingPadsSmallerThanTheKernel) {
+  for (const std::string op : {"MaxPool", "AveragePool"}) {
+    auto m = one_node(op, {"x"}, {"y"});
+    auto* n = m.mutable_graph()->mutable_node(0);
+    set_ints(n, "kernel_shape", {2, 2});
+    set_ints(n, "pads", {0, 1, 0, 2});
+    EXPECT_EQ(import_error(m),
+              "hostile.onnx: node '/node' (#0, " + op +
+                  ", domain ai.onnx, opset 17): attribute 'pads' is [0, 1, 0, 2]; expected each pad smaller than the "
+                  "kernel (attribute 'kernel_shape' [2, 2]), got pads 1 and 2 for a kernel of 2 in spatial dim 1");
+    n->mutable_attribute(1)->set_ints(3, 1);
+    EXPECT_EQ(import_error(m), "(no error)") << op;
+  }
+  auto m = one_node("Conv", {"x", "w"}, {"y"});
+  auto* w = m.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {2, 2, 1, 1}) w->add_dims(d);
+  for (int i = 0; i < 4; ++i) w->add_float_data(1.0f);
+  set_ints(m.mutable_graph()->mutable_node(0), "pads", {1, 1, 1, 1});
+  EXPECT_EQ(import_error(m), "(no error)");
 }
 
 // ---- size of the graph ------------------------------------------------------------
@@ -284,6 +422,51 @@ TEST(OnnxHostile, LongChainCompiles) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Reported, not asserted (DESIGN: tests are never timed).
   std::cout << "100,000-node chain: import + compile + serialize in " << seconds << " s\n";
+}
+
+/// `kWide` Neg nodes of x, then one `op` node reading all their outputs
+/// (or, with `same`, x itself kWide times).
+constexpr int kWide = 100000;
+onnx::ModelProto wide_model(const std::string& op, bool same) {
+  auto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1});
+  std::vector<std::string> ins;
+  for (int i = 0; i < kWide; ++i) {
+    if (same) {
+      ins.push_back("x");
+      continue;
+    }
+    ins.push_back("v" + std::to_string(i));
+    add_node(g, "/neg" + std::to_string(i), "Neg", {"x"}, {ins.back()});
+  }
+  add_node(g, "/wide", op, ins, {"y"});
+  g->add_output()->set_name("y");
+  return m;
+}
+
+// A Concat of 100,000 distinct values, a Sum of as many, and a Concat of
+// one value 100,000 times import with the importer's work linear in the
+// node count (the passes after import are timed elsewhere); times are
+// reported, not asserted.
+TEST(OnnxHostile, WideNodesImport) {
+  for (const auto& [op, same] : {std::pair{"Concat", false}, std::pair{"Sum", false}, std::pair{"Concat", true}}) {
+    auto m = wide_model(op, same);
+    if (std::string(op) == "Concat") {
+      auto* axis = m.mutable_graph()->mutable_node(m.graph().node_size() - 1)->add_attribute();
+      axis->set_name("axis");
+      axis->set_type(onnx::AttributeProto::INT);
+      axis->set_i(0);
+    }
+    const std::string bytes = m.SerializeAsString();
+    const auto start = std::chrono::steady_clock::now();
+    auto p = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "wide.onnx");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(p->graph.output_node()->input(0)->type().str(),
+              std::string(op) == "Sum" ? "f32[1]" : "f32[" + std::to_string(kWide) + "]");
+    std::cout << op << " of " << kWide << (same ? " copies of one value" : " values") << ": imported in " << seconds
+              << " s\n";
+  }
 }
 
 // ---- nesting ----------------------------------------------------------------------

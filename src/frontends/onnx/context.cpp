@@ -3,8 +3,11 @@
 // known (so that shape computations on constants fold).
 #include "frontends/onnx/context.h"
 
+#include <onnx/onnx_pb.h>
+
+#include <set>
+
 #include "interpreter/interpreter.h"
-#include "ir/diagnostic.h"
 #include "ir/operator.h"
 
 namespace edgec::onnx_import {
@@ -37,7 +40,7 @@ Value* Importer::add_constant_placeholder(const std::string& target, const Tenso
 
 Value* Importer::materialize(const std::string& name) {
   Entry& e = entries_.at(name);
-  if (!e.unavailable.empty()) throw CompileError(e.unavailable);
+  if (!e.unavailable.empty()) refuse(e.unavailable);
   if (e.value) return e.value;
   if (!e.alias.empty()) {
     e.value = materialize(e.alias);  // std::map references stay valid
@@ -63,13 +66,13 @@ Value* Importer::materialize(const std::string& name) {
       e.value = emit("cast", {e.value}, attrs_of({{"dtype", e.type.dtype}}), hint);
     return e.value;
   }
-  throw CompileError("internal error: tensor '" + name + "' has no value");
+  internal_error("tensor '" + name + "' has no value");
 }
 
 std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Value*>& inputs, const Attrs& attrs,
                                      const std::string& hint, std::vector<OperandGroup> groups) {
   const OpInfo* row = find_op_by_name(op);
-  if (!row) throw CompileError("internal error: no operator '" + op + "' in the operator table");
+  if (!row) internal_error("no operator '" + op + "' in the operator table");
   if (groups.empty()) groups.assign(inputs.size(), OperandGroup{});
   std::vector<TensorType> in_types;
   for (const Value* v : inputs) in_types.push_back(v->type());
@@ -126,16 +129,98 @@ Entry Importer::entry_of(Value* v) const {
   return e;
 }
 
+namespace {
+
+/// "'a'", "'a', 'b'".
+std::string quoted_list(const std::set<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "'" : ", '") + n + "'";
+  return s;
+}
+
+}  // namespace
+
+// Walks back from `name` through the nodes that compute it to the graph
+// inputs it reads: as data (fixable with --fix-inputs) or, through Shape
+// and Size, only their sizes (fixable with --dim). Known values (constants,
+// fixed inputs) and static shapes end a path. Run only to write a message.
+std::string Importer::run_time_sources(const std::string& name) const {
+  std::set<std::string> inputs, dims;
+  std::set<std::string> graph_inputs;
+  if (graph_)
+    for (const auto& vi : graph_->input()) graph_inputs.insert(vi.name());
+  std::set<std::pair<std::string, bool>> seen;
+  std::vector<std::pair<std::string, bool>> stack = {{name, false}};  // {value, only its shape is read}
+  while (!stack.empty()) {
+    const auto [v, shape_only] = stack.back();
+    stack.pop_back();
+    if (!seen.insert({v, shape_only}).second) continue;
+    auto e = entries_.find(v);
+    if (e != entries_.end()) {
+      if (e->second.data || (e->second.value && known(e->second.value))) continue;
+      if (shape_only && e->second.type.is_static()) continue;
+    }
+    if (graph_inputs.count(v)) {
+      if (!shape_only) {
+        inputs.insert(v);
+      } else if (e != entries_.end()) {
+        for (const Dim& d : e->second.type.dims)
+          if (d.kind == Dim::Kind::Symbolic)
+            dims.insert(dim_params_.count(d.symbol) ? dim_params_.at(d.symbol) : d.symbol);
+      }
+      continue;
+    }
+    if (!producers_ || !graph_) continue;
+    auto p = producers_->find(v);
+    if (p == producers_->end()) continue;
+    const onnx::NodeProto& node = graph_->node(p->second);
+    const bool reads_shape = node.op_type() == "Shape" || node.op_type() == "Size";
+    for (const auto& in : node.input())
+      if (!in.empty()) stack.push_back({in, shape_only || reads_shape});
+  }
+  if (inputs.empty() && dims.empty())
+    return "by operators whose results the importer does not compute at import time; export it as a constant";
+  std::string from = "from ";
+  if (!inputs.empty()) from += (inputs.size() == 1 ? "graph input " : "graph inputs ") + quoted_list(inputs);
+  if (!dims.empty())
+    from += std::string(inputs.empty() ? "" : " and ") +
+            (dims.size() == 1 ? "the symbolic dim " : "the symbolic dims ") + quoted_list(dims);
+  std::string fix = "; fix ";
+  fix += inputs.size() + dims.size() == 1 ? "it" : "them";
+  fix += " at compile time (edgec compile";
+  if (!inputs.empty())
+    fix += " --fix-inputs FILE.npz with " + std::string(inputs.size() == 1 ? "an array named " : "arrays named ") +
+           quoted_list(inputs);
+  if (!inputs.empty() && !dims.empty()) fix += ", and";
+  for (const std::string& d : dims) fix += " --dim " + d + "=SIZE";
+  fix += ")";
+  if (!inputs.empty())
+    fix += std::string(", or export the model with ") +
+           (inputs.size() == 1 ? "that input as a constant" : "them as constants");
+  return from + fix;
+}
+
+std::string Importer::dim_fix(const Dim& dim) const {
+  if (dim.kind == Dim::Kind::Symbolic) {
+    auto it = dim_params_.find(dim.symbol);
+    if (it != dim_params_.end()) return "; fix it at compile time (edgec compile --dim " + it->second + "=SIZE)";
+  }
+  return "; fix the graph input dims it is computed from at compile time (edgec compile --dim NAME=SIZE)";
+}
+
 Value* Importer::full(const std::vector<int64_t>& shape, double value, DType dtype, const std::string& hint) {
   return emit("full", {}, attrs_of({{"shape", shape}, {"value", value}, {"dtype", dtype}}), hint);
 }
 Value* Importer::permute(Value* x, std::vector<int64_t> perm, const std::string& hint) {
   const int64_t rank = x->type().rank();
-  if (static_cast<int64_t>(perm.size()) != rank)
-    throw CompileError("expected a permutation of " + std::to_string(rank) + " dims for " + x->type().str() + ", got " +
-                       std::to_string(perm.size()));
-  for (int64_t& p : perm)
-    if (p < 0) p += rank;
+  // Callers pass permutations of [0, rank) (Transpose checks its perm).
+  std::vector<bool> seen(perm.size());
+  bool valid = static_cast<int64_t>(perm.size()) == rank;
+  for (size_t i = 0; valid && i < perm.size(); ++i) {
+    valid = perm[i] >= 0 && perm[i] < rank && !seen[perm[i]];
+    if (valid) seen[perm[i]] = true;
+  }
+  if (!valid) internal_error("permute of " + x->type().str() + " with an invalid permutation");
   Node* producer = x->producer();
   if (producer->is_call() && producer->op() == "aten.permute.default") {
     const std::vector<int64_t>* inner = producer->attrs().get_ints("dims");

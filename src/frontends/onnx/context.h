@@ -12,13 +12,20 @@
 
 #include <map>
 #include <optional>
+#include <set>
+#include <source_location>
 #include <string>
 #include <vector>
 
 #include "frontends/onnx/importer.h"
+#include "frontends/onnx/refusal.h"
 #include "frontends/onnx/sym_int.h"
 #include "frontends/onnx/tensor_data.h"
 #include "kernels/registry.h"
+
+namespace onnx {
+class OpSchema;
+}
 
 namespace edgec::onnx_import {
 
@@ -62,6 +69,25 @@ class Importer {
   /// An entry for an emitted value (type, value, known data).
   Entry entry_of(Value* v) const;
 
+  // ---- where values come from (for messages) ----
+  /// The graph being imported and, for each value name, the index of the
+  /// node that outputs it.
+  void set_graph(const onnx::GraphProto* graph, const std::map<std::string, int>* producers) {
+    graph_ = graph;
+    producers_ = producers;
+  }
+  /// Maps a dim's symbol in the IR to the model's dim_param it came from.
+  void add_dim_param(const std::string& symbol, const std::string& dim_param) { dim_params_[symbol] = dim_param; }
+  /// Where a value that is not known at import time comes from, and the
+  /// flags that would make it known, to follow "computed at run time ":
+  /// "from graph input 'shape'; fix that input at compile time (edgec
+  /// compile --fix-inputs ...)" (or the symbolic dims it reads: --dim).
+  std::string run_time_sources(const std::string& name) const;
+  /// "; fix it at compile time (edgec compile --dim batch=SIZE)" for a
+  /// symbolic dim that comes from a graph input's dim_param, or a hint to
+  /// fix the input dims it is computed from.
+  std::string dim_fix(const Dim& dim) const;
+
   // ---- helpers for handlers ----
   /// A scalar (rank 0) or filled tensor of static shape.
   Value* full(const std::vector<int64_t>& shape, double value, DType dtype, const std::string& hint);
@@ -85,6 +111,9 @@ class Importer {
   Program& program_;
   std::string what_;
   const OnnxImportOptions& options_;
+  const onnx::GraphProto* graph_ = nullptr;
+  const std::map<std::string, int>* producers_ = nullptr;
+  std::map<std::string, std::string> dim_params_;
   std::map<std::string, Entry> entries_;
   std::map<const Value*, TensorData> known_;
   KernelContext kernel_ctx_;
@@ -93,11 +122,23 @@ class Importer {
 /// One node being imported: its inputs, attributes and outputs.
 class NodeContext {
  public:
-  NodeContext(Importer& im, const onnx::NodeProto& node, int opset) : im_(im), node_(node), opset_(opset) {}
+  /// `schema`: the node's operator in the ONNX schema registry at its
+  /// opset (names its inputs and outputs in messages).
+  NodeContext(Importer& im, const onnx::NodeProto& node, int opset, const onnx::OpSchema* schema = nullptr)
+      : im_(im), node_(node), opset_(opset), schema_(schema) {}
 
   Importer& im() { return im_; }
   const onnx::NodeProto& proto() const { return node_; }
   int opset() const { return opset_; }
+
+  // ---- names for messages ----
+  /// "input 1 'shape'", or "input 1 'shape' (value '/Concat_output_0')"
+  /// when the value's name differs from the operator's name for the input.
+  std::string operand(size_t i) const;
+  /// operand() with the input's type: "input 0 'X' (f32[1, 3, 8, 8])".
+  std::string typed_operand(size_t i);
+  /// The same for output i.
+  std::string result(size_t i) const;
 
   // ---- inputs ----
   size_t num_inputs() const { return static_cast<size_t>(node_.input_size()); }
@@ -106,8 +147,17 @@ class NodeContext {
   Entry& required(size_t i);
   const TensorType& type(size_t i) { return required(i).type; }
   Value* value(size_t i);
-  /// An input that must be known at import time, as int64s.
+  /// An input that must be known at import time, as int64s; `what` says
+  /// what it is ("the target shape").
   std::vector<int64_t> ints(size_t i, const std::string& what);
+  /// ints() of an input that holds one value (a scalar or a 1-element list).
+  int64_t int_scalar(size_t i, const std::string& what);
+  /// Refuses input i, which must be known at import time and is not:
+  /// "WHAT (input I 'NAME') must be known at import time, but ...", naming
+  /// the graph inputs and dims it comes from and the flags that fix them.
+  /// `why` (" (...)") follows "must be known at import time".
+  [[noreturn]] void fail_not_known(size_t i, const std::string& what, const std::string& why = "",
+                                   std::source_location site = std::source_location::current()) const;
   /// An input whose elements are known, possibly symbolically.
   std::optional<std::vector<SymInt>> sym(size_t i);
   /// The input's data, or null.
@@ -138,17 +188,18 @@ class NodeContext {
     return im_.emit(op, inputs, attrs, hint());
   }
 
-  [[noreturn]] void fail(const std::string& message) const;
+  /// Refuses the node; the importer adds the file and node to the message.
+  [[noreturn]] void fail(const std::string& message,
+                         std::source_location site = std::source_location::current()) const {
+    refuse(message, site);
+  }
 
  private:
   Importer& im_;
   const onnx::NodeProto& node_;
   int opset_;
+  const onnx::OpSchema* schema_;
 };
-
-/// Appended to "must be known at import time" errors: what the user can do.
-inline constexpr const char* kRunTimeDataHint =
-    "; export it as a constant, or fix the graph input it is computed from (edgec compile --fix-inputs)";
 
 using Handler = void (*)(NodeContext& n);
 using HandlerTable = std::map<std::string, Handler>;

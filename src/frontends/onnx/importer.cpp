@@ -9,15 +9,26 @@
 // bytes) are checked before anything is allocated or parsed, external data
 // stays inside the model's folder (tensor_data.cpp), and a graph whose
 // nodes read values produced later (a cycle) is refused, naming the cycle.
+//
+// Before any node is imported, every node is checked against the ONNX
+// schema of its operator at its opset (libonnx's registry, as ONNX
+// Runtime does): the number of inputs and outputs, the required ones
+// present, the attributes declared and of their kinds; and every value
+// name has one definition (a graph input, an initializer or one output of
+// one node). The handlers can then rely on the node's structure.
 #include "frontends/onnx/importer.h"
+
+#include <onnx/defs/data_type_utils.h>
+#include <onnx/defs/schema.h>
 
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "frontends/onnx/context.h"
-#include "ir/diagnostic.h"
+#include "frontends/onnx/refusal.h"
 #include "ir/verifier.h"
 #include "passes/program_edits.h"
 
@@ -27,6 +38,9 @@ namespace {
 using onnx_import::Entry;
 using onnx_import::HandlerTable;
 using onnx_import::Importer;
+using onnx_import::ImportRefusal;
+using onnx_import::internal_error;
+using onnx_import::io_error;
 using onnx_import::NodeContext;
 
 constexpr int64_t kMinOpset = 13;
@@ -59,6 +73,46 @@ namespace {
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+const char* attribute_kind_name(onnx::AttributeProto::AttributeType t) {
+  switch (t) {
+    case onnx::AttributeProto::FLOAT: return "a float";
+    case onnx::AttributeProto::INT: return "an int";
+    case onnx::AttributeProto::STRING: return "a string";
+    case onnx::AttributeProto::TENSOR: return "a tensor";
+    case onnx::AttributeProto::GRAPH: return "a graph";
+    case onnx::AttributeProto::SPARSE_TENSOR: return "a sparse tensor";
+    case onnx::AttributeProto::TYPE_PROTO: return "a type";
+    case onnx::AttributeProto::FLOATS: return "a list of floats";
+    case onnx::AttributeProto::INTS: return "a list of ints";
+    case onnx::AttributeProto::STRINGS: return "a list of strings";
+    case onnx::AttributeProto::TENSORS: return "a list of tensors";
+    case onnx::AttributeProto::GRAPHS: return "a list of graphs";
+    case onnx::AttributeProto::SPARSE_TENSORS: return "a list of sparse tensors";
+    case onnx::AttributeProto::TYPE_PROTOS: return "a list of types";
+    default: return "of no kind (type UNDEFINED)";
+  }
+}
+
+/// "X, W, optional B" / "inputs..." for a schema's formal parameters.
+std::string formal_list(const std::vector<onnx::OpSchema::FormalParameter>& params) {
+  std::string s;
+  for (const auto& p : params) {
+    if (!s.empty()) s += ", ";
+    if (p.GetOption() == onnx::OpSchema::Optional) s += "optional ";
+    s += "'" + p.GetName() + "'";
+    if (p.GetOption() == onnx::OpSchema::Variadic) s += "...";
+  }
+  return s.empty() ? "none" : s;
+}
+
+/// "1 input", "2 to 3 inputs", "at least 1 output".
+std::string count_range(int lo, int hi, const std::string& noun) {
+  auto plural = [&](int n) { return noun + (n == 1 ? "" : "s"); };
+  if (lo == hi) return std::to_string(lo) + " " + plural(lo);
+  if (hi == std::numeric_limits<int>::max()) return "at least " + std::to_string(lo) + " " + plural(lo);
+  return std::to_string(lo) + " to " + std::to_string(hi) + " " + plural(hi);
+}
+
 class ModelImporter {
  public:
   /// `external`: where tensors stored outside the model are read from (no
@@ -75,19 +129,17 @@ class ModelImporter {
   std::unique_ptr<Program> run(onnx::ModelProto& model) {
     check_versions(model);
     onnx::GraphProto& g = *model.mutable_graph();
-    if (g.sparse_initializer_size() > 0) error("sparse initializers are not supported");
+    if (g.sparse_initializer_size() > 0) refuse("sparse initializers are not supported");
     std::set<std::string> initializer_names;
     for (const auto& t : g.initializer()) {
-      if (!initializer_names.insert(t.name()).second) error("initializer '" + t.name() + "' appears twice");
+      if (!initializer_names.insert(t.name()).second) refuse("initializer '" + t.name() + "' appears twice");
     }
+    check_nodes(g, initializer_names);
     inline_external_attributes(g);
     add_graph_inputs(g);
     check_dim_options();
     add_constant_initializers(g);
-    for (int i = 0; i < g.node_size(); ++i) {
-      for (const auto& out : g.node(i).output())
-        if (!out.empty()) producers_.emplace(out, i);
-    }
+    im_.set_graph(&g, &producers_);
     for (int i = 0; i < g.node_size(); ++i) import_node(g, i);
     set_outputs(g);
     finish();
@@ -95,16 +147,20 @@ class ModelImporter {
   }
 
  private:
-  [[noreturn]] void error(const std::string& message) const { throw CompileError(what_ + ": " + message); }
+  /// Refuses the model: "FILE: MESSAGE".
+  [[noreturn]] void refuse(const std::string& message,
+                           std::source_location site = std::source_location::current()) const {
+    onnx_import::refuse(what_ + ": " + message, site);
+  }
 
   void check_versions(const onnx::ModelProto& model) {
     if (!model.has_ir_version() || model.ir_version() <= 0)
-      error("not an ONNX model (no ir_version; is the file truncated or of another format?)");
+      refuse("not an ONNX model (no ir_version; is the file truncated or of another format?)");
     if (model.ir_version() > kMaxIrVersion)
-      error("ONNX IR version " + std::to_string(model.ir_version()) +
-            " is not supported (edgec reads IR versions up to " + std::to_string(kMaxIrVersion) +
-            ", as written by torch 1.13 at opsets 13-17)");
-    if (!model.has_graph()) error("not an ONNX model (no graph; is the file truncated?)");
+      refuse("ONNX IR version " + std::to_string(model.ir_version()) +
+             " is not supported (edgec reads IR versions up to " + std::to_string(kMaxIrVersion) +
+             ", as written by torch 1.13 at opsets 13-17)");
+    if (!model.has_graph()) refuse("not an ONNX model (no graph; is the file truncated?)");
     for (const auto& o : model.opset_import()) {
       if (is_default_domain(o.domain())) {
         default_opset_ = o.version();
@@ -116,28 +172,30 @@ class ModelImporter {
 
   TensorType input_type(const onnx::ValueInfoProto& vi) {
     const std::string where = "graph input '" + vi.name() + "'";
-    if (!vi.has_type() || !vi.type().has_tensor_type()) error(where + " is not a tensor");
+    if (!vi.has_type() || !vi.type().has_tensor_type()) refuse(where + " is not a tensor");
     const auto& tt = vi.type().tensor_type();
     const auto dtype = onnx_import::dtype_from_onnx(tt.elem_type());
     if (!dtype)
-      error(where + " has element type " + onnx_import::onnx_type_name(tt.elem_type()) +
-            ", which edgec does not support (float, float16, int64, int32, int8, uint8, bool)");
-    if (!tt.has_shape()) error(where + " has no shape; re-export the model with a fixed rank");
+      refuse(where + " has element type " + onnx_import::onnx_type_name(tt.elem_type()) +
+             ", which edgec does not support (float, float16, int64, int32, int8, uint8, bool)");
+    if (!tt.has_shape()) refuse(where + " has no shape; re-export the model with a fixed rank");
     if (tt.shape().dim_size() > kMaxRank)
-      error(where + " has rank " + std::to_string(tt.shape().dim_size()) + "; edgec supports ranks up to " +
-            std::to_string(kMaxRank));
+      refuse(where + " has rank " + std::to_string(tt.shape().dim_size()) + "; edgec supports ranks up to " +
+             std::to_string(kMaxRank));
     std::vector<Dim> dims;
     const auto& opts = im_.options();
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto& d = tt.shape().dim(i);
       if (d.has_dim_value()) {
-        if (d.dim_value() < 0) error(where + " has a negative size in dim " + std::to_string(i));
+        if (d.dim_value() < 0) refuse(where + " has a negative size in dim " + std::to_string(i));
         dims.push_back(Dim::fixed(d.dim_value()));
       } else if (d.has_dim_param() && !d.dim_param().empty()) {
         const std::string& p = d.dim_param();
         dim_params_.insert(p);
         if (auto it = opts.dim_sizes.find(p); it != opts.dim_sizes.end()) {
-          if (it->second < 0) error("dim_sizes gives '" + p + "' the negative size " + std::to_string(it->second));
+          if (it->second < 0)
+            refuse("--dim (dim_sizes) gives '" + p + "' the negative size " + std::to_string(it->second) +
+                   "; expected a size >= 0");
           dims.push_back(Dim::fixed(it->second));
         } else {
           auto b = opts.dim_bounds.find(p);
@@ -145,11 +203,15 @@ class ModelImporter {
           for (char& c : symbol)
             if (c == '.') c = '_';
           if (std::isdigit(static_cast<unsigned char>(symbol[0]))) symbol = "d" + symbol;
+          im_.add_dim_param(symbol, p);
           dims.push_back(Dim::symbolic(symbol, b == opts.dim_bounds.end() ? -1 : b->second));
         }
       } else {
-        error(where + " has no size for dim " + std::to_string(i) +
-              " (neither a value nor a name); give it a size (dim_sizes)");
+        // --dim and dim_sizes size dims by name; an unnamed dim has none.
+        refuse(where + " has no size for dim " + std::to_string(i) +
+               " (neither a value nor a name), and edgec cannot size an unnamed dim yet: give the dim a name in the "
+               "model (onnx.tools.update_model_dims, or torch.onnx.export with dynamic_axes naming it), then give "
+               "it a size with edgec compile --dim NAME=SIZE (OnnxImportOptions::dim_sizes from the library)");
       }
     }
     // Memory is planned for the largest size; a declared shape whose bytes
@@ -158,8 +220,7 @@ class ModelImporter {
     for (const Dim& d : dims) {
       const auto bound = d.upper_bound();
       if (bound && __builtin_mul_overflow(bytes, *bound, &bytes))
-        error(where + " declares " + TensorType(*dtype, dims).str() +
-              ", whose size in bytes overflows 64 bits");
+        refuse(where + " declares " + TensorType(*dtype, dims).str() + ", whose size in bytes overflows 64 bits");
     }
     return TensorType(*dtype, std::move(dims));
   }
@@ -171,7 +232,7 @@ class ModelImporter {
     for (auto& t : *g.mutable_initializer()) inits[t.name()] = &t;
     std::set<std::string> seen;
     for (const auto& vi : g.input()) {
-      if (!seen.insert(vi.name()).second) error("graph input '" + vi.name() + "' is listed twice");
+      if (!seen.insert(vi.name()).second) refuse("graph input '" + vi.name() + "' is listed twice");
       auto it = inits.find(vi.name());
       Program& p = im_.program();
       auto bound = im_.options().input_values.find(vi.name());
@@ -224,23 +285,24 @@ class ModelImporter {
     for (size_t i = 0; fits && i < declared.dims.size(); ++i)
       fits = !declared.dims[i].is_static() || declared.dims[i] == given.dims[i];
     if (!fits)
-      error("the value given for graph input '" + name + "' is " + given.str() + ", but the input is " +
-            declared.str());
+      refuse("the value given for graph input '" + name + "' (--fix-inputs) is " + given.str() + ", but the input is " +
+             declared.str());
   }
 
   /// A dim named in the options that no input has is most likely a typo.
   void check_dim_options() const {
     for (const auto& [name, value] : im_.options().input_values) {
       if (im_.has_entry(name)) continue;
-      error("a value is given for '" + name + "', which is not a graph input of the model");
+      refuse("--fix-inputs gives a value for '" + name + "', which is not a graph input of the model");
     }
     for (const auto* option : {&im_.options().dim_sizes, &im_.options().dim_bounds}) {
       for (const auto& [name, size] : *option) {
         if (dim_params_.count(name)) continue;
         std::string known;
         for (const auto& p : dim_params_) known += (known.empty() ? "" : ", ") + p;
-        error((option == &im_.options().dim_sizes ? "dim_sizes" : "dim_bounds") + std::string(" names '") + name +
-              "', but no graph input has a dim of that name (the model's: " + (known.empty() ? "none" : known) + ")");
+        refuse((option == &im_.options().dim_sizes ? "--dim (dim_sizes)" : "--max-dim (dim_bounds)") +
+               std::string(" names '") + name +
+               "', but no graph input has a dim of that name (the model's: " + (known.empty() ? "none" : known) + ")");
       }
     }
   }
@@ -318,45 +380,187 @@ class ModelImporter {
     return produced + "; the graph has a cycle: " + cycle;
   }
 
+  /// The schema of `n`'s operator at its opset, or null when the operator
+  /// is not one of ONNX's.
+  const onnx::OpSchema* schema_of(const onnx::NodeProto& n) const {
+    return onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(node_opset(n)), "");
+  }
+
+  /// Refuses node #index: "FILE: node '...' (...): MESSAGE".
+  [[noreturn]] void refuse_node(const onnx::NodeProto& n, int index, const std::string& message,
+                                std::source_location site = std::source_location::current()) const {
+    onnx_import::refuse(node_where(n, index) + ": " + message, site);
+  }
+
+  /// Before importing: every node is of a supported operator at a
+  /// supported opset, matches the operator's schema, and defines only
+  /// names nothing else defines (SSA). Records each value's producer.
+  void check_nodes(const onnx::GraphProto& g, const std::set<std::string>& initializers) {
+    std::set<std::string> graph_inputs;
+    for (const auto& vi : g.input()) graph_inputs.insert(vi.name());
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      check_operator(n, i);
+      const onnx::OpSchema* schema = schema_of(n);
+      if (!schema) internal_error("no ONNX schema for the supported operator " + n.op_type());
+      check_schema(n, i, *schema);
+      for (int k = 0; k < n.output_size(); ++k) {
+        const std::string& out = n.output(k);
+        if (out.empty()) continue;
+        NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema);
+        const char* kind = graph_inputs.count(out) ? "graph input" : initializers.count(out) ? "initializer" : nullptr;
+        if (kind)
+          refuse_node(n, i,
+                      ctx.result(k) + " has the name of " + (kind[0] == 'g' ? "a " : "an ") + kind + " ('" + out +
+                          "'); expected a name nothing else defines (each value has one definition)");
+        auto [it, fresh] = producers_.emplace(out, i);
+        if (fresh) continue;
+        if (it->second != i)
+          refuse_node(n, i,
+                      ctx.result(k) + " is already an output of node '" + g.node(it->second).name() + "' (#" +
+                          std::to_string(it->second) +
+                          "); expected a name nothing else defines (each value has one definition)");
+        int first = 0;
+        while (n.output(first) != out) ++first;
+        refuse_node(n, i,
+                    ctx.result(k) + " is also output " + std::to_string(first) +
+                        " of this node; expected a name nothing else defines (each value has one definition)");
+      }
+    }
+  }
+
+  void check_operator(const onnx::NodeProto& n, int index) const {
+    const int64_t opset = node_opset(n);
+    if (!is_default_domain(n.domain()))
+      refuse_node(n, index,
+                  "operators of domain '" + n.domain() + "' are not supported (edgec imports the default ONNX domain)");
+    if (opset < kMinOpset || opset > kMaxOpset)
+      refuse_node(n, index,
+                  "opset " + (opset < 0 ? std::string("(none imported)") : std::to_string(opset)) +
+                      " of the default domain is not supported (edgec imports opsets " + std::to_string(kMinOpset) +
+                      "-" + std::to_string(kMaxOpset) + ")");
+    if (!handlers().count(n.op_type()))
+      refuse_node(n, index, "operator " + n.op_type() + " is not supported by the edgec ONNX importer");
+  }
+
+  /// What ONNX's checker (and so ONNX Runtime) requires of a node, in
+  /// messages naming the inputs, outputs and attributes by the schema's
+  /// names: as many inputs and outputs as the schema allows, each
+  /// non-optional one named, attributes declared, of their kind, and the
+  /// required ones present.
+  void check_schema(const onnx::NodeProto& n, int index, const onnx::OpSchema& schema) {
+    const std::string version = " (" + n.op_type() + " of opset " + std::to_string(node_opset(n)) + ", since opset " +
+                                std::to_string(schema.since_version()) + ")";
+    NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), &schema);
+    if (n.input_size() < schema.min_input() || n.input_size() > schema.max_input())
+      refuse_node(n, index,
+                  "expected " + count_range(schema.min_input(), schema.max_input(), "input") + ", got " +
+                      std::to_string(n.input_size()) + version + "; its inputs are " + formal_list(schema.inputs()));
+    if (n.output_size() < schema.min_output() || n.output_size() > schema.max_output())
+      refuse_node(n, index,
+                  "expected " + count_range(schema.min_output(), schema.max_output(), "output") + ", got " +
+                      std::to_string(n.output_size()) + version + "; its outputs are " + formal_list(schema.outputs()));
+    auto required = [](const std::vector<onnx::OpSchema::FormalParameter>& params, int i) {
+      if (params.empty()) return false;
+      const size_t at = std::min(static_cast<size_t>(i), params.size() - 1);
+      return params[at].GetOption() == onnx::OpSchema::Single ||
+             (params[at].GetOption() == onnx::OpSchema::Variadic && i < params[at].GetMinArity());
+    };
+    for (int i = 0; i < n.input_size(); ++i)
+      if (n.input(i).empty() && required(schema.inputs(), i))
+        refuse_node(n, index, ctx.operand(i) + " is required" + version + ", got an empty name");
+    for (int i = 0; i < n.output_size(); ++i)
+      if (n.output(i).empty() && required(schema.outputs(), i))
+        refuse_node(n, index, ctx.result(i) + " is required" + version + ", got an empty name");
+    std::set<std::string> seen;
+    for (const auto& a : n.attribute()) {
+      if (!seen.insert(a.name()).second) refuse_node(n, index, "attribute '" + a.name() + "' is given twice");
+      auto it = schema.attributes().find(a.name());
+      if (it == schema.attributes().end()) {
+        std::string known;
+        for (const auto& [name, spec] : schema.attributes()) known += (known.empty() ? "'" : ", '") + name + "'";
+        refuse_node(n, index,
+                    "attribute '" + a.name() + "' is not an attribute of " + n.op_type() + version + "; expected " +
+                        (known.empty() ? "no attributes" : "one of " + known));
+      }
+      const auto expected = static_cast<onnx::AttributeProto::AttributeType>(it->second.type);
+      if (a.type() != expected)
+        refuse_node(n, index,
+                    "attribute '" + a.name() + "' is " + attribute_kind_name(a.type()) + "; expected " +
+                        attribute_kind_name(expected) + version);
+    }
+    for (const auto& [name, spec] : schema.attributes())
+      if (spec.required && !seen.count(name))
+        refuse_node(n, index,
+                    "attribute '" + name + "' (" +
+                        attribute_kind_name(static_cast<onnx::AttributeProto::AttributeType>(spec.type)) +
+                        ") is required" + version + ", got none");
+  }
+
+  /// The inputs' element types are among those the schema allows, and
+  /// inputs of one type variable ("T") have one type, as ONNX's type
+  /// inference (and so ONNX Runtime) requires.
+  void check_input_types(const onnx::NodeProto& n, const onnx::OpSchema& schema, NodeContext& ctx) {
+    const auto& params = schema.inputs();
+    std::map<std::string, int> first_of_type;  // type variable -> first input of it
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (n.input(i).empty() || params.empty()) continue;
+      const Entry& e = im_.entry(n.input(i));
+      if (!e.unavailable.empty()) continue;  // refused where the handler reads it
+      const auto& param = params[std::min(static_cast<size_t>(i), params.size() - 1)];
+      const int32_t elem = onnx_import::onnx_elem_type(e.type.dtype);
+      const std::string type = "tensor(" + onnx::Utils::DataTypeUtils::ToDataTypeString(elem) + ")";
+      if (!param.GetTypes().count(onnx::Utils::DataTypeUtils::ToType(type))) {
+        std::set<std::string> allowed;
+        for (const auto* t : param.GetTypes()) allowed.insert(*t);
+        std::string list;
+        for (const auto& t : allowed) list += (list.empty() ? "" : ", ") + t;
+        onnx_import::refuse(ctx.typed_operand(static_cast<size_t>(i)) + " has element type " +
+                            onnx_import::onnx_type_name(elem) + "; expected one of " + list + " (type '" +
+                            param.GetTypeStr() + "' of " + n.op_type() + " of opset " + std::to_string(node_opset(n)) +
+                            ")");
+      }
+      if (i >= static_cast<int>(params.size()) && !param.GetIsHomogeneous()) continue;
+      auto [it, fresh] = first_of_type.emplace(param.GetTypeStr(), i);
+      if (fresh) continue;
+      const DType first = im_.entry(n.input(it->second)).type.dtype;
+      if (first != e.type.dtype)
+        onnx_import::refuse(ctx.typed_operand(static_cast<size_t>(i)) + " has element type " +
+                            onnx_import::onnx_type_name(elem) + "; expected " +
+                            onnx_import::onnx_type_name(onnx_import::onnx_elem_type(first)) + ", the type of " +
+                            ctx.typed_operand(static_cast<size_t>(it->second)) + " (both are of type '" +
+                            param.GetTypeStr() + "' of " + n.op_type() + ")");
+    }
+  }
+
   void import_node(const onnx::GraphProto& g, int index) {
     const onnx::NodeProto& n = g.node(index);
-    const bool default_domain = is_default_domain(n.domain());
-    const int64_t opset = node_opset(n);
     const std::string where = node_where(n, index);
-    if (!default_domain)
-      throw CompileError(where + ": operators of domain '" + n.domain() +
-                         "' are not supported (edgec imports the default ONNX domain)");
-    if (opset < kMinOpset || opset > kMaxOpset)
-      throw CompileError(where + ": opset " + (opset < 0 ? std::string("(none imported)") : std::to_string(opset)) +
-                         " of the default domain is not supported (edgec imports opsets " + std::to_string(kMinOpset) +
-                         "-" + std::to_string(kMaxOpset) + ")");
-    const auto& table = handlers();
-    auto h = table.find(n.op_type());
-    if (h == table.end())
-      throw CompileError(where + ": operator " + n.op_type() + " is not supported by the edgec ONNX importer");
-    for (int i = 0; i < n.input_size(); ++i) {
-      const std::string& name = n.input(i);
-      if (name.empty() || im_.has_entry(name)) continue;
-      if (producers_.count(name))
-        throw CompileError(where + ": input " + std::to_string(i) + " '" + name + "'" +
-                           undefined_input_reason(g, index, name));
-      throw CompileError(where + ": input " + std::to_string(i) + " '" + name +
-                         "' is not defined (no graph input, initializer or earlier node produces it)");
-    }
-    NodeContext ctx(im_, n, static_cast<int>(opset));
+    const onnx::OpSchema* schema = schema_of(n);
     try {
-      h->second(ctx);
+      for (int i = 0; i < n.input_size(); ++i) {
+        const std::string& name = n.input(i);
+        if (name.empty() || im_.has_entry(name)) continue;
+        NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema);
+        if (producers_.count(name)) onnx_import::refuse(ctx.operand(i) + undefined_input_reason(g, index, name));
+        onnx_import::refuse(ctx.operand(i) +
+                            " is not defined (no graph input, initializer or earlier node produces it)");
+      }
+      NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema);
+      check_input_types(n, *schema, ctx);
+      handlers().at(n.op_type())(ctx);
+    } catch (ImportRefusal& e) {
+      e.add_context(where + ": ");
+      throw;
     } catch (const CompileError& e) {
-      throw CompileError(where + ": " + e.what());
+      // The operator table's shape functions check what the handlers emit.
+      onnx_import::refuse(where + ": " + e.what());
     } catch (const std::exception& e) {
-      // A malformed node (an empty K, a missing list entry) that a handler
-      // did not anticipate still gets a message naming it.
-      throw CompileError(where + ": malformed node (" + e.what() + ")");
+      internal_error(where + ": a handler did not check what it read (" + e.what() + ")");
     }
     for (int i = 0; i < n.output_size(); ++i) {
       if (!n.output(i).empty() && !im_.has_entry(n.output(i)))
-        throw CompileError(where + ": internal error: output " + std::to_string(i) + " '" + n.output(i) +
-                           "' was not defined by the importer");
+        internal_error(where + ": output " + std::to_string(i) + " '" + n.output(i) + "' was not defined");
     }
   }
 
@@ -365,17 +569,18 @@ class ModelImporter {
     std::vector<Value*> values;
     for (const auto& o : g.output()) {
       if (!im_.has_entry(o.name()))
-        error("graph output '" + o.name() + "' is not produced by any node, initializer or input");
+        refuse("graph output '" + o.name() + "' is not produced by any node, initializer or input");
       Value* v = nullptr;
       try {
         v = im_.materialize(o.name());
-      } catch (const CompileError& e) {
-        error("graph output '" + o.name() + "': " + e.what());
+      } catch (ImportRefusal& e) {
+        e.add_context(what_ + ": graph output '" + o.name() + "': ");
+        throw;
       }
       values.push_back(v);
       p.outputs.push_back(OutputSpec{OutputKind::UserOutput, v->name(), o.name()});
     }
-    if (values.empty()) error("the graph has no outputs");
+    if (values.empty()) refuse("the graph has no outputs");
     p.graph.set_outputs(values);
   }
 
@@ -393,9 +598,9 @@ class ModelImporter {
     remove_unread_constants(p, {});
     const auto problems = verify(p);
     if (!problems.empty()) {
-      std::string msg = "the imported program does not verify (an importer bug):";
+      std::string msg = what_ + ": the imported program does not verify:";
       for (const auto& e : problems) msg += "\n  " + e;
-      error(msg);
+      internal_error(msg);
     }
   }
 
@@ -419,15 +624,15 @@ constexpr const char* kParseFailure =
 // Protobuf reads at most INT32_MAX bytes; models past that keep their
 // weights in external data files.
 [[noreturn]] void too_large(const std::string& what, uint64_t size) {
-  throw CompileError(what + ": the file has " + std::to_string(size) +
-                     " bytes, more than the 2 GiB (2147483647 bytes) protobuf can parse; save the model with its "
-                     "weights as external data");
+  onnx_import::refuse(what + ": the file has " + std::to_string(size) +
+                      " bytes, more than the 2 GiB (2147483647 bytes) protobuf can parse; save the model with its "
+                      "weights as external data");
 }
 
 onnx::ModelProto parse_model(std::span<const std::byte> bytes, const std::string& what) {
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(INT32_MAX)) too_large(what, bytes.size());
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) throw CompileError(what + kParseFailure);
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) onnx_import::refuse(what + kParseFailure);
   return model;
 }
 
@@ -445,24 +650,24 @@ std::unique_ptr<Program> import_onnx(const std::string& path, const OnnxImportOp
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status))
-    throw CompileError(path + ": cannot open the file: " + (ec ? ec.message() : std::string("no such file")));
-  if (!fs::is_regular_file(status)) throw CompileError(path + ": not a regular file");
+    io_error(path + ": cannot open the file: " + (ec ? ec.message() : std::string("no such file")));
+  if (!fs::is_regular_file(status)) io_error(path + ": not a regular file; expected an ONNX model file");
   const uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw CompileError(path + ": cannot read the file: " + ec.message());
+  if (ec) io_error(path + ": cannot read the file: " + ec.message());
   if (size > static_cast<uintmax_t>(INT32_MAX)) too_large(path, size);
   // External data is named relative to the folder holding the model.
   onnx_import::ExternalDataSource external;
   external.folder = fs::canonical(fs::absolute(fs::path(path)).parent_path(), ec);
-  if (ec) throw CompileError(path + ": cannot resolve the folder holding the model: " + ec.message());
+  if (ec) io_error(path + ": cannot resolve the folder holding the model: " + ec.message());
 
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw CompileError(path + ": cannot open the file");
+  if (!in) io_error(path + ": cannot open the file");
   // Parsed from the stream, so that a large model's weights are in memory
   // once (in the model), not also as the file's bytes.
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&in)) {
-    if (in.bad()) throw CompileError(path + ": cannot read the file");
-    throw CompileError(path + kParseFailure);
+    if (in.bad()) io_error(path + ": cannot read the file");
+    onnx_import::refuse(path + kParseFailure);
   }
   return ModelImporter(path, options, std::move(external)).run(model);
 }

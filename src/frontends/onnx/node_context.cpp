@@ -1,12 +1,58 @@
 // NodeContext: a node's inputs (materialized on demand), attributes and
 // outputs, for the operator handlers.
+#include <onnx/defs/schema.h>
+
 #include "frontends/onnx/context.h"
 
-#include "ir/diagnostic.h"
-
 namespace edgec::onnx_import {
+namespace {
 
-void NodeContext::fail(const std::string& message) const { throw CompileError(message); }
+using FormalParameters = std::vector<onnx::OpSchema::FormalParameter>;
+
+/// The schema's name for parameter i; a variadic last parameter names all
+/// the rest.
+std::string formal_name(const FormalParameters& params, size_t i) {
+  if (i < params.size()) return params[i].GetName();
+  if (!params.empty() && params.back().GetOption() == onnx::OpSchema::Variadic) return params.back().GetName();
+  return "";
+}
+
+/// "input 1 'shape'", "input 1 'shape' (value 'v')", "input 1 'shape' (value
+/// 'v', i64[2])", "input 1 'shape' (i64[2])".
+std::string label(const char* kind, size_t i, const std::string& formal, const std::string& value,
+                  const std::string& type = "") {
+  std::string s = std::string(kind) + " " + std::to_string(i);
+  if (formal.empty()) return s + (value.empty() ? "" : " '" + value + "'") + (type.empty() ? "" : " (" + type + ")");
+  s += " '" + formal + "'";
+  std::string notes;
+  if (!value.empty() && value != formal) notes = "value '" + value + "'";
+  if (!type.empty()) notes += (notes.empty() ? "" : ", ") + type;
+  return notes.empty() ? s : s + " (" + notes + ")";
+}
+
+}  // namespace
+
+std::string NodeContext::operand(size_t i) const {
+  const std::string value = i < num_inputs() ? node_.input(static_cast<int>(i)) : "";
+  return label("input", i, schema_ ? formal_name(schema_->inputs(), i) : "", value);
+}
+
+std::string NodeContext::typed_operand(size_t i) {
+  const std::string value = i < num_inputs() ? node_.input(static_cast<int>(i)) : "";
+  return label("input", i, schema_ ? formal_name(schema_->inputs(), i) : "", value, type(i).str());
+}
+
+std::string NodeContext::result(size_t i) const {
+  const std::string value = i < num_outputs() ? node_.output(static_cast<int>(i)) : "";
+  return label("output", i, schema_ ? formal_name(schema_->outputs(), i) : "", value);
+}
+
+void NodeContext::fail_not_known(size_t i, const std::string& what, const std::string& why,
+                                 std::source_location site) const {
+  refuse(what + " (" + operand(i) + ") must be known at import time" + why + ", but it is computed at run time " +
+             im_.run_time_sources(node_.input(static_cast<int>(i))),
+         site);
+}
 
 Entry* NodeContext::input(size_t i) {
   if (i >= num_inputs() || node_.input(static_cast<int>(i)).empty()) return nullptr;
@@ -17,7 +63,8 @@ Entry* NodeContext::input(size_t i) {
 
 Entry& NodeContext::required(size_t i) {
   Entry* e = input(i);
-  if (!e) fail("expected input " + std::to_string(i) + ", got none");
+  // The schema check has required the inputs the operator requires.
+  if (!e) internal_error("a handler read " + operand(i) + ", which the node does not have");
   return *e;
 }
 
@@ -37,23 +84,27 @@ const TensorData* NodeContext::data(size_t i) {
 std::vector<int64_t> NodeContext::ints(size_t i, const std::string& what) {
   required(i);
   if (const TensorData* d = data(i)) {
-    if (is_floating(d->type.dtype))
-      fail(what + " (input " + std::to_string(i) + " '" + node_.input(static_cast<int>(i)) +
-           "') must be an integer tensor, got " + d->type.str());
+    // The schemas constrain every input read as ints to integer types.
+    if (is_floating(d->type.dtype)) internal_error(what + " (" + operand(i) + ") read as ints is " + d->type.str());
     return data_as_ints(*d);
   }
   if (auto s = sym(i)) {
     std::vector<int64_t> out;
     for (const SymInt& x : *s) {
       if (!x.is_static())
-        fail(what + " (input " + std::to_string(i) + " '" + node_.input(static_cast<int>(i)) +
-             "') must be known at import time, got the symbolic size " + x.str());
+        fail(what + " (" + operand(i) + ") must be known at import time, got the symbolic size " + x.str() +
+             ", computed at run time " + im_.run_time_sources(node_.input(static_cast<int>(i))));
       out.push_back(x.factor);
     }
     return out;
   }
-  fail(what + " (input " + std::to_string(i) + " '" + node_.input(static_cast<int>(i)) +
-       "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
+  fail_not_known(i, what);
+}
+
+int64_t NodeContext::int_scalar(size_t i, const std::string& what) {
+  const std::vector<int64_t> v = ints(i, what);
+  if (v.size() != 1) fail(what + " (" + operand(i) + ") must hold one value, got " + std::to_string(v.size()));
+  return v[0];
 }
 
 std::optional<std::vector<SymInt>> NodeContext::sym(size_t i) {
@@ -72,32 +123,34 @@ const onnx::AttributeProto* NodeContext::attr(const std::string& name) const {
   return nullptr;
 }
 
+// The schema check (importer.cpp) refuses attributes the operator does not
+// declare and declared ones of another kind, so a kind read here is the
+// schema's, and a mismatch is the importer's mistake.
 int64_t NodeContext::attr_int(const std::string& name, int64_t dflt) const {
   const auto* a = attr(name);
   if (!a) return dflt;
-  if (a->type() != onnx::AttributeProto::INT) fail("attribute '" + name + "' should be an int");
+  if (a->type() != onnx::AttributeProto::INT) internal_error("attribute '" + name + "' read as an int");
   return a->i();
 }
 
 double NodeContext::attr_float(const std::string& name, double dflt) const {
   const auto* a = attr(name);
   if (!a) return dflt;
-  if (a->type() == onnx::AttributeProto::INT) return static_cast<double>(a->i());
-  if (a->type() != onnx::AttributeProto::FLOAT) fail("attribute '" + name + "' should be a float");
+  if (a->type() != onnx::AttributeProto::FLOAT) internal_error("attribute '" + name + "' read as a float");
   return a->f();
 }
 
 std::string NodeContext::attr_string(const std::string& name, const std::string& dflt) const {
   const auto* a = attr(name);
   if (!a) return dflt;
-  if (a->type() != onnx::AttributeProto::STRING) fail("attribute '" + name + "' should be a string");
+  if (a->type() != onnx::AttributeProto::STRING) internal_error("attribute '" + name + "' read as a string");
   return a->s();
 }
 
 std::optional<std::vector<int64_t>> NodeContext::attr_ints(const std::string& name) const {
   const auto* a = attr(name);
   if (!a) return std::nullopt;
-  if (a->type() != onnx::AttributeProto::INTS) fail("attribute '" + name + "' should be a list of ints");
+  if (a->type() != onnx::AttributeProto::INTS) internal_error("attribute '" + name + "' read as a list of ints");
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 

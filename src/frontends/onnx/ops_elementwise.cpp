@@ -126,7 +126,8 @@ void mod(NodeContext& n) {
   const bool fmod = n.attr_int("fmod", 0) != 0;
   Value* a = n.value(0);
   if (!fmod && is_floating(a->type().dtype))
-    n.fail("fmod=0 requires integer inputs (the ONNX spec), got " + a->type().str());
+    n.fail("attribute 'fmod' is 0, which ONNX allows only for integers; got " + n.operand(0) + " (" + a->type().str() +
+           "); expected fmod 1");
   n.set_output(0, n.emit(fmod ? "fmod" : "remainder", {a, n.value(1)}));
 }
 
@@ -137,11 +138,10 @@ void variadic(NodeContext& n) {
   const std::string& op_type = n.proto().op_type();
   static const std::map<std::string, std::string> ops = {
       {"Min", "minimum"}, {"Max", "maximum"}, {"Sum", "add"}, {"Mean", "add"}};
-  if (n.num_inputs() == 0) n.fail("expected at least one input");
   Value* acc = n.value(0);
   for (size_t i = 1; i < n.num_inputs(); ++i) acc = n.emit(ops.at(op_type), {acc, n.value(i)});
+  // Mean's inputs are floating point (its schema's type constraint).
   if (op_type == "Mean" && n.num_inputs() > 1) {
-    if (!is_floating(acc->type().dtype)) n.fail("Mean of integer tensors is not supported");
     acc = n.emit("div", {acc, n.im().full({}, static_cast<double>(n.num_inputs()), acc->type().dtype, n.hint())});
   }
   if (n.num_inputs() == 1) {
@@ -156,9 +156,10 @@ void variadic(NodeContext& n) {
 void cast(NodeContext& n) {
   const int64_t to = n.proto().op_type() == "CastLike" ? onnx_elem_type(n.type(1).dtype) : n.attr_int("to", -1);
   const auto dtype = dtype_from_onnx(static_cast<int32_t>(to));
+  // CastLike's target is a tensor of ours, whose dtype is one we support.
   if (!dtype)
-    n.fail("Cast to " + onnx_type_name(static_cast<int32_t>(to)) +
-           " is not supported (edgec computes with float, float16, int64, int32, int8, uint8, bool)");
+    n.fail("attribute 'to' is " + onnx_type_name(static_cast<int32_t>(to)) +
+           ", which edgec does not compute with; expected float, float16, int64, int32, int8, uint8 or bool");
   Entry& in = n.required(0);
   if (in.type.dtype == *dtype) {
     n.forward(0, 0);
@@ -203,9 +204,14 @@ void identity(NodeContext& n) { n.forward(0, 0); }
 
 void dropout(NodeContext& n) {
   // Inference: the identity. training_mode (input 2) must not be true.
-  if (const TensorData* d = n.data(2); d && data_as_ints(*d).at(0) != 0)
-    n.fail("Dropout in training mode is not supported");
-  if (n.input(2) && !n.data(2)) n.fail("Dropout's training_mode must be known at import time");
+  if (n.input(2)) {
+    const TensorData* d = n.data(2);
+    if (!d) n.fail_not_known(2, "the training mode");
+    const std::vector<int64_t> mode = data_as_ints(*d);
+    if (mode.size() != 1 || mode[0] != 0)
+      n.fail(n.operand(2) + " is " + (mode.size() == 1 ? std::string("true") : d->type.str()) +
+             "; expected false (edgec imports inference graphs)");
+  }
   n.forward(0, 0);
   if (n.has_output(1)) {
     // The mask of an inference dropout keeps everything.
@@ -230,11 +236,16 @@ void prelu(NodeContext& n) {
 void is_nan(NodeContext& n) { n.set_output(0, n.emit("isnan", {n.value(0)})); }
 
 void constant(NodeContext& n) {
-  if (n.proto().attribute_size() != 1) n.fail("expected exactly one value attribute");
+  if (n.proto().attribute_size() != 1) {
+    std::string given;
+    for (const auto& a : n.proto().attribute()) given += (given.empty() ? "'" : ", '") + a.name() + "'";
+    n.fail("expected exactly one attribute holding the value ('value', 'value_float', 'value_int', ...), got " +
+           (given.empty() ? std::string("none") : given));
+  }
   const auto& a = n.proto().attribute(0);
   Entry e;
   if (a.name() == "value") {
-    e.data = tensor_from_proto(a.t(), "its value");
+    e.data = tensor_from_proto(a.t(), "attribute 'value'");
   } else if (a.name() == "value_float") {
     e.data = make_data(DType::Float32, {}, {a.f()});
   } else if (a.name() == "value_floats") {
@@ -244,7 +255,7 @@ void constant(NodeContext& n) {
   } else if (a.name() == "value_ints") {
     e.data = make_int_data(DType::Int64, {a.ints_size()}, std::vector<int64_t>(a.ints().begin(), a.ints().end()));
   } else {
-    n.fail("a Constant with attribute '" + a.name() + "' is not supported (sparse and string constants)");
+    n.fail("attribute '" + a.name() + "' is not supported (edgec imports neither sparse nor string constants)");
   }
   e.type = e.data->type;
   n.set_output(0, std::move(e));

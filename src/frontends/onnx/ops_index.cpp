@@ -7,6 +7,7 @@
 // torch's x[mask] is NonZero -> Transpose -> GatherND; its structure is
 // kept (nonzero, select, index), so that constant_prop folds the nonzero of
 // a constant mask later (SEMANTICS 3.4).
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -15,22 +16,55 @@
 namespace edgec::onnx_import {
 namespace {
 
+std::string list_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+/// `axis` (named by `what`) of input 0, wrapped to [0, rank).
+int64_t input_axis(NodeContext& n, int64_t axis, const std::string& what) {
+  const int64_t rank = n.type(0).rank();
+  const int64_t w = axis < 0 ? axis + rank : axis;
+  if (w < 0 || w >= rank)
+    n.fail(what + " is " + std::to_string(axis) + "; expected an axis in [" + std::to_string(-rank) + ", " +
+           std::to_string(rank - 1) + "] for " + n.typed_operand(0));
+  return w;
+}
+
+/// Reduction axes (`what`) of input 0: in range and distinct.
+std::vector<int64_t> reduce_axes(NodeContext& n, const std::vector<int64_t>& axes, const std::string& what) {
+  std::vector<int64_t> out;
+  for (int64_t a : axes) {
+    const int64_t w = input_axis(n, a, what + " " + list_str(axes) + " holds an entry that");
+    if (std::find(out.begin(), out.end(), w) != out.end())
+      n.fail(what + " is " + list_str(axes) + "; expected distinct axes, got axis " + std::to_string(w) + " twice");
+    out.push_back(w);
+  }
+  return out;
+}
+
 void gather_elements(NodeContext& n) {
-  n.set_output(0, n.emit("gather", {n.value(0), n.value(1)}, attrs_of({{"dim", n.attr_int("axis", 0)}})));
+  const int64_t axis = input_axis(n, n.attr_int("axis", 0), "attribute 'axis'");
+  if (n.type(1).rank() != n.type(0).rank())
+    n.fail(n.typed_operand(1) + " has rank " + std::to_string(n.type(1).rank()) + "; expected the rank of " +
+           n.typed_operand(0));
+  n.set_output(0, n.emit("gather", {n.value(0), n.value(1)}, attrs_of({{"dim", axis}})));
 }
 
 // GatherND (batch_dims 0): indices [..., k] pick x[i0, ..., ik-1] per row.
 void gather_nd(NodeContext& n) {
-  if (n.attr_int("batch_dims", 0) != 0) n.fail("batch_dims other than 0 is not supported");
+  if (n.attr_int("batch_dims", 0) != 0)
+    n.fail("attribute 'batch_dims' is " + std::to_string(n.attr_int("batch_dims", 0)) + "; only 0 is supported");
   Value* x = n.value(0);
   Value* idx = n.value(1);
   const TensorType& it = idx->type();
   if (it.rank() < 1 || !it.dims.back().is_static())
-    n.fail("expected indices whose last dim is static, got " + it.str());
+    n.fail(n.typed_operand(1) + " has no static last dim; expected indices of rank >= 1 whose last dim is static");
   const int64_t k = it.dims.back().value;
   if (k < 1 || k > x->type().rank())
-    n.fail("expected indices of 1 to " + std::to_string(x->type().rank()) + " coordinates for " + x->type().str() +
-           ", got " + it.str());
+    n.fail(n.typed_operand(1) + " has " + std::to_string(k) + " coordinates per index; expected 1 to " +
+           std::to_string(x->type().rank()) + " for " + n.typed_operand(0));
   std::vector<Value*> ins = {x};
   for (int64_t j = 0; j < k; ++j)
     ins.push_back(n.im().emit("select", {idx}, attrs_of({{"dim", int64_t{-1}}, {"index", j}}), n.hint() + "_index"));
@@ -44,11 +78,15 @@ void nonzero(NodeContext& n) {
 }
 
 void topk(NodeContext& n) {
-  const auto k = n.ints(1, "K");
-  if (k.size() != 1) n.fail("expected a single K");
+  const int64_t k = n.int_scalar(1, "K");
+  const int64_t axis = input_axis(n, n.attr_int("axis", -1), "attribute 'axis'");
+  const Dim& d = n.type(0).dims[axis];
+  if (k < 0 || (d.is_static() && k > d.value))
+    n.fail("K (" + n.operand(1) + ") is " + std::to_string(k) + "; expected K in [0, " + d.str() +
+           "], the size of axis " + std::to_string(axis) + " of " + n.typed_operand(0));
   auto outs = n.im().emit_n("topk", {n.value(0)},
-                            attrs_of({{"k", k[0]},
-                                      {"dim", n.attr_int("axis", -1)},
+                            attrs_of({{"k", k},
+                                      {"dim", axis},
                                       {"largest", n.attr_int("largest", 1) != 0},
                                       {"sorted", n.attr_int("sorted", 1) != 0}}),
                             n.hint());
@@ -58,8 +96,9 @@ void topk(NodeContext& n) {
 
 void arg_reduce(NodeContext& n) {
   const char* op = n.proto().op_type() == "ArgMax" ? "argmax" : "argmin";
+  if (n.type(0).rank() == 0) n.fail(n.typed_operand(0) + " is a scalar; expected a tensor of rank >= 1");
   n.set_output(0, n.emit(op, {n.value(0)},
-                         attrs_of({{"dim", n.attr_int("axis", 0)},
+                         attrs_of({{"dim", input_axis(n, n.attr_int("axis", 0), "attribute 'axis'")},
                                    {"keepdim", n.attr_int("keepdims", 1) != 0},
                                    {"select_last_index", n.attr_int("select_last_index", 0) != 0}})));
 }
@@ -69,9 +108,9 @@ void reduce(NodeContext& n) {
   const std::string& op_type = n.proto().op_type();
   std::optional<std::vector<int64_t>> axes;
   if (op_type == "ReduceSum") {
-    if (n.input(1)) axes = n.ints(1, "axes");
-  } else {
-    axes = n.attr_ints("axes");
+    if (n.input(1)) axes = reduce_axes(n, n.ints(1, "the axes"), "the axes (" + n.operand(1) + ")");
+  } else if (auto a = n.attr_ints("axes")) {
+    axes = reduce_axes(n, *a, "attribute 'axes'");
   }
   const bool keepdim = n.attr_int("keepdims", 1) != 0;
   Value* x = n.value(0);
@@ -96,10 +135,9 @@ void reduce(NodeContext& n) {
 }
 
 void cumsum(NodeContext& n) {
-  const auto axis = n.ints(1, "axis");
-  if (axis.size() != 1) n.fail("expected a single axis");
+  const int64_t axis = input_axis(n, n.int_scalar(1, "the axis"), "the axis (" + n.operand(1) + ")");
   n.set_output(0, n.emit("cumsum", {n.value(0)},
-                         attrs_of({{"dim", axis[0]},
+                         attrs_of({{"dim", axis},
                                    {"exclusive", n.attr_int("exclusive", 0) != 0},
                                    {"reverse", n.attr_int("reverse", 0) != 0}})));
 }
@@ -107,30 +145,35 @@ void cumsum(NodeContext& n) {
 // ScatterND (reduction none) on import-time data: a copy of data with the
 // slices at `indices` replaced by `updates`.
 void scatter_nd(NodeContext& n) {
-  if (n.attr_string("reduction", "none") != "none") n.fail("reductions other than 'none' are not supported");
-  const char* names[] = {"data", "indices", "updates"};
-  for (size_t i = 0; i < 3; ++i) {
+  if (n.attr_string("reduction", "none") != "none")
+    n.fail("attribute 'reduction' is '" + n.attr_string("reduction", "none") + "'; only 'none' is supported");
+  for (size_t i = 0; i < 3; ++i)
     if (!n.data(i))
-      n.fail(std::string("ScatterND is supported only on constants known at import time, but its ") + names[i] +
-             " (input " + std::to_string(i) + " '" + n.proto().input(static_cast<int>(i)) +
-             "') is computed at run time");
-  }
+      n.fail_not_known(i,
+                       "the " + std::string(i == 0   ? "data"
+                                            : i == 1 ? "indices"
+                                                     : "updates"),
+                       " (edgec folds ScatterND at import time: it has no scatter operator)");
   const TensorData& data = *n.data(0);
   const TensorData& upd = *n.data(2);
   const std::vector<int64_t> idx = data_as_ints(*n.data(1));
   const auto dshape = data.type.static_shape();
   const auto ishape = n.data(1)->type.static_shape();
-  if (ishape.empty()) n.fail("expected indices of rank >= 1");
+  if (ishape.empty()) n.fail(n.typed_operand(1) + " is a scalar; expected indices of rank >= 1");
   const int64_t k = ishape.back();
-  if (k < 1 || k > static_cast<int64_t>(dshape.size())) n.fail("expected 1 to rank(data) coordinates per index");
-  if (upd.type.dtype != data.type.dtype) n.fail("updates must have the data's dtype");
+  if (k < 1 || k > static_cast<int64_t>(dshape.size()))
+    n.fail(n.typed_operand(1) + " has " + std::to_string(k) + " coordinates per index; expected 1 to " +
+           std::to_string(dshape.size()) + " for " + n.typed_operand(0));
+  // updates: indices' shape without its last dim, then data's dims past k.
+  std::vector<int64_t> expected(ishape.begin(), ishape.end() - 1);
+  expected.insert(expected.end(), dshape.begin() + k, dshape.end());
+  if (upd.type.static_shape() != expected)
+    n.fail(n.typed_operand(2) + " does not fit " + n.typed_operand(1) + " and " + n.typed_operand(0) +
+           "; expected updates of shape " + list_str(expected));
   int64_t slice = 1;
   for (size_t d = static_cast<size_t>(k); d < dshape.size(); ++d) slice *= dshape[d];
-  const int64_t rows = k == 0 ? 0 : static_cast<int64_t>(idx.size()) / k;
+  const int64_t rows = static_cast<int64_t>(idx.size()) / k;
   const size_t elem = dtype_size(data.type.dtype);
-  if (static_cast<int64_t>(upd.bytes->size()) != rows * slice * static_cast<int64_t>(elem))
-    n.fail("updates " + upd.type.str() + " do not match indices " + n.data(1)->type.str() + " and data " +
-           data.type.str());
   auto out = std::make_shared<std::vector<std::byte>>(*data.bytes);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t offset = 0;
@@ -139,8 +182,9 @@ void scatter_nd(NodeContext& n) {
       const int64_t size = dshape[j];
       if (i < 0) i += size;
       if (i < 0 || i >= size)
-        n.fail("index " + std::to_string(idx[r * k + j]) + " is out of range for dim " + std::to_string(j) + " of " +
-               data.type.str());
+        n.fail(n.typed_operand(1) + " holds the index " + std::to_string(idx[r * k + j]) + " for dim " +
+               std::to_string(j) + "; expected an index in [" + std::to_string(-size) + ", " +
+               std::to_string(size - 1) + "] for " + n.typed_operand(0));
       offset = offset * size + i;
     }
     if (slice > 0) std::memcpy(out->data() + offset * slice * elem, upd.bytes->data() + r * slice * elem, slice * elem);

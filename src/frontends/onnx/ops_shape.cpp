@@ -20,11 +20,53 @@ std::string sym_list(const std::vector<SymInt>& v) {
   return s + "]";
 }
 
-int64_t wrap_axis(NodeContext& n, int64_t axis, int64_t rank, const std::string& what) {
+std::string list_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+/// `axis` (named by `what`: "attribute 'axis'") of a tensor of rank
+/// `rank`, in [0, rank); `of` names that tensor ("input 0 'input' (f32[2, 3])").
+int64_t wrap_axis(NodeContext& n, int64_t axis, int64_t rank, const std::string& what, const std::string& of) {
   const int64_t w = axis < 0 ? axis + rank : axis;
   if (w < 0 || w >= rank)
-    n.fail(what + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    n.fail(what + " is " + std::to_string(axis) + "; expected an axis in [" + std::to_string(-rank) + ", " +
+           std::to_string(rank - 1) + "] for " + of + ", of rank " + std::to_string(rank));
   return w;
+}
+
+/// Axes (input `i`, `what`) of a tensor of rank `rank`, wrapped to
+/// [0, rank) and distinct.
+std::vector<int64_t> wrap_axes(NodeContext& n, const std::vector<int64_t>& axes, int64_t rank, size_t i,
+                               const std::string& what, const std::string& of) {
+  std::vector<int64_t> out;
+  for (int64_t a : axes) {
+    const int64_t w =
+        wrap_axis(n, a, rank, what + " (" + n.operand(i) + ") holds " + list_str(axes) + ", whose entry", of);
+    if (std::find(out.begin(), out.end(), w) != out.end())
+      n.fail(what + " (" + n.operand(i) + ") is " + list_str(axes) + "; expected distinct axes, got axis " +
+             std::to_string(w) + " twice");
+    out.push_back(w);
+  }
+  return out;
+}
+
+/// A shape (`what`, input i) as the importer builds tensors of it: at most
+/// kMaxRank sizes, each >= 0 (or, with `minus_one`, -1), static or one dim
+/// of some tensor.
+void check_target(NodeContext& n, size_t i, const std::string& what, const std::vector<SymInt>& dims, bool minus_one) {
+  if (dims.size() > static_cast<size_t>(kMaxRank))
+    n.fail(what + " (" + n.operand(i) + ") has " + std::to_string(dims.size()) + " sizes; edgec supports ranks up to " +
+           std::to_string(kMaxRank));
+  for (const SymInt& d : dims) {
+    if (d.is_static() && d.factor < 0 && !(minus_one && d.factor == -1))
+      n.fail(what + " (" + n.operand(i) + ") is " + sym_list(dims) + "; expected sizes >= 0" +
+             (minus_one ? " (or one -1)" : "") + ", got " + d.str());
+    if (!minus_one && !d.is_static() && !d.is_single_dim())
+      n.fail(what + " (" + n.operand(i) + ") is " + sym_list(dims) + ", with the computed size " + d.str() +
+             "; expected static sizes or sizes that are a dim of some tensor" + n.im().dim_fix(d.parts[0].dim));
+  }
 }
 
 /// Whether input i is a shape value (an int tensor of rank <= 1 with known,
@@ -38,20 +80,25 @@ bool is_shape_value(NodeContext& n, size_t i, size_t max_len = 64) {
 
 // ---- Shape, Size -------------------------------------------------------------------
 
+/// The value whose dims a symbolic size of input 0 refers to (materialized,
+/// so that the size can be built at run time from it); null when static.
+Value* dim_source(NodeContext& n) { return n.type(0).is_static() ? nullptr : n.value(0); }
+
 void shape(NodeContext& n) {
-  Entry& x = n.required(0);
-  const int64_t rank = x.type.rank();
+  const TensorType x = n.type(0);
+  Value* source = dim_source(n);
+  const int64_t rank = x.rank();
   auto clamp_index = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank); };
   const int64_t start = clamp_index(n.attr_int("start", 0));
   const int64_t end = clamp_index(n.attr_int("end", rank));
   std::vector<SymInt> dims;
-  for (int64_t i = start; i < end; ++i) dims.push_back(SymInt::of_dim(x.type.dims[i], x.value, static_cast<int>(i)));
+  for (int64_t i = start; i < end; ++i) dims.push_back(SymInt::of_dim(x.dims[i], source, static_cast<int>(i)));
   n.set_sym_output(0, std::move(dims), false);
 }
 
 void size(NodeContext& n) {
-  Entry& x = n.required(0);
-  n.set_sym_output(0, {sym_numel(x.type, x.value, 0, x.type.dims.size())}, true);
+  const TensorType x = n.type(0);
+  n.set_sym_output(0, {sym_numel(x, dim_source(n), 0, x.dims.size())}, true);
 }
 
 // ---- Gather on shape values (general Gather is in ops_index.cpp) --------------------
@@ -67,7 +114,9 @@ bool gather_shape_value(NodeContext& n) {
   for (int64_t i : data_as_ints(*idx)) {
     const int64_t w = i < 0 ? i + len : i;
     if (w < 0 || w >= len)
-      n.fail("index " + std::to_string(i) + " is out of range for a shape of " + std::to_string(len) + " dims");
+      n.fail(n.operand(1) + " holds the index " + std::to_string(i) + "; expected an index in [" +
+             std::to_string(-len) + ", " + std::to_string(len - 1) + "] for " + n.operand(0) + ", of " +
+             std::to_string(len) + " elements");
     picked.push_back(elems[w]);
   }
   n.set_sym_output(0, std::move(picked), idx->type.rank() == 0, n.type(0).dtype);
@@ -78,9 +127,8 @@ bool gather_shape_value(NodeContext& n) {
 
 void reshape(NodeContext& n) {
   auto target = n.sym(1);
-  if (!target)
-    n.fail("the target shape (input 1 '" + n.proto().input(1) +
-           "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
+  if (!target) n.fail_not_known(1, "the target shape");
+  check_target(n, 1, "the target shape", *target, true);
   const bool allowzero = n.attr_int("allowzero", 0) != 0;
   Value* x = n.value(0);
   const TensorType& xt = x->type();
@@ -89,13 +137,15 @@ void reshape(NodeContext& n) {
   for (size_t i = 0; i < target->size(); ++i) {
     const SymInt& s = (*target)[i];
     if (s.is_static() && s.factor == -1) {
-      if (minus_one >= 0) n.fail("the target shape " + sym_list(*target) + " has more than one -1");
+      if (minus_one >= 0)
+        n.fail("the target shape (" + n.operand(1) + ") is " + sym_list(*target) + "; expected at most one -1");
       minus_one = static_cast<int>(i);
       dims.push_back(std::nullopt);
     } else if (s.is_static() && s.factor == 0 && !allowzero) {
       if (static_cast<int64_t>(i) >= xt.rank())
-        n.fail("the target shape " + sym_list(*target) + " copies dim " + std::to_string(i) + " (a 0) of " + xt.str() +
-               ", which has no such dim");
+        n.fail("the target shape (" + n.operand(1) + ") is " + sym_list(*target) + ", whose 0 at index " +
+               std::to_string(i) + " copies a dim " + n.typed_operand(0) +
+               " does not have (attribute 'allowzero' is 0)");
       dims.push_back(SymInt::of_dim(xt.dims[i], x, static_cast<int>(i)));
     } else {
       dims.push_back(s);
@@ -125,8 +175,9 @@ void reshape(NodeContext& n) {
   if (symbolic > 1 || (symbolic == 1 && has_minus)) {
     std::string list = "[";
     for (size_t i = 0; i < dims.size(); ++i) list += (i ? ", " : "") + (dims[i] ? dims[i]->str() : std::string("-1"));
-    n.fail("cannot reshape " + xt.str() + " to " + list +
-           "]: more than one size is symbolic or inferred, and a reshape can leave only one size to run time");
+    n.fail("cannot reshape " + n.typed_operand(0) + " to " + list + "] (the target shape, " + n.operand(1) +
+           "): more than one size is symbolic or inferred, and a reshape can leave only one size to run time; fix "
+           "the symbolic dims at compile time (edgec compile --dim NAME=SIZE)");
   }
   n.set_output(0, n.emit("reshape", {x}, attrs_of({{"shape", shape}})));
 }
@@ -138,7 +189,8 @@ void flatten(NodeContext& n) {
   int64_t axis = n.attr_int("axis", 1);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis > rank)
-    n.fail("axis " + std::to_string(n.attr_int("axis", 1)) + " is out of range for " + x->type().str());
+    n.fail("attribute 'axis' is " + std::to_string(n.attr_int("axis", 1)) + "; expected an axis in [" +
+           std::to_string(-rank) + ", " + std::to_string(rank) + "] for " + n.typed_operand(0));
   Value* y = x;
   if (axis == 0) {
     y = n.emit("reshape", {x}, attrs_of({{"shape", std::vector<int64_t>{1, -1}}}));
@@ -156,17 +208,23 @@ void flatten(NodeContext& n) {
   n.set_output(0, y);
 }
 
-std::optional<std::vector<int64_t>> axes_of(NodeContext& n, size_t input_index) {
-  if (n.opset() >= 13) {
-    if (!n.input(input_index)) return std::nullopt;
-    return n.ints(input_index, "axes");
-  }
-  return n.attr_ints("axes");
+/// Squeeze's and Unsqueeze's axes (an input from opset 13), wrapped for a
+/// tensor of rank `rank`.
+std::optional<std::vector<int64_t>> axes_of(NodeContext& n, int64_t rank) {
+  if (!n.input(1)) return std::nullopt;
+  return wrap_axes(n, n.ints(1, "the axes"), rank, 1, "the axes",
+                   rank == n.type(0).rank() ? n.typed_operand(0) : "the result");
 }
 
 void squeeze(NodeContext& n) {
-  const auto axes = axes_of(n, 1);
   Entry& x = n.required(0);
+  const auto axes = axes_of(n, x.type.rank());
+  for (int64_t a : axes.value_or(std::vector<int64_t>{})) {
+    const Dim& d = x.type.dims[a];
+    if (d.is_static() && d.value != 1)
+      n.fail("the axes (" + n.operand(1) + ") select dim " + std::to_string(a) + " of " + n.typed_operand(0) +
+             "; expected dim " + std::to_string(a) + " to have size 1, got " + std::to_string(d.value));
+  }
   if (x.sym && x.type.rank() == 1 && x.sym->size() == 1 &&
       (!axes || (axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1)))) {
     n.set_sym_output(0, *x.sym, true, x.type.dtype);
@@ -178,10 +236,13 @@ void squeeze(NodeContext& n) {
 }
 
 void unsqueeze(NodeContext& n) {
-  const auto axes = axes_of(n, 1);
-  if (!axes) n.fail("expected axes");
   Entry& x = n.required(0);
-  if (x.sym && x.type.rank() == 0 && axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1)) {
+  const int64_t added = n.input(1) ? n.type(1).max_numel().value_or(0) : 0;
+  if (x.type.rank() + added > kMaxRank)
+    n.fail("the axes (" + n.operand(1) + ") add " + std::to_string(added) + " dims to " + n.typed_operand(0) +
+           "; edgec supports ranks up to " + std::to_string(kMaxRank));
+  const auto axes = axes_of(n, x.type.rank() + added);
+  if (x.sym && x.type.rank() == 0 && axes->size() == 1 && (*axes)[0] == 0) {
     n.set_sym_output(0, *x.sym, false, x.type.dtype);
     return;
   }
@@ -192,9 +253,19 @@ void unsqueeze(NodeContext& n) {
 
 void transpose(NodeContext& n) {
   Value* x = n.value(0);
-  std::vector<int64_t> perm(static_cast<size_t>(x->type().rank()));
+  const int64_t rank = x->type().rank();
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
   std::iota(perm.rbegin(), perm.rend(), 0);
   if (auto p = n.attr_ints("perm")) perm = *p;
+  std::vector<bool> seen(static_cast<size_t>(rank));
+  bool valid = static_cast<int64_t>(perm.size()) == rank;
+  for (size_t i = 0; valid && i < perm.size(); ++i) {
+    valid = perm[i] >= 0 && perm[i] < rank && !seen[perm[i]];
+    if (valid) seen[perm[i]] = true;
+  }
+  if (!valid)
+    n.fail("attribute 'perm' is " + list_str(perm) + "; expected a permutation of 0.." + std::to_string(rank - 1) +
+           " (each axis of " + n.typed_operand(0) + " once)");
   Value* y = n.im().permute(x, perm, n.hint());
   if (y == n.required(0).value) {
     n.forward(0, 0);
@@ -207,9 +278,8 @@ void transpose(NodeContext& n) {
 // input's and the target's (a target 1 keeps the input's size).
 void expand(NodeContext& n) {
   auto target = n.sym(1);
-  if (!target)
-    n.fail("the target shape (input 1 '" + n.proto().input(1) +
-           "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
+  if (!target) n.fail_not_known(1, "the target shape");
+  check_target(n, 1, "the target shape", *target, false);
   Value* x = n.value(0);
   const TensorType& xt = x->type();
   const int64_t tr = static_cast<int64_t>(target->size());
@@ -236,25 +306,40 @@ void expand(NodeContext& n) {
 }
 
 void tile(NodeContext& n) {
-  n.set_output(0, n.emit("tile", {n.value(0)}, attrs_of({{"repeats", n.ints(1, "repeats")}})));
+  const std::vector<int64_t> repeats = n.ints(1, "the repeats");
+  const int64_t rank = n.type(0).rank();
+  if (static_cast<int64_t>(repeats.size()) != rank)
+    n.fail("the repeats (" + n.operand(1) + ") are " + list_str(repeats) + "; expected " + std::to_string(rank) +
+           " (one per dim of " + n.typed_operand(0) + ")");
+  for (int64_t r : repeats)
+    if (r < 0) n.fail("the repeats (" + n.operand(1) + ") are " + list_str(repeats) + "; expected repeats >= 0");
+  n.set_output(0, n.emit("tile", {n.value(0)}, attrs_of({{"repeats", repeats}})));
 }
 
 void pad(NodeContext& n) {
   const std::string mode = n.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge") n.fail("pad mode '" + mode + "' is not supported");
-  if (n.input(3)) n.fail("Pad with an axes input is not supported");
-  Attrs attrs = attrs_of({{"pads", n.ints(1, "pads")}, {"mode", mode}});
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    n.fail("attribute 'mode' is '" + mode + "'; expected constant, reflect or edge");
+  if (n.input(3)) n.fail(n.operand(3) + " is given; Pad with axes is not supported (export without it)");
+  const std::vector<int64_t> pads = n.ints(1, "the pads");
+  const int64_t rank = n.type(0).rank();
+  if (static_cast<int64_t>(pads.size()) != 2 * rank)
+    n.fail("the pads (" + n.operand(1) + ") are " + list_str(pads) + "; expected " + std::to_string(2 * rank) +
+           " (begins, then ends, for each dim of " + n.typed_operand(0) + ")");
+  Attrs attrs = attrs_of({{"pads", pads}, {"mode", mode}});
   if (n.input(2)) {
     const TensorData* v = n.data(2);
-    if (!v) n.fail("the pad value (input 2) must be known at import time");
-    attrs.set("value", data_as_doubles(*v).at(0));
+    if (!v) n.fail_not_known(2, "the pad value");
+    if (v->type.max_numel() != 1)
+      n.fail("the pad value (" + n.operand(2) + ") is " + v->type.str() + "; expected one value");
+    attrs.set("value", data_as_doubles(*v)[0]);
   }
   n.set_output(0, n.emit("pad", {n.value(0)}, attrs));
 }
 
 void trilu(NodeContext& n) {
   int64_t k = 0;
-  if (n.input(1)) k = n.ints(1, "k").at(0);
+  if (n.input(1)) k = n.int_scalar(1, "k");
   const bool upper = n.attr_int("upper", 1) != 0;
   n.set_output(0, n.emit(upper ? "triu" : "tril", {n.value(0)}, attrs_of({{"diagonal", k}})));
 }
@@ -263,6 +348,9 @@ void trilu(NodeContext& n) {
 
 void concat(NodeContext& n) {
   const int64_t axis = n.attr_int("axis", 0);
+  const int64_t rank = n.type(0).rank();
+  if (rank == 0) n.fail(n.typed_operand(0) + " is a scalar; expected tensors of rank >= 1");
+  wrap_axis(n, axis, rank, "attribute 'axis'", n.typed_operand(0));
   bool shape_values = axis == 0 || axis == -1;
   for (size_t i = 0; shape_values && i < n.num_inputs(); ++i)
     shape_values = is_shape_value(n, i) && n.type(i).rank() == 1 && n.type(i).dtype == n.type(0).dtype;
@@ -285,33 +373,46 @@ void concat(NodeContext& n) {
                                 {OperandGroup{true, static_cast<int>(values.size())}})[0]);
 }
 
+// From opset 13 the sizes are input 1 ('split'); without it the dim is
+// split into one equal part per output.
 void split(NodeContext& n) {
   Value* x = n.value(0);
   const TensorType& xt = x->type();
-  const int64_t axis = wrap_axis(n, n.attr_int("axis", 0), xt.rank(), "axis");
+  const int64_t axis = wrap_axis(n, n.attr_int("axis", 0), xt.rank(), "attribute 'axis'", n.typed_operand(0));
+  const int64_t parts = static_cast<int64_t>(n.num_outputs());
+  if (parts < 1) internal_error("Split without outputs passed the schema check");
+  const Dim& d = xt.dims[axis];
   std::vector<int64_t> sizes;
   if (n.input(1)) {
-    sizes = n.ints(1, "split");
-  } else if (auto attr = n.attr_ints("split")) {
-    sizes = *attr;
+    sizes = n.ints(1, "the split sizes");
+    if (static_cast<int64_t>(sizes.size()) != parts)
+      n.fail("the split sizes (" + n.operand(1) + ") are " + list_str(sizes) + "; expected " + std::to_string(parts) +
+             " (one per output)");
+    int64_t sum = 0;
+    for (int64_t s : sizes) {
+      if (s < 0 || __builtin_add_overflow(sum, s, &sum))
+        n.fail("the split sizes (" + n.operand(1) + ") are " + list_str(sizes) + "; expected sizes >= 0");
+    }
+    if (d.is_static() && sum != d.value)
+      n.fail("the split sizes (" + n.operand(1) + ") are " + list_str(sizes) + ", summing to " + std::to_string(sum) +
+             "; expected them to sum to dim " + std::to_string(axis) + " of " + n.typed_operand(0));
   } else {
-    const Dim& d = xt.dims[axis];
-    const int64_t parts = static_cast<int64_t>(n.num_outputs());
-    if (!d.is_static()) n.fail("cannot split the symbolic dim " + d.str() + " of " + xt.str() + " into equal parts");
+    if (!d.is_static())
+      n.fail("cannot split the symbolic dim " + d.str() + " of " + n.typed_operand(0) + " into " +
+             std::to_string(parts) + " equal parts (no input 1 'split' gives the sizes)" + n.im().dim_fix(d));
     if (d.value % parts != 0)
-      n.fail("cannot split dim " + std::to_string(axis) + " of " + xt.str() + " into " + std::to_string(parts) +
-             " equal parts");
+      n.fail("dim " + std::to_string(axis) + " of " + n.typed_operand(0) + " has size " + std::to_string(d.value) +
+             "; expected a multiple of " + std::to_string(parts) + ", to split it into one equal part per output " +
+             "(or input 1 'split' giving the sizes)");
     sizes.assign(static_cast<size_t>(parts), d.value / parts);
   }
-  if (sizes.size() != n.num_outputs())
-    n.fail("expected " + std::to_string(n.num_outputs()) + " split sizes (one per output), got " +
-           std::to_string(sizes.size()));
   auto outs = n.im().emit_n("split", {x}, attrs_of({{"dim", axis}, {"sizes", sizes}}), n.hint());
   for (size_t i = 0; i < outs.size(); ++i) n.set_output(i, outs[i]);
 }
 
 /// ONNX Slice of a static length: the picked indices.
 std::vector<int64_t> slice_indices(int64_t len, int64_t start, int64_t end, int64_t step) {
+  if (len == 0) return {};
   if (start < 0) start += len;
   if (end < 0) end += len;
   std::vector<int64_t> out;
@@ -328,18 +429,22 @@ std::vector<int64_t> slice_indices(int64_t len, int64_t start, int64_t end, int6
 }
 
 void slice(NodeContext& n) {
-  const std::vector<int64_t> starts = n.ints(1, "starts");
-  const std::vector<int64_t> ends = n.ints(2, "ends");
+  const std::vector<int64_t> starts = n.ints(1, "the starts");
+  const std::vector<int64_t> ends = n.ints(2, "the ends");
   std::vector<int64_t> axes(starts.size());
   std::iota(axes.begin(), axes.end(), 0);
-  if (n.input(3)) axes = n.ints(3, "axes");
+  if (n.input(3)) axes = n.ints(3, "the axes");
   std::vector<int64_t> steps(starts.size(), 1);
-  if (n.input(4)) steps = n.ints(4, "steps");
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-    n.fail("starts, ends, axes and steps must have one length");
+  if (n.input(4)) steps = n.ints(4, "the steps");
+  const std::vector<int64_t>* lists[] = {&starts, &ends, &axes, &steps};
+  for (size_t i = 1; i < 4; ++i)
+    if (lists[i]->size() != starts.size())
+      n.fail(n.operand(i + 1) + " is " + list_str(*lists[i]) + "; expected " + std::to_string(starts.size()) +
+             " entries, as in " + n.operand(1) + " (" + list_str(starts) + ")");
+  axes = wrap_axes(n, axes, n.type(0).rank(), 3, "the axes", n.typed_operand(0));
   for (int64_t s : steps)
-    if (s == 0) n.fail("a slice step of 0 is invalid");
-  if (is_shape_value(n, 0, 1024) && n.type(0).rank() == 1 && starts.size() == 1 && (axes[0] == 0 || axes[0] == -1)) {
+    if (s == 0) n.fail("the steps (" + n.operand(4) + ") are " + list_str(steps) + "; expected nonzero steps");
+  if (is_shape_value(n, 0, 1024) && n.type(0).rank() == 1 && starts.size() == 1 && axes[0] == 0) {
     const auto elems = *n.sym(0);
     std::vector<SymInt> picked;
     for (int64_t i : slice_indices(static_cast<int64_t>(elems.size()), starts[0], ends[0], steps[0]))
@@ -355,27 +460,27 @@ void slice(NodeContext& n) {
 
 void constant_of_shape(NodeContext& n) {
   auto dims = n.sym(0);
-  if (!dims)
-    n.fail("the shape (input 0 '" + n.proto().input(0) +
-           "') must be known at import time, but it is computed from run-time data" + std::string(kRunTimeDataHint));
+  if (!dims) n.fail_not_known(0, "the shape");
+  check_target(n, 0, "the shape", *dims, false);
   double value = 0.0;
   DType dtype = DType::Float32;
   if (const auto* a = n.attr("value")) {
-    const TensorData t = tensor_from_proto(a->t(), "its value");
-    if (t.type.max_numel().value_or(0) != 1) n.fail("expected a one-element value, got " + t.type.str());
+    const TensorData t = tensor_from_proto(a->t(), "attribute 'value'");
+    if (t.type.max_numel().value_or(0) != 1) n.fail("attribute 'value' is " + t.type.str() + "; expected one value");
     dtype = t.type.dtype;
     value = data_as_doubles(t)[0];
   }
-  for (const SymInt& d : *dims)
-    if (d.is_static() && d.factor < 0) n.fail("expected sizes >= 0, got " + sym_list(*dims));
   n.set_output(0, n.im().filled(*dims, value, dtype, n.hint()));
 }
 
 void range(NodeContext& n) {
-  const DType dtype = n.type(0).dtype;
+  const DType dtype = n.type(0).dtype;  // the three's (one type variable in the schema)
+  for (size_t i = 0; i < 3; ++i)
+    if (n.type(i).max_numel() != 1) n.fail(n.typed_operand(i) + " is not a scalar; expected one value");
   const TensorData* start = n.data(0);
   const TensorData* limit = n.data(1);
   const TensorData* delta = n.data(2);
+  if (delta && data_as_doubles(*delta)[0] == 0.0) n.fail(n.operand(2) + " is 0; expected a nonzero step");
   if (start && limit && delta) {
     Attrs attrs;
     const char* names[] = {"start", "end", "step"};
@@ -395,17 +500,31 @@ void range(NodeContext& n) {
   auto lim = n.sym(1);
   const bool zero_start = start && data_as_doubles(*start).at(0) == 0.0;
   const bool unit_step = delta && data_as_doubles(*delta).at(0) == 1.0;
-  if (!lim || lim->size() != 1 || !(*lim)[0].is_single_dim() || !zero_start || !unit_step)
-    n.fail(
-        "start, limit and delta must be known at import time (or start 0, delta 1 and limit a symbolic size), but they "
-        "are computed from run-time data" + std::string(kRunTimeDataHint));
+  if (!lim || lim->size() != 1 || !(*lim)[0].is_single_dim() || !zero_start || !unit_step) {
+    // The first input that is not known names where it comes from.
+    size_t unknown = !start ? 0 : !limit ? 1 : 2;
+    n.fail_not_known(unknown,
+                     "the start, limit and delta (or a start of 0, a delta of 1 and a limit that is a dim "
+                     "of some tensor)");
+  }
   Value* ones = n.im().filled({(*lim)[0]}, 1.0, dtype, n.hint());
   n.set_output(0, n.emit("cumsum", {ones}, attrs_of({{"dim", int64_t{0}}, {"exclusive", true}})));
 }
 
 void gather_or_take(NodeContext& n) {
+  const int64_t rank = n.type(0).rank();
+  if (rank == 0) n.fail(n.typed_operand(0) + " is a scalar; expected a tensor of rank >= 1");
+  const int64_t axis = wrap_axis(n, n.attr_int("axis", 0), rank, "attribute 'axis'", n.typed_operand(0));
   if (gather_shape_value(n)) return;
-  n.set_output(0, n.emit("take", {n.value(0), n.value(1)}, attrs_of({{"dim", n.attr_int("axis", 0)}})));
+  if (const TensorData* idx = n.data(1); idx && n.type(0).dims[axis].is_static()) {
+    const int64_t len = n.type(0).dims[axis].value;
+    for (int64_t i : data_as_ints(*idx))
+      if (i < -len || i >= len)
+        n.fail(n.operand(1) + " holds the index " + std::to_string(i) + "; expected indices in [" +
+               std::to_string(-len) + ", " + std::to_string(len - 1) + "] for axis " + std::to_string(axis) + " of " +
+               n.typed_operand(0));
+  }
+  n.set_output(0, n.emit("take", {n.value(0), n.value(1)}, attrs_of({{"dim", axis}})));
 }
 
 }  // namespace

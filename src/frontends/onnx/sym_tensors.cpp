@@ -5,16 +5,15 @@
 // The carrier of dim `axis` of a value is the value with every other dim
 // selected at index 0, cast to bool: a 1-D tensor of exactly that size.
 // Its contents never matter: where(c, y, y) broadcasts y against c's shape.
+//
+// Handlers check that every size they pass is static or one dim of a
+// tensor (SymInt::is_single_dim) before calling these.
 #include "frontends/onnx/context.h"
-
-#include "ir/diagnostic.h"
 
 namespace edgec::onnx_import {
 
 Value* Importer::dim_carrier(const SymPart& part, const std::string& hint) {
-  if (!part.source)
-    throw CompileError("no tensor of the model has the symbolic size " + part.dim.str() +
-                       ", so it cannot be built at run time");
+  if (!part.source) internal_error("no tensor has the symbolic size " + part.dim.str());
   Value* v = part.source;
   for (int d = v->type().rank() - 1; d >= 0; --d)
     if (d != part.axis) v = emit("select", {v}, attrs_of({{"dim", int64_t{d}}, {"index", int64_t{0}}}), hint);
@@ -28,9 +27,7 @@ namespace {
 std::vector<int64_t> static_or_one(const std::vector<SymInt>& dims) {
   std::vector<int64_t> out;
   for (const SymInt& d : dims) {
-    if (!d.is_static() && !d.is_single_dim())
-      throw CompileError("cannot build a tensor with the computed size " + d.str() +
-                         " (only sizes that are a dim of some tensor are supported)");
+    if (!d.is_static() && !d.is_single_dim()) internal_error("a tensor of the computed size " + d.str());
     out.push_back(d.is_static() ? d.factor : 1);
   }
   return out;
@@ -64,7 +61,7 @@ Value* Importer::broadcast_to(Value* x, const std::vector<SymInt>& dims, const s
     if (!others.empty()) c = emit("unsqueeze", {c}, attrs_of({{"dims", others}}), hint + "_size");
     cond = cond ? emit("logical_and", {cond, c}, {}, hint + "_size") : c;
   }
-  if (rank < xr) throw CompileError("cannot broadcast " + x->type().str() + " to fewer dims");
+  if (rank < xr) internal_error("broadcasting " + x->type().str() + " to fewer dims");
   Value* y = x;
   bool trivial = rank == xr;
   for (int64_t i = 0; trivial && i < rank; ++i)
