@@ -23,7 +23,8 @@ np.savez("want.npz", reshaped=x.reshape(4, 2, 3))
 PY
 
 if "$edgec" compile "$model" -o none.edgec 2>err.txt; then echo "compiled without the shape" >&2; exit 1; fi
-grep -q "input 1 'shape') must be known at import time" err.txt || { cat err.txt >&2; exit 1; }
+grep -q "input 1 'shape', must be known at import time" err.txt || { cat err.txt >&2; exit 1; }
+grep -q "from graph input 'shape'; fix it at compile time (edgec compile --fix-inputs FILE.npz with an array named 'shape')" err.txt || { cat err.txt >&2; exit 1; }
 if "$edgec" compile "$model" --fix-inputs misspelled.npz -o bad.edgec 2>err.txt; then exit 1; fi
 grep -q "'shap', which is not a graph input" err.txt || { cat err.txt >&2; exit 1; }
 test ! -e bad.edgec && test ! -e none.edgec

@@ -401,6 +401,47 @@ TEST(OnnxHostile, PoolingPadsSmallerThanTheKernel) {
   EXPECT_EQ(import_error(m), "(no error)");
 }
 
+// A value needed at import time but computed at run time names the graph
+// inputs and symbolic dims it comes from, through the nodes between, and
+// the flags that fix them.
+TEST(OnnxHostile, RunTimeValuesNameTheirSources) {
+  auto m = empty_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {1, 2, 4, 4});
+  add_input(g, "half", {4});
+  auto* two = g->add_initializer();
+  two->set_name("two");
+  two->set_data_type(onnx::TensorProto::FLOAT);
+  two->add_float_data(2.0f);
+  add_node(g, "/mul", "Mul", {"half", "two"}, {"scales"});
+  add_node(g, "/resize", "Resize", {"x", "", "scales"}, {"y"});
+  g->add_output()->set_name("y");
+  EXPECT_EQ(import_error(m),
+            "hostile.onnx: node '/resize' (#1, Resize, domain ai.onnx, opset 17): the scales, input 2 'scales', must "
+            "be known at import time, but it is computed at run time from graph input 'half'; fix it at compile time "
+            "(edgec compile --fix-inputs FILE.npz with an array named 'half'), or export the model with that input "
+            "as a constant");
+
+  // Expand to [n + 1]: a sum of a symbol and a number has no symbolic form.
+  m = empty_model();
+  g = m.mutable_graph();
+  add_input(g, "x", {0});
+  g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
+  auto* one = g->add_initializer();
+  one->set_name("one");
+  one->set_data_type(onnx::TensorProto::INT64);
+  one->add_dims(1);
+  one->add_int64_data(1);
+  add_node(g, "/shape", "Shape", {"x"}, {"s"});
+  add_node(g, "/add", "Add", {"s", "one"}, {"s1"});
+  add_node(g, "/expand", "Expand", {"x", "s1"}, {"y"});
+  g->add_output()->set_name("y");
+  EXPECT_EQ(import_error(m),
+            "hostile.onnx: node '/expand' (#2, Expand, domain ai.onnx, opset 17): the target shape, input 1 'shape' "
+            "(value 's1'), must be known at import time, but it is computed at run time from the symbolic dim 'n'; "
+            "fix it at compile time (edgec compile --dim n=SIZE)");
+}
+
 // ---- size of the graph ------------------------------------------------------------
 
 // 100,000 Relus in a chain import, compile (default backends) and serialize

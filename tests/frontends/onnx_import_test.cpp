@@ -484,6 +484,13 @@ TEST(OnnxImportErrors, InputDimWithoutSize) {
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->Clear();
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("graph input 'x' has no size for dim 1"), std::string::npos) << msg;
+  // What to do: no flag sizes an unnamed dim, so name it, then --dim.
+  EXPECT_NE(msg.find("edgec cannot size an unnamed dim yet: give the dim a name in the model"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("then give it a size with edgec compile --dim NAME=SIZE (OnnxImportOptions::dim_sizes from the "
+                     "library)"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(OnnxImportErrors, CastToDouble) {

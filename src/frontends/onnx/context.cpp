@@ -200,12 +200,17 @@ std::string Importer::run_time_sources(const std::string& name) const {
   return from + fix;
 }
 
-std::string Importer::dim_fix(const Dim& dim) const {
-  if (dim.kind == Dim::Kind::Symbolic) {
-    auto it = dim_params_.find(dim.symbol);
-    if (it != dim_params_.end()) return "; fix it at compile time (edgec compile --dim " + it->second + "=SIZE)";
+std::string Importer::dim_fix(const std::vector<Dim>& dims) const {
+  std::set<std::string> names;
+  for (const Dim& d : dims) {
+    auto it = d.kind == Dim::Kind::Symbolic ? dim_params_.find(d.symbol) : dim_params_.end();
+    if (it == dim_params_.end())
+      return "; fix the graph input dims it is computed from at compile time (edgec compile --dim NAME=SIZE)";
+    names.insert(it->second);
   }
-  return "; fix the graph input dims it is computed from at compile time (edgec compile --dim NAME=SIZE)";
+  std::string flags;
+  for (const std::string& name : names) flags += " --dim " + name + "=SIZE";
+  return std::string(names.size() == 1 ? "; fix it" : "; fix them") + " at compile time (edgec compile" + flags + ")";
 }
 
 Value* Importer::full(const std::vector<int64_t>& shape, double value, DType dtype, const std::string& hint) {

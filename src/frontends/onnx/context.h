@@ -83,10 +83,11 @@ class Importer {
   /// "from graph input 'shape'; fix that input at compile time (edgec
   /// compile --fix-inputs ...)" (or the symbolic dims it reads: --dim).
   std::string run_time_sources(const std::string& name) const;
-  /// "; fix it at compile time (edgec compile --dim batch=SIZE)" for a
-  /// symbolic dim that comes from a graph input's dim_param, or a hint to
-  /// fix the input dims it is computed from.
-  std::string dim_fix(const Dim& dim) const;
+  /// "; fix it at compile time (edgec compile --dim batch=SIZE)" for
+  /// symbolic dims that are graph inputs' dim_params, or else a hint to fix
+  /// the input dims they are computed from.
+  std::string dim_fix(const std::vector<Dim>& dims) const;
+  std::string dim_fix(const Dim& dim) const { return dim_fix(std::vector<Dim>{dim}); }
 
   // ---- helpers for handlers ----
   /// A scalar (rank 0) or filled tensor of static shape.

@@ -129,7 +129,9 @@ class ModelImporter {
   std::unique_ptr<Program> run(onnx::ModelProto& model) {
     check_versions(model);
     onnx::GraphProto& g = *model.mutable_graph();
-    if (g.sparse_initializer_size() > 0) refuse("sparse initializers are not supported");
+    if (g.sparse_initializer_size() > 0)
+      refuse("sparse initializer '" + g.sparse_initializer(0).values().name() +
+             "' is not supported (edgec reads dense initializers; save the model with dense ones)");
     std::set<std::string> initializer_names;
     for (const auto& t : g.initializer()) {
       if (!initializer_names.insert(t.name()).second) refuse("initializer '" + t.name() + "' appears twice");
@@ -511,14 +513,18 @@ class ModelImporter {
       const int32_t elem = onnx_import::onnx_elem_type(e.type.dtype);
       const std::string type = "tensor(" + onnx::Utils::DataTypeUtils::ToDataTypeString(elem) + ")";
       if (!param.GetTypes().count(onnx::Utils::DataTypeUtils::ToType(type))) {
-        std::set<std::string> allowed;
-        for (const auto* t : param.GetTypes()) allowed.insert(*t);
+        std::set<std::string> allowed;  // "float" for "tensor(float)"
+        for (const auto* t : param.GetTypes()) {
+          const bool tensor = t->rfind("tensor(", 0) == 0 && t->back() == ')';
+          allowed.insert(tensor ? t->substr(7, t->size() - 8) : *t);
+        }
         std::string list;
         for (const auto& t : allowed) list += (list.empty() ? "" : ", ") + t;
-        onnx_import::refuse(ctx.typed_operand(static_cast<size_t>(i)) + " has element type " +
-                            onnx_import::onnx_type_name(elem) + "; expected one of " + list + " (type '" +
-                            param.GetTypeStr() + "' of " + n.op_type() + " of opset " + std::to_string(node_opset(n)) +
-                            ")");
+        const bool variable = param.GetTypeStr().rfind("tensor(", 0) != 0;
+        onnx_import::refuse(
+            ctx.typed_operand(static_cast<size_t>(i)) + " has element type " + onnx_import::onnx_type_name(elem) +
+            "; expected " + (allowed.size() == 1 ? list : "one of " + list) + " (" + n.op_type() + " of opset " +
+            std::to_string(node_opset(n)) + (variable ? ", type '" + param.GetTypeStr() + "'" : std::string()) + ")");
       }
       if (i >= static_cast<int>(params.size()) && !param.GetIsHomogeneous()) continue;
       auto [it, fresh] = first_of_type.emplace(param.GetTypeStr(), i);

@@ -49,7 +49,7 @@ std::string NodeContext::result(size_t i) const {
 
 void NodeContext::fail_not_known(size_t i, const std::string& what, const std::string& why,
                                  std::source_location site) const {
-  refuse(what + " (" + operand(i) + ") must be known at import time" + why + ", but it is computed at run time " +
+  refuse(what + ", " + operand(i) + ", must be known at import time" + why + ", but it is computed at run time " +
              im_.run_time_sources(node_.input(static_cast<int>(i))),
          site);
 }
@@ -85,14 +85,14 @@ std::vector<int64_t> NodeContext::ints(size_t i, const std::string& what) {
   required(i);
   if (const TensorData* d = data(i)) {
     // The schemas constrain every input read as ints to integer types.
-    if (is_floating(d->type.dtype)) internal_error(what + " (" + operand(i) + ") read as ints is " + d->type.str());
+    if (is_floating(d->type.dtype)) internal_error(what + ", " + operand(i) + ", read as ints is " + d->type.str());
     return data_as_ints(*d);
   }
   if (auto s = sym(i)) {
     std::vector<int64_t> out;
     for (const SymInt& x : *s) {
       if (!x.is_static())
-        fail(what + " (" + operand(i) + ") must be known at import time, got the symbolic size " + x.str() +
+        fail(what + ", " + operand(i) + ", must be known at import time, got the symbolic size " + x.str() +
              ", computed at run time " + im_.run_time_sources(node_.input(static_cast<int>(i))));
       out.push_back(x.factor);
     }
@@ -103,7 +103,7 @@ std::vector<int64_t> NodeContext::ints(size_t i, const std::string& what) {
 
 int64_t NodeContext::int_scalar(size_t i, const std::string& what) {
   const std::vector<int64_t> v = ints(i, what);
-  if (v.size() != 1) fail(what + " (" + operand(i) + ") must hold one value, got " + std::to_string(v.size()));
+  if (v.size() != 1) fail(what + ", " + operand(i) + ", must hold one value, got " + std::to_string(v.size()));
   return v[0];
 }
 

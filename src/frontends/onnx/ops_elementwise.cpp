@@ -126,8 +126,8 @@ void mod(NodeContext& n) {
   const bool fmod = n.attr_int("fmod", 0) != 0;
   Value* a = n.value(0);
   if (!fmod && is_floating(a->type().dtype))
-    n.fail("attribute 'fmod' is 0, which ONNX allows only for integers; got " + n.operand(0) + " (" + a->type().str() +
-           "); expected fmod 1");
+    n.fail("attribute 'fmod' is 0, which ONNX allows only for integers; got " + n.typed_operand(0) +
+           "; expected fmod 1");
   n.set_output(0, n.emit(fmod ? "fmod" : "remainder", {a, n.value(1)}));
 }
 

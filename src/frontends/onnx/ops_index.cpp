@@ -82,7 +82,7 @@ void topk(NodeContext& n) {
   const int64_t axis = input_axis(n, n.attr_int("axis", -1), "attribute 'axis'");
   const Dim& d = n.type(0).dims[axis];
   if (k < 0 || (d.is_static() && k > d.value))
-    n.fail("K (" + n.operand(1) + ") is " + std::to_string(k) + "; expected K in [0, " + d.str() +
+    n.fail("K, " + n.operand(1) + ", is " + std::to_string(k) + "; expected K in [0, " + d.str() +
            "], the size of axis " + std::to_string(axis) + " of " + n.typed_operand(0));
   auto outs = n.im().emit_n("topk", {n.value(0)},
                             attrs_of({{"k", k},
@@ -108,7 +108,7 @@ void reduce(NodeContext& n) {
   const std::string& op_type = n.proto().op_type();
   std::optional<std::vector<int64_t>> axes;
   if (op_type == "ReduceSum") {
-    if (n.input(1)) axes = reduce_axes(n, n.ints(1, "the axes"), "the axes (" + n.operand(1) + ")");
+    if (n.input(1)) axes = reduce_axes(n, n.ints(1, "the axes"), "the axes, " + n.operand(1) + ",");
   } else if (auto a = n.attr_ints("axes")) {
     axes = reduce_axes(n, *a, "attribute 'axes'");
   }
@@ -135,7 +135,7 @@ void reduce(NodeContext& n) {
 }
 
 void cumsum(NodeContext& n) {
-  const int64_t axis = input_axis(n, n.int_scalar(1, "the axis"), "the axis (" + n.operand(1) + ")");
+  const int64_t axis = input_axis(n, n.int_scalar(1, "the axis"), "the axis, " + n.operand(1) + ",");
   n.set_output(0, n.emit("cumsum", {n.value(0)},
                          attrs_of({{"dim", axis},
                                    {"exclusive", n.attr_int("exclusive", 0) != 0},

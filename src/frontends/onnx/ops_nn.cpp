@@ -259,8 +259,7 @@ void average_pool(NodeContext& n) {
   const std::vector<int64_t> kernel = pool_kernel(n, nd);
   const Window win = read_window(n, nd, x->type(), kernel);
   check_pool_pads(n, kernel, win);
-  for (int64_t d : win.dilations)
-    if (d != 1) n.fail("attribute 'dilations' is " + list_str(win.dilations) + "; AveragePool supports only 1s");
+  // AveragePool has dilations from opset 19 only: read_window gives 1s.
   n.set_output(0, n.emit("avg_pool", {x},
                          attrs_of({{"kernel_size", kernel},
                                    {"stride", win.strides},
@@ -346,13 +345,13 @@ void resize(NodeContext& n) {
   if (n.input(3) && n.type(3).max_numel().value_or(0) > 0) {
     const auto sizes = n.ints(3, "the sizes");
     if (sizes.size() != nd + 2)
-      n.fail("the sizes (" + n.operand(3) + ") are " + list_str(sizes) + "; expected " + std::to_string(nd + 2) +
+      n.fail("the sizes, " + n.operand(3) + ", are " + list_str(sizes) + "; expected " + std::to_string(nd + 2) +
              " sizes, one per dim of " + n.typed_operand(0));
     out.assign(sizes.begin() + 2, sizes.end());
     check_entries(n, "sizes", out, 1);
     for (size_t i = 0; i < 2; ++i)
       if (!xt.dims[i].is_static() || xt.dims[i].value != sizes[i])
-        n.fail("the sizes (" + n.operand(3) + ") are " + list_str(sizes) +
+        n.fail("the sizes, " + n.operand(3) + ", are " + list_str(sizes) +
                ", which resize the batch or channel dim of " + n.typed_operand(0) +
                "; expected only spatial sizes to change");
   } else if (n.input(2)) {
@@ -360,10 +359,10 @@ void resize(NodeContext& n) {
     if (!scales) n.fail_not_known(2, "the scales");
     const auto s = data_as_doubles(*scales);
     if (s.size() != nd + 2)
-      n.fail("the scales (" + n.operand(2) + ") hold " + std::to_string(s.size()) + " values; expected " +
+      n.fail("the scales, " + n.operand(2) + ", hold " + std::to_string(s.size()) + " values; expected " +
              std::to_string(nd + 2) + ", one per dim of " + n.typed_operand(0));
     if (s[0] != 1.0 || s[1] != 1.0)
-      n.fail("the scales (" + n.operand(2) + ") resize the batch or channel dim of " + n.typed_operand(0) +
+      n.fail("the scales, " + n.operand(2) + ", resize the batch or channel dim of " + n.typed_operand(0) +
              "; expected scales of 1 for them");
     // Our kernels map coordinates with in/out (torch's arithmetic), ONNX's
     // with 1/scale: the same only when the scale gives a whole size.
@@ -374,7 +373,7 @@ void resize(NodeContext& n) {
                ") is not supported" + n.im().dim_fix(d));
       const double size = static_cast<double>(d.value) * s[2 + i];
       if (!(size >= 1 && size <= static_cast<double>(kMaxWindowValue)) || std::abs(size - std::round(size)) > 1e-6)
-        n.fail("the scales (" + n.operand(2) + ") give spatial dim " + std::to_string(i) + " of " + n.typed_operand(0) +
+        n.fail("the scales, " + n.operand(2) + ", give spatial dim " + std::to_string(i) + " of " + n.typed_operand(0) +
                " the size " + std::to_string(size) + "; expected scales giving whole sizes in [1, " +
                std::to_string(kMaxWindowValue) + "]");
       out.push_back(static_cast<int64_t>(std::round(size)));

@@ -43,9 +43,9 @@ std::vector<int64_t> wrap_axes(NodeContext& n, const std::vector<int64_t>& axes,
   std::vector<int64_t> out;
   for (int64_t a : axes) {
     const int64_t w =
-        wrap_axis(n, a, rank, what + " (" + n.operand(i) + ") holds " + list_str(axes) + ", whose entry", of);
+        wrap_axis(n, a, rank, what + ", " + n.operand(i) + ", holds " + list_str(axes) + ", whose entry", of);
     if (std::find(out.begin(), out.end(), w) != out.end())
-      n.fail(what + " (" + n.operand(i) + ") is " + list_str(axes) + "; expected distinct axes, got axis " +
+      n.fail(what + ", " + n.operand(i) + ", is " + list_str(axes) + "; expected distinct axes, got axis " +
              std::to_string(w) + " twice");
     out.push_back(w);
   }
@@ -57,14 +57,14 @@ std::vector<int64_t> wrap_axes(NodeContext& n, const std::vector<int64_t>& axes,
 /// of some tensor.
 void check_target(NodeContext& n, size_t i, const std::string& what, const std::vector<SymInt>& dims, bool minus_one) {
   if (dims.size() > static_cast<size_t>(kMaxRank))
-    n.fail(what + " (" + n.operand(i) + ") has " + std::to_string(dims.size()) + " sizes; edgec supports ranks up to " +
+    n.fail(what + ", " + n.operand(i) + ", has " + std::to_string(dims.size()) + " sizes; edgec supports ranks up to " +
            std::to_string(kMaxRank));
   for (const SymInt& d : dims) {
     if (d.is_static() && d.factor < 0 && !(minus_one && d.factor == -1))
-      n.fail(what + " (" + n.operand(i) + ") is " + sym_list(dims) + "; expected sizes >= 0" +
+      n.fail(what + ", " + n.operand(i) + ", is " + sym_list(dims) + "; expected sizes >= 0" +
              (minus_one ? " (or one -1)" : "") + ", got " + d.str());
     if (!minus_one && !d.is_static() && !d.is_single_dim())
-      n.fail(what + " (" + n.operand(i) + ") is " + sym_list(dims) + ", with the computed size " + d.str() +
+      n.fail(what + ", " + n.operand(i) + ", is " + sym_list(dims) + ", with the computed size " + d.str() +
              "; expected static sizes or sizes that are a dim of some tensor" + n.im().dim_fix(d.parts[0].dim));
   }
 }
@@ -138,12 +138,12 @@ void reshape(NodeContext& n) {
     const SymInt& s = (*target)[i];
     if (s.is_static() && s.factor == -1) {
       if (minus_one >= 0)
-        n.fail("the target shape (" + n.operand(1) + ") is " + sym_list(*target) + "; expected at most one -1");
+        n.fail("the target shape, " + n.operand(1) + ", is " + sym_list(*target) + "; expected at most one -1");
       minus_one = static_cast<int>(i);
       dims.push_back(std::nullopt);
     } else if (s.is_static() && s.factor == 0 && !allowzero) {
       if (static_cast<int64_t>(i) >= xt.rank())
-        n.fail("the target shape (" + n.operand(1) + ") is " + sym_list(*target) + ", whose 0 at index " +
+        n.fail("the target shape, " + n.operand(1) + ", is " + sym_list(*target) + ", whose 0 at index " +
                std::to_string(i) + " copies a dim " + n.typed_operand(0) +
                " does not have (attribute 'allowzero' is 0)");
       dims.push_back(SymInt::of_dim(xt.dims[i], x, static_cast<int>(i)));
@@ -174,10 +174,15 @@ void reshape(NodeContext& n) {
   for (const auto& d : dims) shape.push_back(!d ? -1 : d->is_static() ? d->factor : -1);
   if (symbolic > 1 || (symbolic == 1 && has_minus)) {
     std::string list = "[";
-    for (size_t i = 0; i < dims.size(); ++i) list += (i ? ", " : "") + (dims[i] ? dims[i]->str() : std::string("-1"));
-    n.fail("cannot reshape " + n.typed_operand(0) + " to " + list + "] (the target shape, " + n.operand(1) +
-           "): more than one size is symbolic or inferred, and a reshape can leave only one size to run time; fix "
-           "the symbolic dims at compile time (edgec compile --dim NAME=SIZE)");
+    std::vector<Dim> parts;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      list += (i ? ", " : "") + (dims[i] ? dims[i]->str() : std::string("-1"));
+      if (dims[i])
+        for (const SymPart& p : dims[i]->parts) parts.push_back(p.dim);
+    }
+    n.fail("cannot reshape " + n.typed_operand(0) + " to " + list + "], the target shape, " + n.operand(1) +
+           ": more than one size is symbolic or inferred, and a reshape can leave only one size to run time" +
+           n.im().dim_fix(parts));
   }
   n.set_output(0, n.emit("reshape", {x}, attrs_of({{"shape", shape}})));
 }
@@ -222,7 +227,7 @@ void squeeze(NodeContext& n) {
   for (int64_t a : axes.value_or(std::vector<int64_t>{})) {
     const Dim& d = x.type.dims[a];
     if (d.is_static() && d.value != 1)
-      n.fail("the axes (" + n.operand(1) + ") select dim " + std::to_string(a) + " of " + n.typed_operand(0) +
+      n.fail("the axes, " + n.operand(1) + ", select dim " + std::to_string(a) + " of " + n.typed_operand(0) +
              "; expected dim " + std::to_string(a) + " to have size 1, got " + std::to_string(d.value));
   }
   if (x.sym && x.type.rank() == 1 && x.sym->size() == 1 &&
@@ -239,7 +244,7 @@ void unsqueeze(NodeContext& n) {
   Entry& x = n.required(0);
   const int64_t added = n.input(1) ? n.type(1).max_numel().value_or(0) : 0;
   if (x.type.rank() + added > kMaxRank)
-    n.fail("the axes (" + n.operand(1) + ") add " + std::to_string(added) + " dims to " + n.typed_operand(0) +
+    n.fail("the axes, " + n.operand(1) + ", add " + std::to_string(added) + " dims to " + n.typed_operand(0) +
            "; edgec supports ranks up to " + std::to_string(kMaxRank));
   const auto axes = axes_of(n, x.type.rank() + added);
   if (x.sym && x.type.rank() == 0 && axes->size() == 1 && (*axes)[0] == 0) {
@@ -309,10 +314,10 @@ void tile(NodeContext& n) {
   const std::vector<int64_t> repeats = n.ints(1, "the repeats");
   const int64_t rank = n.type(0).rank();
   if (static_cast<int64_t>(repeats.size()) != rank)
-    n.fail("the repeats (" + n.operand(1) + ") are " + list_str(repeats) + "; expected " + std::to_string(rank) +
+    n.fail("the repeats, " + n.operand(1) + ", are " + list_str(repeats) + "; expected " + std::to_string(rank) +
            " (one per dim of " + n.typed_operand(0) + ")");
   for (int64_t r : repeats)
-    if (r < 0) n.fail("the repeats (" + n.operand(1) + ") are " + list_str(repeats) + "; expected repeats >= 0");
+    if (r < 0) n.fail("the repeats, " + n.operand(1) + ", are " + list_str(repeats) + "; expected repeats >= 0");
   n.set_output(0, n.emit("tile", {n.value(0)}, attrs_of({{"repeats", repeats}})));
 }
 
@@ -320,18 +325,18 @@ void pad(NodeContext& n) {
   const std::string mode = n.attr_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     n.fail("attribute 'mode' is '" + mode + "'; expected constant, reflect or edge");
-  if (n.input(3)) n.fail(n.operand(3) + " is given; Pad with axes is not supported (export without it)");
+  // Pad's axes input comes with opset 18.
   const std::vector<int64_t> pads = n.ints(1, "the pads");
   const int64_t rank = n.type(0).rank();
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
-    n.fail("the pads (" + n.operand(1) + ") are " + list_str(pads) + "; expected " + std::to_string(2 * rank) +
+    n.fail("the pads, " + n.operand(1) + ", are " + list_str(pads) + "; expected " + std::to_string(2 * rank) +
            " (begins, then ends, for each dim of " + n.typed_operand(0) + ")");
   Attrs attrs = attrs_of({{"pads", pads}, {"mode", mode}});
   if (n.input(2)) {
     const TensorData* v = n.data(2);
     if (!v) n.fail_not_known(2, "the pad value");
     if (v->type.max_numel() != 1)
-      n.fail("the pad value (" + n.operand(2) + ") is " + v->type.str() + "; expected one value");
+      n.fail("the pad value, " + n.operand(2) + ", is " + v->type.str() + "; expected one value");
     attrs.set("value", data_as_doubles(*v)[0]);
   }
   n.set_output(0, n.emit("pad", {n.value(0)}, attrs));
@@ -386,15 +391,15 @@ void split(NodeContext& n) {
   if (n.input(1)) {
     sizes = n.ints(1, "the split sizes");
     if (static_cast<int64_t>(sizes.size()) != parts)
-      n.fail("the split sizes (" + n.operand(1) + ") are " + list_str(sizes) + "; expected " + std::to_string(parts) +
+      n.fail("the split sizes, " + n.operand(1) + ", are " + list_str(sizes) + "; expected " + std::to_string(parts) +
              " (one per output)");
     int64_t sum = 0;
     for (int64_t s : sizes) {
       if (s < 0 || __builtin_add_overflow(sum, s, &sum))
-        n.fail("the split sizes (" + n.operand(1) + ") are " + list_str(sizes) + "; expected sizes >= 0");
+        n.fail("the split sizes, " + n.operand(1) + ", are " + list_str(sizes) + "; expected sizes >= 0");
     }
     if (d.is_static() && sum != d.value)
-      n.fail("the split sizes (" + n.operand(1) + ") are " + list_str(sizes) + ", summing to " + std::to_string(sum) +
+      n.fail("the split sizes, " + n.operand(1) + ", are " + list_str(sizes) + ", summing to " + std::to_string(sum) +
              "; expected them to sum to dim " + std::to_string(axis) + " of " + n.typed_operand(0));
   } else {
     if (!d.is_static())
@@ -439,11 +444,11 @@ void slice(NodeContext& n) {
   const std::vector<int64_t>* lists[] = {&starts, &ends, &axes, &steps};
   for (size_t i = 1; i < 4; ++i)
     if (lists[i]->size() != starts.size())
-      n.fail(n.operand(i + 1) + " is " + list_str(*lists[i]) + "; expected " + std::to_string(starts.size()) +
-             " entries, as in " + n.operand(1) + " (" + list_str(starts) + ")");
+      n.fail(n.operand(i + 1) + " is " + list_str(*lists[i]) + "; expected as many entries as " + n.operand(1) +
+             ", which is " + list_str(starts));
   axes = wrap_axes(n, axes, n.type(0).rank(), 3, "the axes", n.typed_operand(0));
   for (int64_t s : steps)
-    if (s == 0) n.fail("the steps (" + n.operand(4) + ") are " + list_str(steps) + "; expected nonzero steps");
+    if (s == 0) n.fail("the steps, " + n.operand(4) + ", are " + list_str(steps) + "; expected nonzero steps");
   if (is_shape_value(n, 0, 1024) && n.type(0).rank() == 1 && starts.size() == 1 && axes[0] == 0) {
     const auto elems = *n.sym(0);
     std::vector<SymInt> picked;
@@ -502,10 +507,11 @@ void range(NodeContext& n) {
   const bool unit_step = delta && data_as_doubles(*delta).at(0) == 1.0;
   if (!lim || lim->size() != 1 || !(*lim)[0].is_single_dim() || !zero_start || !unit_step) {
     // The first input that is not known names where it comes from.
-    size_t unknown = !start ? 0 : !limit ? 1 : 2;
-    n.fail_not_known(unknown,
-                     "the start, limit and delta (or a start of 0, a delta of 1 and a limit that is a dim "
-                     "of some tensor)");
+    const size_t unknown = !start ? 0 : !limit ? 1 : 2;
+    const char* names[] = {"the start", "the limit", "the delta"};
+    n.fail_not_known(unknown, names[unknown],
+                     " (Range needs start, limit and delta known, or a start of 0, a delta of 1 and a limit that is a "
+                     "dim of some tensor)");
   }
   Value* ones = n.im().filled({(*lim)[0]}, 1.0, dtype, n.hint());
   n.set_output(0, n.emit("cumsum", {ones}, attrs_of({{"dim", int64_t{0}}, {"exclusive", true}})));
