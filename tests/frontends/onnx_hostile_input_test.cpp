@@ -401,6 +401,35 @@ TEST(OnnxHostile, PoolingPadsSmallerThanTheKernel) {
   EXPECT_EQ(import_error(m), "(no error)");
 }
 
+// Slicing a shape value with a step of INT64_MAX (or INT64_MIN) picks one
+// element; stepping past it overflowed int64 (undefined behaviour).
+TEST(OnnxHostile, SliceStepsAtTheLimits) {
+  for (const int64_t step : {INT64_MAX, INT64_MIN}) {
+    auto m = empty_model();
+    auto* g = m.mutable_graph();
+    add_input(g, "x", {1, 2, 4, 4});
+    auto add_ints = [&](const std::string& name, int64_t v) {
+      auto* t = g->add_initializer();
+      t->set_name(name);
+      t->set_data_type(onnx::TensorProto::INT64);
+      t->add_dims(1);
+      t->add_int64_data(v);
+    };
+    add_ints("starts", step > 0 ? 1 : 2);
+    add_ints("ends", step > 0 ? 4 : -5);
+    add_ints("axes", 0);
+    add_ints("steps", step);
+    add_node(g, "/shape", "Shape", {"x"}, {"s"});
+    add_node(g, "/slice", "Slice", {"s", "starts", "ends", "axes", "steps"}, {"dims"});
+    add_node(g, "/fill", "ConstantOfShape", {"dims"}, {"y"});
+    g->add_output()->set_name("y");
+    const std::string bytes = m.SerializeAsString();
+    auto p = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "slice.onnx");
+    // Dim 1 (2) or dim 2 (4) of x: one element.
+    EXPECT_EQ(p->graph.output_node()->input(0)->type().str(), step > 0 ? "f32[2]" : "f32[4]") << step;
+  }
+}
+
 // A value needed at import time but computed at run time names the graph
 // inputs and symbolic dims it comes from, through the nodes between, and
 // the flags that fix them.

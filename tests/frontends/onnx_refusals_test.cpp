@@ -808,6 +808,13 @@ std::vector<Case> cases() {
     attr(t_node(m), "group", int64_t{2});
     add(node_case("group not dividing the outputs", m, "Conv", "the 3 output channels of input 1 'W'"));
   }
+  {
+    Model m = pool("MaxPool", {2147483648, 2});
+    attr(t_node(m), "auto_pad", "SAME_UPPER");
+    attr(t_node(m), "dilations", std::vector<int64_t>{2, 1});
+    add(node_case("SAME padding past the limit", m, "MaxPool",
+                  "attribute 'auto_pad' SAME_UPPER needs 4294967294 pads"));
+  }
   add(node_case("pool kernel for one dim", pool("MaxPool", {2}), "MaxPool", "attribute 'kernel_shape' is [2]"));
   {
     Model m = pool("AveragePool");
@@ -1138,6 +1145,13 @@ std::vector<Case> cases() {
     Model m;
     m.ints("start", {0}, {}).input("limit", {}, TensorProto::INT64).ints("delta", {1}, {});
     add(node_case("range to a run-time limit", range(m), "Range", "input 1 'limit'"));
+  }
+  {
+    Model m;
+    m.ints("shape", {int64_t{1} << 32, int64_t{1} << 32}).node("ConstantOfShape", {"shape"}, {"c"}, "/big");
+    m.node("Size", {"c"}, {"y"});
+    m.output("y");
+    add(node_case("size past int64", m, "Size", "input 0 'data' (value 'c', f32[4294967296, 4294967296]) has more"));
   }
   {
     Model m;

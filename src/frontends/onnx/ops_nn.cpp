@@ -107,9 +107,15 @@ Window read_window(NodeContext& n, size_t nd, const TensorType& x, const std::ve
       if (!d.is_static())
         n.fail("attribute 'auto_pad' " + auto_pad + " needs static spatial sizes, got " + n.typed_operand(0) +
                n.im().dim_fix(d));
-      const int64_t s = w.strides[i];
-      const int64_t out = (d.value + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + (kernel[i] - 1) * w.dilations[i] + 1 - d.value);
+      // In 128 bits: sizes near 2^63 with strides and kernels up to 2^31.
+      const __int128 s = w.strides[i], in = d.value;
+      const __int128 out = (in + s - 1) / s;
+      const __int128 needed = std::max<__int128>(0, (out - 1) * s + __int128{kernel[i] - 1} * w.dilations[i] + 1 - in);
+      if (needed > kMaxWindowValue)
+        n.fail("attribute 'auto_pad' " + auto_pad + " needs " + std::to_string(static_cast<int64_t>(needed)) +
+               " pads in spatial dim " + std::to_string(i) + " of " + n.typed_operand(0) + "; expected at most " +
+               std::to_string(kMaxWindowValue));
+      const int64_t total = static_cast<int64_t>(needed);
       const int64_t small = total / 2;
       w.pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
       w.pads[nd + i] = total - w.pads[i];

@@ -98,7 +98,9 @@ void shape(NodeContext& n) {
 
 void size(NodeContext& n) {
   const TensorType x = n.type(0);
-  n.set_sym_output(0, {sym_numel(x, dim_source(n), 0, x.dims.size())}, true);
+  const auto numel = sym_numel(x, dim_source(n), 0, x.dims.size());
+  if (!numel) n.fail(n.typed_operand(0) + " has more elements than an int64 holds; expected a size that fits");
+  n.set_sym_output(0, {*numel}, true);
 }
 
 // ---- Gather on shape values (general Gather is in ops_index.cpp) --------------------
@@ -162,7 +164,8 @@ void reshape(NodeContext& n) {
       if (ok) known = *m;
     }
     if (ok && !(known.is_static() && known.factor == 0))
-      if (auto q = sym_div(sym_numel(xt, x, 0, xt.dims.size()), known)) dims[minus_one] = *q;
+      if (auto numel = sym_numel(xt, x, 0, xt.dims.size()))
+        if (auto q = sym_div(*numel, known)) dims[minus_one] = *q;
   }
   int symbolic = 0;
   bool has_minus = false;
@@ -421,14 +424,21 @@ std::vector<int64_t> slice_indices(int64_t len, int64_t start, int64_t end, int6
   if (start < 0) start += len;
   if (end < 0) end += len;
   std::vector<int64_t> out;
+  // Stepping stops on overflow (a step of INT64_MAX picks one element).
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, len);
     end = std::clamp<int64_t>(end, 0, len);
-    for (int64_t i = start; i < end; i += step) out.push_back(i);
+    for (int64_t i = start; i < end;) {
+      out.push_back(i);
+      if (__builtin_add_overflow(i, step, &i)) break;
+    }
   } else {
     start = std::clamp<int64_t>(start, 0, len - 1);
     end = std::clamp<int64_t>(end, -1, len - 1);
-    for (int64_t i = start; i > end; i += step) out.push_back(i);
+    for (int64_t i = start; i > end;) {
+      out.push_back(i);
+      if (__builtin_add_overflow(i, step, &i)) break;
+    }
   }
   return out;
 }

@@ -88,12 +88,12 @@ std::optional<SymInt> sym_div(const SymInt& a, const SymInt& b) {
   return r;
 }
 
-SymInt sym_numel(const TensorType& type, Value* source, size_t begin, size_t end) {
+std::optional<SymInt> sym_numel(const TensorType& type, Value* source, size_t begin, size_t end) {
   SymInt r = SymInt::constant(1);
   for (size_t i = begin; i < end; ++i) {
     const Dim& d = type.dims[i];
     if (d.is_static()) {
-      r.factor *= d.value;
+      if (__builtin_mul_overflow(r.factor, d.value, &r.factor)) return std::nullopt;
     } else {
       r.parts.push_back(SymPart{d, source, static_cast<int>(i)});
     }

@@ -52,7 +52,8 @@ std::optional<SymInt> sym_sub(const SymInt& a, const SymInt& b);
 /// division only (b's parts must appear in a, and the factors divide).
 std::optional<SymInt> sym_div(const SymInt& a, const SymInt& b);
 
-/// The product of `dims` of `source`'s type from `begin` to `end`.
-SymInt sym_numel(const TensorType& type, Value* source, size_t begin, size_t end);
+/// The product of `dims` of `source`'s type from `begin` to `end`; nullopt
+/// when the static sizes' product overflows int64.
+std::optional<SymInt> sym_numel(const TensorType& type, Value* source, size_t begin, size_t end);
 
 }  // namespace edgec::onnx_import
