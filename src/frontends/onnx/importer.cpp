@@ -15,7 +15,9 @@
 // Runtime does): the number of inputs and outputs, the required ones
 // present, the attributes declared and of their kinds; and every value
 // name has one definition (a graph input, an initializer or one output of
-// one node). The handlers can then rely on the node's structure.
+// one node). As each node is imported, its inputs' element types are
+// checked against the schema's type constraints. The handlers can then
+// rely on the node's structure and types, and check the values they read.
 #include "frontends/onnx/importer.h"
 
 #include <onnx/defs/data_type_utils.h>

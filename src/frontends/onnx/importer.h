@@ -12,7 +12,9 @@
 //   reshape/expand targets become attributes.
 //
 // Every failure is a CompileError whose message names the file and, for a
-// node, its name, index, op_type, domain and opset.
+// node, its name, index, op_type, domain and opset, and the input, output
+// or attribute concerned (refusals are onnx_import::ImportRefusal, see
+// refusal.h); where a flag would fix it (--fix-inputs, --dim), it says so.
 #pragma once
 
 #include <cstddef>

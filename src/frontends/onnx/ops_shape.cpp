@@ -233,8 +233,7 @@ void squeeze(NodeContext& n) {
       n.fail("the axes, " + n.operand(1) + ", select dim " + std::to_string(a) + " of " + n.typed_operand(0) +
              "; expected dim " + std::to_string(a) + " to have size 1, got " + std::to_string(d.value));
   }
-  if (x.sym && x.type.rank() == 1 && x.sym->size() == 1 &&
-      (!axes || (axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1)))) {
+  if (x.sym && x.type.rank() == 1 && x.sym->size() == 1 && (!axes || (axes->size() == 1 && (*axes)[0] == 0))) {
     n.set_sym_output(0, *x.sym, true, x.type.dtype);
     return;
   }
