@@ -1001,12 +1001,6 @@ std::vector<Case> cases() {
   }
   {
     Model m;
-    m.x().ints("axes", {1}).node("Squeeze", {"x", "axes"}, {"y"});
-    m.output("y");
-    add(node_case("squeeze a dim of 2", m, "Squeeze", "the axes, input 1 'axes', select dim 1"));
-  }
-  {
-    Model m;
     m.x().ints("axes", {0, 1, 2, 3, 4}).node("Unsqueeze", {"x", "axes"}, {"y"});
     m.output("y");
     add(node_case("unsqueeze to rank 9", m, "Unsqueeze", "the axes, input 1 'axes', add 5 dims"));
