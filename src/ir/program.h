@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/attrs.h"
@@ -218,8 +219,8 @@ class Graph {
   /// Every node before it is a placeholder; it may lag behind the end of
   /// the leading run (placeholder_run_end() advances it), never pass it.
   mutable NodeList::iterator placeholders_end_ = nodes_.end();
-  std::map<std::string, Value*> values_by_name_;
-  std::map<std::string, int> name_counters_;
+  std::unordered_map<std::string, Value*> values_by_name_;
+  std::unordered_map<std::string, int> name_counters_;
   size_t num_placeholders_ = 0;
 };
 

@@ -15,6 +15,7 @@
 #include <set>
 #include <source_location>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "frontends/onnx/importer.h"
@@ -72,7 +73,7 @@ class Importer {
   // ---- where values come from (for messages) ----
   /// The graph being imported and, for each value name, the index of the
   /// node that outputs it.
-  void set_graph(const onnx::GraphProto* graph, const std::map<std::string, int>* producers) {
+  void set_graph(const onnx::GraphProto* graph, const std::unordered_map<std::string, int>* producers) {
     graph_ = graph;
     producers_ = producers;
   }
@@ -113,10 +114,10 @@ class Importer {
   std::string what_;
   const OnnxImportOptions& options_;
   const onnx::GraphProto* graph_ = nullptr;
-  const std::map<std::string, int>* producers_ = nullptr;
+  const std::unordered_map<std::string, int>* producers_ = nullptr;
   std::map<std::string, std::string> dim_params_;
-  std::map<std::string, Entry> entries_;
-  std::map<const Value*, TensorData> known_;
+  std::unordered_map<std::string, Entry> entries_;  // references stay valid as it grows
+  std::unordered_map<const Value*, TensorData> known_;
   KernelContext kernel_ctx_;
 };
 

@@ -48,6 +48,28 @@ using onnx_import::NodeContext;
 
 constexpr int64_t kMinOpset = 13;
 constexpr int64_t kMaxOpset = 17;
+
+/// ONNX's DataType ("tensor(float)") for a tensor of element type `elem`,
+/// as schemas list them. Made once per type: onnx's ToType parses the
+/// string under a lock, and every input of every node asks.
+onnx::DataType tensor_data_type(int32_t elem) {
+  constexpr int32_t kTypes = 64;
+  static const std::vector<onnx::DataType> table = [] {
+    std::vector<onnx::DataType> t(kTypes, nullptr);
+    for (int32_t e = 1; e < kTypes; ++e) {
+      if (!onnx::TensorProto_DataType_IsValid(e)) continue;
+      try {
+        t[static_cast<size_t>(e)] =
+            onnx::Utils::DataTypeUtils::ToType("tensor(" + onnx::Utils::DataTypeUtils::ToDataTypeString(e) + ")");
+      } catch (const std::exception&) {
+        // a type this libonnx cannot name: asked for directly below
+      }
+    }
+    return t;
+  }();
+  if (elem > 0 && elem < kTypes && table[static_cast<size_t>(elem)]) return table[static_cast<size_t>(elem)];
+  return onnx::Utils::DataTypeUtils::ToType("tensor(" + onnx::Utils::DataTypeUtils::ToDataTypeString(elem) + ")");
+}
 constexpr int64_t kMaxIrVersion = 8;
 
 const HandlerTable& handlers() {
@@ -387,8 +409,13 @@ class ModelImporter {
 
   /// The schema of `n`'s operator at its opset, or null when the operator
   /// is not one of ONNX's.
+  // Looked up once per operator and opset (the registry's lookup is two
+  // string-keyed maps; every node asked twice).
   const onnx::OpSchema* schema_of(const onnx::NodeProto& n) const {
-    return onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(node_opset(n)), "");
+    const int opset = static_cast<int>(node_opset(n));
+    auto [it, fresh] = schemas_.try_emplace(n.op_type() + '@' + std::to_string(opset), nullptr);
+    if (fresh) it->second = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
+    return it->second;
   }
 
   /// Refuses node #index: "FILE: node '...' (...): MESSAGE".
@@ -454,17 +481,20 @@ class ModelImporter {
   /// non-optional one named, attributes declared, of their kind, and the
   /// required ones present.
   void check_schema(const onnx::NodeProto& n, int index, const onnx::OpSchema& schema) {
-    const std::string version = " (" + n.op_type() + " of opset " + std::to_string(node_opset(n)) + ", since opset " +
-                                std::to_string(schema.since_version()) + ")";
+    // Built only for a refusal: this runs for every node.
+    const auto version = [&] {
+      return " (" + n.op_type() + " of opset " + std::to_string(node_opset(n)) + ", since opset " +
+             std::to_string(schema.since_version()) + ")";
+    };
     NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), &schema);
     if (n.input_size() < schema.min_input() || n.input_size() > schema.max_input())
       refuse_node(n, index,
                   "expected " + count_range(schema.min_input(), schema.max_input(), "input") + ", got " +
-                      std::to_string(n.input_size()) + version + "; its inputs are " + formal_list(schema.inputs()));
+                      std::to_string(n.input_size()) + version() + "; its inputs are " + formal_list(schema.inputs()));
     if (n.output_size() < schema.min_output() || n.output_size() > schema.max_output())
       refuse_node(n, index,
                   "expected " + count_range(schema.min_output(), schema.max_output(), "output") + ", got " +
-                      std::to_string(n.output_size()) + version + "; its outputs are " + formal_list(schema.outputs()));
+                      std::to_string(n.output_size()) + version() + "; its outputs are " + formal_list(schema.outputs()));
     auto required = [](const std::vector<onnx::OpSchema::FormalParameter>& params, int i) {
       if (params.empty()) return false;
       const size_t at = std::min(static_cast<size_t>(i), params.size() - 1);
@@ -473,10 +503,10 @@ class ModelImporter {
     };
     for (int i = 0; i < n.input_size(); ++i)
       if (n.input(i).empty() && required(schema.inputs(), i))
-        refuse_node(n, index, ctx.operand(i) + " is required" + version + ", got an empty name");
+        refuse_node(n, index, ctx.operand(i) + " is required" + version() + ", got an empty name");
     for (int i = 0; i < n.output_size(); ++i)
       if (n.output(i).empty() && required(schema.outputs(), i))
-        refuse_node(n, index, ctx.result(i) + " is required" + version + ", got an empty name");
+        refuse_node(n, index, ctx.result(i) + " is required" + version() + ", got an empty name");
     std::set<std::string> seen;
     for (const auto& a : n.attribute()) {
       if (!seen.insert(a.name()).second) refuse_node(n, index, "attribute '" + a.name() + "' is given twice");
@@ -485,21 +515,21 @@ class ModelImporter {
         std::string known;
         for (const auto& [name, spec] : schema.attributes()) known += (known.empty() ? "'" : ", '") + name + "'";
         refuse_node(n, index,
-                    "attribute '" + a.name() + "' is not an attribute of " + n.op_type() + version + "; expected " +
+                    "attribute '" + a.name() + "' is not an attribute of " + n.op_type() + version() + "; expected " +
                         (known.empty() ? "no attributes" : "one of " + known));
       }
       const auto expected = static_cast<onnx::AttributeProto::AttributeType>(it->second.type);
       if (a.type() != expected)
         refuse_node(n, index,
                     "attribute '" + a.name() + "' is " + attribute_kind_name(a.type()) + "; expected " +
-                        attribute_kind_name(expected) + version);
+                        attribute_kind_name(expected) + version());
     }
     for (const auto& [name, spec] : schema.attributes())
       if (spec.required && !seen.count(name))
         refuse_node(n, index,
                     "attribute '" + name + "' (" +
                         attribute_kind_name(static_cast<onnx::AttributeProto::AttributeType>(spec.type)) +
-                        ") is required" + version + ", got none");
+                        ") is required" + version() + ", got none");
   }
 
   /// The inputs' element types are among those the schema allows, and
@@ -514,8 +544,7 @@ class ModelImporter {
       if (!e.unavailable.empty()) continue;  // refused where the handler reads it
       const auto& param = params[std::min(static_cast<size_t>(i), params.size() - 1)];
       const int32_t elem = onnx_import::onnx_elem_type(e.type.dtype);
-      const std::string type = "tensor(" + onnx::Utils::DataTypeUtils::ToDataTypeString(elem) + ")";
-      if (!param.GetTypes().count(onnx::Utils::DataTypeUtils::ToType(type))) {
+      if (!param.GetTypes().count(tensor_data_type(elem))) {
         std::set<std::string> allowed;  // "float" for "tensor(float)"
         for (const auto* t : param.GetTypes()) {
           const bool tensor = t->rfind("tensor(", 0) == 0 && t->back() == ')';
@@ -544,7 +573,7 @@ class ModelImporter {
 
   void import_node(const onnx::GraphProto& g, int index) {
     const onnx::NodeProto& n = g.node(index);
-    const std::string where = node_where(n, index);
+    const auto where = [&] { return node_where(n, index); };  // for refusals only
     const onnx::OpSchema* schema = schema_of(n);
     try {
       for (int i = 0; i < n.input_size(); ++i) {
@@ -559,17 +588,17 @@ class ModelImporter {
       check_input_types(n, *schema, ctx);
       handlers().at(n.op_type())(ctx);
     } catch (ImportRefusal& e) {
-      e.add_context(where + ": ");
+      e.add_context(where() + ": ");
       throw;
     } catch (const CompileError& e) {
       // The operator table's shape functions check what the handlers emit.
-      onnx_import::refuse(where + ": " + e.what());
+      onnx_import::refuse(where() + ": " + e.what());
     } catch (const std::exception& e) {
-      internal_error(where + ": a handler did not check what it read (" + e.what() + ")");
+      internal_error(where() + ": a handler did not check what it read (" + e.what() + ")");
     }
     for (int i = 0; i < n.output_size(); ++i) {
       if (!n.output(i).empty() && !im_.has_entry(n.output(i)))
-        internal_error(where + ": output " + std::to_string(i) + " '" + n.output(i) + "' was not defined");
+        internal_error(where() + ": output " + std::to_string(i) + " '" + n.output(i) + "' was not defined");
     }
   }
 
@@ -618,7 +647,8 @@ class ModelImporter {
   std::string what_;
   onnx_import::ExternalDataSource external_;
   /// Each value name -> the first node that outputs it.
-  std::map<std::string, int> producers_;
+  std::unordered_map<std::string, int> producers_;
+  mutable std::unordered_map<std::string, const onnx::OpSchema*> schemas_;  // by "op_type@opset"
   int64_t default_opset_ = -1;
   std::set<std::string> dim_params_;
   std::map<std::string, int64_t> opsets_;
