@@ -3,6 +3,8 @@
 // hand-written program sees them all at once.
 #include "ir/verifier.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string_view>
@@ -60,9 +62,24 @@ class Verifier {
       error("the signature has " + std::to_string(p_.inputs.size()) + " input spec(s) but the graph has " +
             std::to_string(placeholders.size()) + " placeholder(s)");
     }
-    std::unordered_map<std::string_view, const Node*> by_target;  // views of p_.inputs' targets
-    by_target.reserve(p_.inputs.size());
     const size_t n = std::min(placeholders.size(), p_.inputs.size());
+    // For each input whose target an earlier one already lists, that
+    // earlier one: found by sorting (target, index) pairs once, so there is
+    // no allocation per input.
+    std::vector<size_t> earlier(n, SIZE_MAX);
+    {
+      std::vector<std::pair<std::string_view, size_t>> targets;
+      targets.reserve(n);
+      for (size_t i = 0; i < n; ++i)
+        if (p_.inputs[i].kind != InputKind::UserInput && !p_.inputs[i].target.empty() &&
+            placeholders[i]->result()->name() == p_.inputs[i].arg)
+          targets.emplace_back(p_.inputs[i].target, i);
+      std::sort(targets.begin(), targets.end());
+      for (size_t k = 1, first = 0; k < targets.size(); ++k) {
+        if (targets[k].first != targets[first].first) first = k;
+        else earlier[targets[k].second] = targets[first].second;
+      }
+    }
     for (size_t i = 0; i < n; ++i) {
       const InputSpec& spec = p_.inputs[i];
       const Node* ph = placeholders[i];
@@ -77,11 +94,9 @@ class Verifier {
         error(std::string(kind) + " placeholder " + ph->label() + " has no target");
         continue;
       }
-      auto [it, inserted] = by_target.emplace(spec.target, ph);
-      if (!inserted) {
-        error("target " + q(spec.target) + " is listed by two placeholders: " + it->second->label() +
+      if (earlier[i] != SIZE_MAX)
+        error("target " + q(spec.target) + " is listed by two placeholders: " + placeholders[earlier[i]]->label() +
               " and " + ph->label());
-      }
       const Store& store = p_.store_for(spec);
       const char* store_name = Program::requires_state(spec) ? "state" : "constants";
       auto data = store.find(spec.target);
@@ -105,24 +120,29 @@ class Verifier {
   }
 
   void check_calls() {
-    // Nodes seen so far in graph order: an input whose producer is not
-    // among them is used before it is defined (or not in this graph).
-    std::unordered_set<const Node*> defined;
-    defined.reserve(p_.graph.size());
-    for (const Node* n : p_.graph.nodes()) {
-      if (n->is_placeholder()) {
-        defined.insert(n);
-        continue;
-      }
+    // Each node's position, looked up by binary search in one sorted
+    // array (no allocation per node): an input whose producer is not
+    // before its reader is used before it is defined (or not in this graph).
+    const auto nodes = p_.graph.nodes();
+    std::vector<std::pair<const Node*, size_t>> position(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) position[i] = {nodes[i], i};
+    std::sort(position.begin(), position.end());
+    auto position_of = [&](const Node* n) -> size_t {
+      auto it = std::lower_bound(position.begin(), position.end(), std::pair<const Node*, size_t>{n, 0});
+      return it != position.end() && it->first == n ? it->second : SIZE_MAX;
+    };
+    for (size_t at = 0; at < nodes.size(); ++at) {
+      const Node* n = nodes[at];
+      if (n->is_placeholder()) continue;
       for (size_t i = 0; i < n->inputs().size(); ++i) {
         const Value* v = n->input(i);
         if (!v) {
           error("node " + where_of(n) + " has no value for input " + std::to_string(i));
           continue;
         }
-        if (!defined.count(v->producer())) error("node " + where_of(n) + " uses %" + v->name() + " before it is defined");
+        if (const size_t def = position_of(v->producer()); def == SIZE_MAX || def >= at)
+          error("node " + where_of(n) + " uses %" + v->name() + " before it is defined");
       }
-      defined.insert(n);
       if (!n->is_call()) continue;
       for (size_t r = 0; r < n->num_results(); ++r)
         if (n->result(r)->type().dims.size() > static_cast<size_t>(kMaxRank))

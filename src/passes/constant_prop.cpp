@@ -193,23 +193,26 @@ class ConstantPropagation : public Pass {
     return true;
   }
 
-  // `_prop_tensor_constant<N>` targets not yet taken, N counting up (SEMANTICS 3.2).
+  // `_prop_tensor_constant<N>` targets not yet taken, N counting up
+  // (SEMANTICS 3.2). A target is taken when a store holds it (every
+  // non-user input's target is a store key) or a user input is named so;
+  // what next() returns lands in the constants before it is called again.
   class FreeTargets {
    public:
-    explicit FreeTargets(const Program& p) {
-      for (const auto& [t, data] : p.constants) taken_.insert(t);
-      for (const auto& [t, data] : p.state) taken_.insert(t);
-      for (const auto& s : p.inputs) taken_.insert(s.target);
+    explicit FreeTargets(const Program& p) : p_(p) {
+      for (const auto& s : p.inputs)
+        if (s.kind == InputKind::UserInput || !p.store_for(s).count(s.target)) others_.insert(s.target);
     }
     std::string next() {
       while (true) {
         std::string t = kPropPrefix + std::to_string(next_index_++);
-        if (taken_.insert(t).second) return t;
+        if (!p_.constants.count(t) && !p_.state.count(t) && !others_.count(t)) return t;
       }
     }
 
    private:
-    std::set<std::string> taken_;
+    const Program& p_;
+    std::set<std::string> others_;
     int64_t next_index_ = 0;
   };
 

@@ -1,6 +1,8 @@
 #include "passes/program_edits.h"
 
 #include <map>
+#include <string_view>
+#include <unordered_set>
 
 #include "ir/diagnostic.h"
 #include "ir/operator.h"
@@ -31,8 +33,9 @@ bool remove_unread_constants(Program& program, const std::set<std::string>& muta
   bool changed = false;
   const auto placeholders = program.graph.placeholders();
   std::vector<InputSpec> kept;
+  kept.reserve(program.inputs.size());
   for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
-    const InputSpec& spec = program.inputs[i];
+    InputSpec& spec = program.inputs[i];
     const bool removable = spec.kind == InputKind::Constant ||
                            (spec.kind == InputKind::Buffer && !spec.persistent && !mutated_targets.count(spec.target));
     if (removable && !placeholders[i]->result()->has_uses()) {
@@ -40,10 +43,12 @@ bool remove_unread_constants(Program& program, const std::set<std::string>& muta
       changed = true;
       continue;
     }
-    kept.push_back(spec);
+    kept.push_back(std::move(spec));
   }
   program.inputs = std::move(kept);
-  std::set<std::string> named;
+  // Views of the kept specs' targets (program.inputs holds them while this runs).
+  std::unordered_set<std::string_view> named;
+  named.reserve(program.inputs.size());
   for (const auto& s : program.inputs) named.insert(s.target);
   for (auto it = program.constants.begin(); it != program.constants.end();) {
     if (!named.count(it->first)) {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 #include <tuple>
 #include <variant>
 
@@ -215,23 +217,25 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
     previous = name;
     return SlotName{b.CreateSharedString(name.substr(k)), static_cast<uint16_t>(k)};
   };
-  std::map<const Value*, int32_t> slot_of;
+  std::unordered_map<const Value*, int32_t> slot_of;
+  slot_of.reserve(p.graph.size());
   std::vector<Offset<fbs::ValueSlot>> slots;
 
   // One slot per placeholder; a constant or state slot names its data by
   // target, and a target gets exactly one slot (SEMANTICS 6: a backend
   // resolving slots by name could not tell two of them apart).
-  std::map<std::string, std::string> placeholder_of_target;
+  std::unordered_map<std::string_view, const Value*> placeholder_of_target;  // views of p.inputs' targets
   const auto placeholders = p.graph.placeholders();
+  placeholder_of_target.reserve(placeholders.size());
   for (size_t i = 0; i < placeholders.size(); ++i) {
     const InputSpec& spec = p.inputs[i];
     const Value* v = placeholders[i]->result();
     fbs::SlotKind kind = fbs::SlotKind::UserInput;
     Offset<flatbuffers::String> key;
     if (spec.kind != InputKind::UserInput) {
-      auto [it, inserted] = placeholder_of_target.emplace(spec.target, v->name());
+      auto [it, inserted] = placeholder_of_target.emplace(spec.target, v);
       if (!inserted)
-        throw CompileError(ctx + ": target '" + spec.target + "' already has a slot (%" + it->second +
+        throw CompileError(ctx + ": target '" + spec.target + "' already has a slot (%" + it->second->name() +
                            "); second placeholder %" + v->name());
       (void)stored_data(p, spec, v, ctx);
       kind = Program::requires_state(spec) ? fbs::SlotKind::State : fbs::SlotKind::Constant;
