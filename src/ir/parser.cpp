@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "base/half.h"
+#include "base/memory_limit.h"
 #include "ir/diagnostic.h"
 #include "ir/operator.h"
 #include "ir/text.h"
@@ -275,6 +277,11 @@ class Parser {
       } while (accept_punct(","));
       expect_punct("]");
     }
+    // Element and byte counts are computed from types everywhere (shape
+    // functions, memory planning, allocation); a type whose bytes do not
+    // fit in int64 would make them wrap, so no such type gets in.
+    if (type.size_overflows())
+      fail(t, "tensor type " + type.str() + " is too large: its size in bytes does not fit in int64");
     return type;
   }
 
@@ -567,6 +574,55 @@ class Parser {
     }
   }
 
+  /// Element tokens of a dense<...> literal are counted as they are checked
+  /// and written in a second pass over the same text (`first`, from the
+  /// lexer state `after_first`) once the type is known, so that a literal
+  /// is never held as tokens, and its bytes are checked against the memory
+  /// limit before they are allocated.
+  struct Literal {
+    Lexer after_first;
+    Token first;
+    int64_t count = 0;
+    bool splat = false;
+  };
+
+  bool at_element() const { return at_number() || is_ident("true") || is_ident("false"); }
+
+  Literal parse_literal() {
+    const bool list = accept_punct("[");
+    Literal lit{lex_, tok_, 0, !list};
+    if (!list) {
+      if (!at_element()) fail(tok_, "expected a number, true, false or '[', got " + describe(tok_));
+      take();
+      lit.count = 1;
+      return lit;
+    }
+    if (accept_punct("]")) return lit;
+    do {
+      if (!at_element()) fail(tok_, "expected a number, true or false, got " + describe(tok_));
+      take();
+      ++lit.count;
+    } while (accept_punct(","));
+    expect_punct("]");
+    return lit;
+  }
+
+  void write_literal(Literal& lit, const TensorType& type, int64_t numel, std::byte* out) {
+    const size_t esz = dtype_size(type.dtype);
+    if (numel == 0) return;  // a splat of an empty type writes nothing
+    if (lit.splat) {
+      write_element(type.dtype, lit.first, out);
+      for (int64_t i = 1; i < numel; ++i) std::memcpy(out + i * esz, out, esz);
+      return;
+    }
+    Token t = lit.first;
+    for (int64_t i = 0; i < numel; ++i) {
+      if (i > 0) t = lit.after_first.next();  // the ',' (checked by parse_literal)
+      write_element(type.dtype, t, out + i * esz);
+      t = lit.after_first.next();
+    }
+  }
+
   void parse_store(Store& store) {
     expect_punct("{");
     while (!accept_punct("}")) {
@@ -576,46 +632,39 @@ class Parser {
       Token kind = expect(Tok::Ident, "dense<...> or opaque<N>");
       if (kind.text != "dense" && kind.text != "opaque") fail(kind, "expected dense<...> or opaque<N>, got '" + kind.text + "'");
       expect_punct("<");
-      std::vector<Token> elems;
-      bool splat = false;
+      std::optional<Literal> literal;
       int64_t opaque_bytes = -1;
       if (kind.text == "opaque") {
         Token n = expect(Tok::Number, "a byte count");
         opaque_bytes = parse_int(n);
-      } else if (accept_punct("[")) {
-        if (!accept_punct("]")) {
-          do {
-            if (!at_number() && !is_ident("true") && !is_ident("false")) fail(tok_, "expected a number, true or false, got " + describe(tok_));
-            elems.push_back(take());
-          } while (accept_punct(","));
-          expect_punct("]");
-        }
+        if (opaque_bytes < 0) fail(n, "expected a byte count >= 0 in opaque<N>, got " + n.text);
       } else {
-        if (!at_number() && !is_ident("true") && !is_ident("false")) fail(tok_, "expected a number, true, false or '[', got " + describe(tok_));
-        elems.push_back(take());
-        splat = true;
+        literal.emplace(parse_literal());
       }
       expect_punct(">");
       expect_punct(":");
       Token type_tok = tok_;
-      TensorType type = parse_type();
+      TensorType type = parse_type();  // its bytes fit in int64 (checked there)
       if (!type.is_static()) fail(type_tok, "stored tensors need a static shape, got " + type.str());
-      auto numel = type.max_numel();
-      if (!numel) fail(type_tok, "tensor type " + type.str() + " is too large");
-      const size_t esz = dtype_size(type.dtype);
+      const int64_t numel = *type.max_numel(), nbytes = *type.max_nbytes();
       TensorData data;
       data.type = type;
-      if (opaque_bytes >= 0) {
-        if (static_cast<uint64_t>(opaque_bytes) != static_cast<uint64_t>(*numel) * esz)
-          fail(kind, "opaque<" + std::to_string(opaque_bytes) + "> does not match " + type.str());
+      if (!literal) {
+        if (opaque_bytes != nbytes)
+          fail(kind, "opaque<" + std::to_string(opaque_bytes) + "> does not match " + type.str() + " (" +
+                         std::to_string(nbytes) + " bytes)");
         store[target.text] = data;  // bytes stay null: elided
         continue;
       }
-      if (!splat && static_cast<int64_t>(elems.size()) != *numel)
-        fail(kind, "dense data has " + std::to_string(elems.size()) + " element(s), but " + type.str() + " needs " + std::to_string(*numel));
-      if (*numel > (int64_t{1} << 32)) fail(type_tok, "tensor type " + type.str() + " is too large");
-      auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(*numel) * esz);
-      for (int64_t i = 0; i < *numel; ++i) write_element(type.dtype, splat ? elems[0] : elems[static_cast<size_t>(i)], bytes->data() + i * esz);
+      if (!literal->splat && literal->count != numel)
+        fail(kind, "dense data has " + std::to_string(literal->count) + " element(s), but " + type.str() + " needs " +
+                       std::to_string(numel));
+      if (const uint64_t limit = memory_limit(); static_cast<uint64_t>(nbytes) > limit)
+        fail(kind, "target \"" + target.text + "\": dense data of type " + type.str() + " is " +
+                       std::to_string(nbytes) + " bytes, more than the memory limit of " + std::to_string(limit) +
+                       " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+      auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(nbytes));
+      write_literal(*literal, type, numel, bytes->data());
       data.bytes = std::move(bytes);
       store[target.text] = std::move(data);
     }

@@ -31,16 +31,47 @@ std::vector<int64_t> TensorType::static_shape() const {
   return shape;
 }
 
-std::optional<int64_t> TensorType::max_numel() const {
-  int64_t n = 1;
-  for (const Dim& d : dims) {
-    auto ub = d.upper_bound();
-    if (!ub) return std::nullopt;
-    if (*ub != 0 && n > INT64_MAX / *ub) return std::nullopt;
-    n *= *ub;
+namespace {
+
+/// Overflow-checked element count and bytes of a type's bounded dims.
+struct BoundedSize {
+  bool unbounded = false;        ///< some dim has no upper bound (counted as 1)
+  bool numel_overflows = false;  ///< the count exceeds INT64_MAX
+  bool nbytes_overflows = false; ///< the bytes exceed INT64_MAX (also when the count does)
+  int64_t numel = 1, nbytes = 0;
+};
+
+BoundedSize bounded_size(const TensorType& t) {
+  BoundedSize s;
+  for (const Dim& d : t.dims) {
+    const auto ub = d.upper_bound();
+    if (ub && *ub == 0) return BoundedSize{false, false, false, 0, 0};  // empty, however large the others
+    if (!ub) s.unbounded = true;
   }
-  return n;
+  for (const Dim& d : t.dims) {
+    const auto ub = d.upper_bound();
+    if (ub && !s.numel_overflows && __builtin_mul_overflow(s.numel, *ub, &s.numel)) s.numel_overflows = true;
+  }
+  s.nbytes_overflows = s.numel_overflows ||
+                       __builtin_mul_overflow(s.numel, static_cast<int64_t>(dtype_size(t.dtype)), &s.nbytes);
+  return s;
 }
+
+}  // namespace
+
+std::optional<int64_t> TensorType::max_numel() const {
+  const BoundedSize s = bounded_size(*this);
+  if (s.unbounded || s.numel_overflows) return std::nullopt;
+  return s.numel;
+}
+
+std::optional<int64_t> TensorType::max_nbytes() const {
+  const BoundedSize s = bounded_size(*this);
+  if (s.unbounded || s.nbytes_overflows) return std::nullopt;
+  return s.nbytes;
+}
+
+bool TensorType::size_overflows() const { return bounded_size(*this).nbytes_overflows; }
 
 std::string TensorType::str() const {
   std::string s(dtype_name(dtype));

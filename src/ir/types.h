@@ -50,8 +50,16 @@ struct TensorType {
   /// Sizes of a static type (must be static).
   std::vector<int64_t> static_shape() const;
   /// Element count of a static type, or the upper bound of a bounded one;
-  /// nullopt when some dim is unbounded.
+  /// nullopt when some dim is unbounded or the count exceeds INT64_MAX. A
+  /// dim of size 0 makes the count 0 whatever the others are.
   std::optional<int64_t> max_numel() const;
+  /// The bytes of max_numel() elements; nullopt when some dim is unbounded
+  /// or the bytes exceed INT64_MAX.
+  std::optional<int64_t> max_nbytes() const;
+  /// Whether the bytes of the bounded dims alone exceed INT64_MAX (unbounded
+  /// dims counted as 1): no tensor has such a type, and sizes computed from
+  /// it would wrap. Types read from files are checked with this first.
+  bool size_overflows() const;
   bool operator==(const TensorType& o) const = default;
   /// "f32[2, 3]", "i64[?<=6, 2]", "f32[]".
   std::string str() const;
