@@ -81,7 +81,11 @@ std::vector<TensorType> arange_shape(const ShapeQuery& q) {
     if (len >= 9.2e18) op_error(q.op, "expected a length that fits in int64, got " + std::to_string(len));
     n = len > 0 ? static_cast<int64_t>(len) : 0;
   }
-  return {TensorType(dtype, {Dim::fixed(n)})};
+  TensorType result(dtype, {Dim::fixed(n)});
+  if (result.size_overflows())
+    op_error(q.op, "expected a length whose size in bytes fits in int64, got " + str(n) + " elements of " +
+                       std::string(dtype_name(dtype)));
+  return {result};
 }
 
 std::vector<TensorType> full_shape(const ShapeQuery& q) {
@@ -110,7 +114,12 @@ std::vector<TensorType> full_shape(const ShapeQuery& q) {
     dims.push_back(Dim::fixed(s));
   }
   number_attr(q, "value", Number{});  // kind check only
-  return {TensorType(dtype, std::move(dims))};
+  TensorType result(dtype, std::move(dims));
+  // Sizes come from attributes, i.e. from a file: [2^32, 2^32] must not
+  // wrap the element count (nor 2^61 elements of i64 the bytes).
+  if (result.size_overflows())
+    op_error(q.op, "expected a shape whose size in bytes fits in int64, got " + result.str());
+  return {result};
 }
 
 std::vector<TensorType> rand_like_shape(const ShapeQuery& q) {

@@ -83,7 +83,14 @@ std::vector<TensorType> infer_result_types(const OpInfo& op, const Node& call) {
   types.reserve(call.inputs().size());
   for (const Value* v : call.inputs()) types.push_back(v->type());
   ShapeQuery q{op.name, types, call.operand_groups(), call.attrs()};
-  return op.shape(q);
+  std::vector<TensorType> results = op.shape(q);
+  // Whatever an operator's sizes come from (attributes, input shapes), a
+  // result whose bytes do not fit in int64 would wrap every size computed
+  // from it later.
+  for (const TensorType& t : results)
+    if (t.size_overflows())
+      ops::op_error(op.name, "result type " + t.str() + " is too large: its size in bytes does not fit in int64");
+  return results;
 }
 
 }  // namespace edgec
