@@ -1,5 +1,6 @@
 #include "interpreter/interpreter.h"
 
+#include "base/memory_limit.h"
 #include "ir/diagnostic.h"
 #include "ir/operator.h"
 
@@ -51,9 +52,17 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
   std::vector<std::shared_ptr<std::vector<std::byte>>> buffers;
   std::vector<Tensor> out_tensors;
   for (const TensorType& t : out_types) {
-    auto bound = t.max_numel();
-    if (!bound) throw CompileError(node_where(call) + ": result type " + t.str() + " has no size bound");
-    auto buf = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(*bound) * dtype_size(t.dtype));
+    const auto bytes = t.max_nbytes();
+    if (!bytes)
+      throw CompileError(node_where(call) + ": result type " + t.str() +
+                         (t.size_overflows() ? " is too large: its size in bytes does not fit in int64"
+                                             : " has no size bound"));
+    // Folding allocates what a file's shapes say (an Expand of a constant).
+    if (const uint64_t limit = memory_limit(); static_cast<uint64_t>(*bytes) > limit)
+      throw CompileError(node_where(call) + ": result of type " + t.str() + " is " + std::to_string(*bytes) +
+                         " bytes, more than the memory limit of " + std::to_string(limit) +
+                         " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+    auto buf = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(*bytes));
     Tensor out;
     out.dtype = t.dtype;
     out.data = buf->data();
