@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -342,6 +344,100 @@ TEST_F(OnnxExternalData, ModelFromBytesIsRefused) {
               std::string::npos)
         << e.what();
   }
+}
+
+/// EDGEC_MEMORY_LIMIT set for one test, restored after it.
+class ScopedMemoryLimit {
+ public:
+  explicit ScopedMemoryLimit(const char* value) {
+    if (const char* old = std::getenv("EDGEC_MEMORY_LIMIT")) old_ = old;
+    setenv("EDGEC_MEMORY_LIMIT", value, 1);
+  }
+  ~ScopedMemoryLimit() {
+    if (old_) setenv("EDGEC_MEMORY_LIMIT", old_->c_str(), 1);
+    else unsetenv("EDGEC_MEMORY_LIMIT");
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+// An external tensor larger than the memory limit is refused from its dims
+// before a byte is read: the file (sparse, 64 MiB) holds all the data, so
+// without the check it was read in whole (issue 14: a 3 GiB initializer
+// with a limit of 1 GiB was refused only once 3 GiB were resident).
+TEST_F(OnnxExternalData, TensorOverTheMemoryLimitIsRefusedBeforeReading) {
+  const ScopedMemoryLimit limit("1MiB");
+  const fs::path weights = model_dir_ / "weights.bin";
+  write(weights, "");
+  fs::resize_file(weights, 64 << 20);
+  auto m = model({{"location", "weights.bin"}, {"length", std::to_string(64 << 20)}});
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->set_dims(0, 16 << 20);  // f32[16777216, 1]: 64 MiB
+  w->set_dims(1, 1);
+  const std::string msg = error_of(m);
+  EXPECT_NE(msg.find((model_dir_ / "model.onnx").string() + ": initializer 'w' has dims [16777216, 1] of float: "
+                     "67108864 bytes, more than the memory limit of 1048576 bytes (set EDGEC_MEMORY_LIMIT to "
+                     "change it)"),
+            std::string::npos)
+      << msg;
+}
+
+// The same limit for data inside the model (raw_data and the typed
+// fields), whose bytes would otherwise be copied; at the limit it imports.
+TEST_F(OnnxExternalData, DataInTheModelOverTheMemoryLimitIsRefused) {
+  auto m = model({});
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->clear_external_data();
+  w->set_data_location(onnx::TensorProto::DEFAULT);
+  w->set_raw_data(std::string(reinterpret_cast<const char*>(kWeights.data()), kWeightBytes));
+  {
+    const ScopedMemoryLimit limit("24");
+    auto p = import_onnx(save(m).string());
+    EXPECT_EQ(run_plus_one(*p), weights_plus_one());
+  }
+  const ScopedMemoryLimit limit("23");
+  const std::string msg = error_of(m);
+  EXPECT_NE(msg.find("initializer 'w' has dims [2, 3] of float: 24 bytes, more than the memory limit of 23 bytes "
+                     "(set EDGEC_MEMORY_LIMIT"),
+            std::string::npos)
+      << msg;
+  w->clear_raw_data();
+  for (float v : kWeights) w->add_float_data(v);
+  EXPECT_NE(error_of(m).find("initializer 'w' has dims [2, 3] of float: 24 bytes, more than the memory limit"),
+            std::string::npos)
+      << error_of(m);
+}
+
+// Dims whose element count or bytes wrap int64 are refused before any size
+// is compared (2^32 * 2^32 elements wrapped to 0; 2^61 int64 are 2^64 bytes).
+TEST_F(OnnxExternalData, DimsWhoseSizeWrapsAreRefused) {
+  write(model_dir_ / "weights.bin", weights_file_bytes());
+  auto m = model({{"location", "weights.bin"}});
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->set_dims(0, int64_t{1} << 32);
+  w->set_dims(1, int64_t{1} << 32);
+  std::string msg = error_of(m);
+  EXPECT_NE(msg.find("initializer 'w' has invalid dims [4294967296, 4294967296]: their element count does not fit "
+                     "in int64"),
+            std::string::npos)
+      << msg;
+  w->set_data_type(onnx::TensorProto::INT64);
+  w->set_dims(0, int64_t{1} << 61);
+  w->set_dims(1, 1);
+  msg = error_of(m);
+  EXPECT_NE(msg.find("initializer 'w' is too large: its dims [2305843009213693952, 1] of int64 need more bytes than "
+                     "fit in int64"),
+            std::string::npos)
+      << msg;
+  // A zero dim makes it empty, however large the others: the initializer
+  // reads (0 bytes), and the Add is what fails.
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->set_dims(0, int64_t{1} << 62);
+  w->set_dims(1, 0);
+  msg = error_of(m);
+  EXPECT_NE(msg.find("node '/add'"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("initializer 'w'"), std::string::npos) << msg;
 }
 
 }  // namespace

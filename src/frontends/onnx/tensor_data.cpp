@@ -7,19 +7,22 @@
 // untrusted input: its locations must not reach files outside that folder
 // ("../", absolute paths, symlinks leading out), and its offsets and
 // lengths must not read past a file's end or allocate more than the file
-// holds. Every size is checked before anything is allocated.
+// holds. Every size is checked before anything is allocated, against the
+// bytes really there and against the memory limit (EDGEC_MEMORY_LIMIT).
 #include "frontends/onnx/tensor_data.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 
 #include "base/half.h"
+#include "base/memory_limit.h"
 #include "ir/diagnostic.h"
 #include "kernels/tensor.h"
 
@@ -168,6 +171,18 @@ std::filesystem::path resolve_location(const ExternalRef& ref, const std::string
   return resolved;
 }
 
+/// Refuses a tensor of `nbytes` over the memory limit; called once the data
+/// is known to be there and before anything is read, mapped, copied or
+/// converted (a model naming a 3 GiB external file must fail here, not once
+/// it is resident).
+void check_memory_limit(const onnx::TensorProto& t, const std::string& what, const std::vector<int64_t>& shape,
+                        size_t nbytes) {
+  if (const uint64_t limit = memory_limit(); nbytes > limit)
+    throw CompileError(what + " has dims " + shape_string(shape) + " of " + onnx_type_name(t.data_type()) + ": " +
+                       std::to_string(nbytes) + " bytes, more than the memory limit of " + std::to_string(limit) +
+                       " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+}
+
 /// Reads the `nbytes` bytes of an external tensor (see the file comment).
 std::shared_ptr<std::vector<std::byte>> read_external(const onnx::TensorProto& t, const std::string& what,
                                                       const ExternalDataSource& source,
@@ -212,6 +227,7 @@ std::shared_ptr<std::vector<std::byte>> read_external(const onnx::TensorProto& t
   if (nbytes > file_size - offset)
     throw CompileError(where + ", which holds " + std::to_string(file_size - offset) + " bytes from offset " +
                        std::to_string(offset) + ", fewer than the " + need);
+  check_memory_limit(t, what, shape, nbytes);
   auto bytes = std::make_shared<std::vector<std::byte>>(nbytes);
   size_t done = 0;
   while (done < nbytes) {
@@ -237,15 +253,19 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
   if (shape.size() > static_cast<size_t>(kMaxRank))
     throw CompileError(what + " has rank " + std::to_string(shape.size()) + "; edgec supports ranks up to " +
                        std::to_string(kMaxRank));
-  int64_t numel = 1;
-  for (int64_t d : shape) {
-    if (d < 0 || __builtin_mul_overflow(numel, d, &numel))
-      throw CompileError(what + " has invalid dims " + shape_string(shape));
-  }
-  const size_t elem = dtype_size(*dtype);
-  size_t nbytes = 0;
-  if (__builtin_mul_overflow(static_cast<size_t>(numel), elem, &nbytes))
-    throw CompileError(what + " is too large (" + shape_string(shape) + ")");
+  for (int64_t d : shape)
+    if (d < 0) throw CompileError(what + " has invalid dims " + shape_string(shape) + ": a dim is negative");
+  // A zero dim makes the tensor empty however large the others are.
+  int64_t numel = std::find(shape.begin(), shape.end(), 0) != shape.end() ? 0 : 1;
+  for (int64_t d : shape)
+    if (numel != 0 && __builtin_mul_overflow(numel, d, &numel))
+      throw CompileError(what + " has invalid dims " + shape_string(shape) +
+                         ": their element count does not fit in int64");
+  int64_t signed_bytes = 0;
+  if (__builtin_mul_overflow(numel, static_cast<int64_t>(dtype_size(*dtype)), &signed_bytes))
+    throw CompileError(what + " is too large: its dims " + shape_string(shape) + " of " +
+                       onnx_type_name(t.data_type()) + " need more bytes than fit in int64");
+  const size_t nbytes = static_cast<size_t>(signed_bytes);
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     return TensorData{TensorType::of(*dtype, shape), read_external(t, what, external, shape, nbytes)};
   // The sizes are compared before anything is allocated: dims that declare
@@ -257,6 +277,7 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
   std::shared_ptr<std::vector<std::byte>> bytes;
   if (t.has_raw_data()) {
     if (t.raw_data().size() != nbytes) mismatch(t.raw_data().size(), "bytes of raw_data");
+    check_memory_limit(t, what, shape, nbytes);
     bytes = std::make_shared<std::vector<std::byte>>(nbytes);
     if (nbytes > 0) std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
   } else {
@@ -268,6 +289,7 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
       mismatch(static_cast<size_t>(count), *dtype == DType::Float32 ? "float_data values"
                                            : *dtype == DType::Int64 ? "int64_data values"
                                                                     : "int32_data values");
+    check_memory_limit(t, what, shape, nbytes);
     bytes = std::make_shared<std::vector<std::byte>>(nbytes);
     std::byte* out = bytes->data();
     switch (*dtype) {
