@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -40,6 +41,10 @@ constexpr size_t kMaxHeaderLen = 1 << 16;
 constexpr size_t kMaxNpyRank = 64;
 // Deflate cannot expand more than ~1032:1; a member claiming more is lying.
 constexpr uint64_t kMaxDeflateRatio = 1100;
+// libzip 1.7.3 returns the whole count from a zip_fread of a deflated
+// member past 4 GiB but fills only the count modulo 2^32 (the rest is read
+// next, and the CRC then fails): members are read in pieces of at most this.
+constexpr uint64_t kMaxReadPiece = uint64_t{1} << 30;
 constexpr size_t kArrayAlign = 64;  // numpy's ARRAY_ALIGN
 constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy's GROWTH_AXIS_MAX_DIGITS
 
@@ -482,10 +487,12 @@ NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, const
     fail_array(what, name, "cannot open member: " + zip_message(zip_get_error(za)));
   }
   MemberCloser closer{zf};
+  // Exactly the recorded size is asked for, so inflation never produces
+  // more than the header and the recorded size agree on.
   auto read = [&](void* dst, uint64_t n) {
     auto* out = static_cast<unsigned char*>(dst);
     while (n > 0) {
-      const zip_int64_t got = zip_fread(zf, out, n);
+      const zip_int64_t got = zip_fread(zf, out, std::min(n, kMaxReadPiece));
       if (got < 0) fail_array(what, name, "cannot read member: " + std::string(zip_file_strerror(zf)));
       if (got == 0) fail_array(what, name, "member is truncated");
       out += got;
@@ -499,7 +506,9 @@ NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, const
   unsigned char extra;
   const zip_int64_t tail = zip_fread(zf, &extra, 1);
   if (tail < 0) fail_array(what, name, "corrupt member: " + std::string(zip_file_strerror(zf)));
-  if (tail > 0) fail_array(what, name, "member is longer than its recorded size");
+  if (tail > 0)
+    fail_array(what, name, std::string(st.comp_method == ZIP_CM_DEFLATE ? "member inflates" : "member holds") +
+                               " to more than the " + std::to_string(st.size) + " bytes its zip entry records");
   return a;
 }
 
