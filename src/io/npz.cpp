@@ -1,10 +1,13 @@
 // .npy parsing/serialization and .npz archives through libzip.
 //
-// Reading is layered like a program loader: archive (libzip, with its
-// consistency checks) → member size plausibility → .npy prefix → header dict
-// → shape/size arithmetic → data. Nothing is allocated from a size read out
-// of the file until that size has been checked against the bytes that are
-// really there, so a hostile archive cannot make us allocate gigabytes.
+// Reading is layered like a program loader: the member count the archive
+// claims → archive (libzip, with its consistency checks) → member size
+// plausibility → .npy prefix → header dict → shape/size arithmetic, against
+// the member's recorded size and the memory limit → data. Nothing is
+// allocated from a size read out of the file until that size has been
+// checked against the bytes that are really there and against the memory
+// limit (the arrays read so far included), so a hostile archive cannot make
+// us allocate gigabytes.
 #include "io/npz.h"
 
 #include <fcntl.h>
@@ -24,6 +27,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/memory_limit.h"
 #include "base/regular_file.h"
 #include "io/pending_files.h"
 
@@ -45,6 +49,11 @@ constexpr uint64_t kMaxDeflateRatio = 1100;
 // member past 4 GiB but fills only the count modulo 2^32 (the rest is read
 // next, and the CRC then fails): members are read in pieces of at most this.
 constexpr uint64_t kMaxReadPiece = uint64_t{1} << 30;
+// What opening an archive costs per member besides its central-directory
+// record (libzip's entry and directory structures, our array and its name),
+// rounded up: an archive listing millions of members is refused before
+// libzip allocates them.
+constexpr uint64_t kMemoryPerMember = 256;
 constexpr size_t kArrayAlign = 64;  // numpy's ARRAY_ALIGN
 constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy's GROWTH_AXIS_MAX_DIGITS
 
@@ -364,6 +373,10 @@ NpyHeader read_npy_header(ReadFn&& read, uint64_t total, uint64_t& consumed,
     fail_array(what, array, "header of " + std::to_string(header_len) + " bytes exceeds the " +
                                 std::to_string(kMaxHeaderLen) + "-byte limit");
   }
+  if (const uint64_t limit = memory_limit(); header_len > limit) {
+    fail_array(what, array, "header of " + std::to_string(header_len) + " bytes exceeds the memory limit of " +
+                                std::to_string(limit) + " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  }
   if (header_len > total - consumed) {
     fail_array(what, array, "truncated .npy: header needs " + std::to_string(header_len) +
                                 " bytes, only " + std::to_string(total - consumed) + " remain");
@@ -408,6 +421,23 @@ void fortran_to_c(const NpyHeader& h, const std::byte* src, std::byte* dst) {
   }
 }
 
+// Refuses an array whose data, with the `before` bytes of the arrays read
+// before it, exceeds the memory limit. Called once the header agrees with
+// the member's recorded size (`recorded`, `recorded_what`) and before any of
+// the data is allocated or inflated.
+void check_memory_limit(const NpyHeader& h, uint64_t before, uint64_t recorded, const char* recorded_what,
+                        const std::string& what, std::string_view array) {
+  const uint64_t limit = memory_limit();
+  if (h.data_bytes <= limit && before <= limit - h.data_bytes) return;
+  std::string msg = "shape " + shape_repr(h.shape) + " of " + std::string(dtype_name(h.dtype)) + " needs " +
+                    std::to_string(h.data_bytes) + " bytes (" + recorded_what + " " + std::to_string(recorded) +
+                    " bytes), ";
+  if (h.data_bytes <= limit)
+    msg += "which with the " + std::to_string(before) + " bytes of the arrays before it is ";
+  fail_array(what, array, msg + "more than the memory limit of " + std::to_string(limit) +
+                              " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+}
+
 // Reads the data that follows the header into a new array.
 template <typename ReadFn>
 NpyArray read_npy_body(ReadFn&& read, NpyHeader& h, const std::string& name) {
@@ -450,7 +480,10 @@ std::string array_name_of(std::string_view member) {
   return std::string(member);
 }
 
-NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, const std::string& what) {
+// `before`: the bytes of the arrays already read (they count against the
+// memory limit too).
+NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, uint64_t before,
+                     const std::string& what) {
   zip_stat_t st;
   zip_stat_init(&st);
   if (zip_stat_index(za, index, 0, &st) != 0) {
@@ -501,6 +534,7 @@ NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, const
   };
   uint64_t consumed = 0;
   NpyHeader h = read_npy_header(read, st.size, consumed, what, name);
+  check_memory_limit(h, before, st.size, "its zip entry records", what, name);
   NpyArray a = read_npy_body(read, h, name);
   // Reading to the end is what makes libzip verify the CRC.
   unsigned char extra;
@@ -512,8 +546,67 @@ NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, const
   return a;
 }
 
+// The largest member count and central-directory size that any end of
+// central directory record in the archive's tail claims (zip64 ones too,
+// which libzip reads wherever their locator is found): libzip allocates its
+// entries from these when it opens the archive, before it finds out whether
+// the members are there (a 4 KiB sparse file listing 2^24 members took
+// 500 MB). Unreadable or absent records claim nothing; libzip reports those.
+struct DirectoryClaim {
+  uint64_t members = 0, directory_bytes = 0;
+};
+
+uint64_t little_endian(const unsigned char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+DirectoryClaim claimed_directory(zip_source_t* src, uint64_t archive_size) {
+  constexpr uint64_t kEocd = 22, kLocator = 20, kEocd64 = 56, kMaxComment = 0xffff;
+  DirectoryClaim claim;
+  if (zip_source_open(src) != 0) return claim;
+  struct SourceCloser {
+    zip_source_t* s;
+    ~SourceCloser() { zip_source_close(s); }
+  } closer{src};
+  auto read_at = [&](uint64_t offset, unsigned char* out, uint64_t n) {
+    return offset <= static_cast<uint64_t>(INT64_MAX) &&
+           zip_source_seek(src, static_cast<zip_int64_t>(offset), SEEK_SET) == 0 &&
+           zip_source_read(src, out, n) == static_cast<zip_int64_t>(n);
+  };
+  const uint64_t window = std::min(archive_size, kLocator + kEocd + kMaxComment);
+  std::vector<unsigned char> tail(window);
+  if (window < kEocd || !read_at(archive_size - window, tail.data(), window)) return claim;
+  for (uint64_t p = window - kEocd + 1; p-- > 0;) {
+    const unsigned char* eocd = tail.data() + p;
+    if (std::memcmp(eocd, "PK\x05\x06", 4) != 0) continue;
+    uint64_t members = little_endian(eocd + 10, 2), directory_bytes = little_endian(eocd + 12, 4);
+    // A zip64 record's counts replace the 16- and 32-bit ones (0xffff...).
+    unsigned char record[kEocd64];
+    if (p >= kLocator && std::memcmp(eocd - kLocator, "PK\x06\x07", 4) == 0 &&
+        read_at(little_endian(eocd - kLocator + 8, 8), record, kEocd64) && std::memcmp(record, "PK\x06\x06", 4) == 0) {
+      members = little_endian(record + 32, 8);
+      directory_bytes = little_endian(record + 40, 8);
+    }
+    claim.members = std::max(claim.members, members);
+    claim.directory_bytes = std::max(claim.directory_bytes, directory_bytes);
+  }
+  return claim;
+}
+
 // Takes ownership of `src`.
 std::vector<NpyArray> read_archive(zip_source_t* src, uint64_t archive_size, const std::string& what) {
+  const DirectoryClaim claim = claimed_directory(src, archive_size);
+  const uint64_t limit = memory_limit();
+  uint64_t needed = 0;
+  if (__builtin_mul_overflow(claim.members, kMemoryPerMember, &needed) ||
+      __builtin_add_overflow(needed, claim.directory_bytes, &needed) || needed > limit) {
+    zip_source_free(src);
+    fail_file(what, "the archive lists " + std::to_string(claim.members) + " members in a central directory of " +
+                        std::to_string(claim.directory_bytes) + " bytes; opening it would take more than the memory "
+                        "limit of " + std::to_string(limit) + " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  }
   zip_error_t err;
   zip_error_init(&err);
   zip_t* za = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
@@ -529,8 +622,10 @@ std::vector<NpyArray> read_archive(zip_source_t* src, uint64_t archive_size, con
   if (n < 0) fail_file(what, "cannot list the archive's members");
   std::vector<NpyArray> arrays;
   std::set<std::string, std::less<>> seen;
+  uint64_t read_bytes = 0;  // cannot wrap: each array is checked against the limit with those before it
   for (zip_int64_t i = 0; i < n; ++i) {
-    NpyArray a = read_member(za, static_cast<zip_uint64_t>(i), archive_size, what);
+    NpyArray a = read_member(za, static_cast<zip_uint64_t>(i), archive_size, read_bytes, what);
+    read_bytes += a.data.size();
     if (!seen.insert(a.name).second) fail_array(what, a.name, "appears twice in the archive");
     arrays.push_back(std::move(a));
   }
@@ -736,6 +831,7 @@ NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& what,
   };
   uint64_t consumed = 0;
   NpyHeader h = read_npy_header(read, bytes.size(), consumed, what, name);
+  check_memory_limit(h, 0, bytes.size(), "the .npy has", what, name);
   return read_npy_body(read, h, name);
 }
 

@@ -2,8 +2,10 @@
 // gives outputs, and how tests get reference data from numpy.
 //
 // Files come from users, so every size read from them is validated with
-// overflow-checked arithmetic before anything is allocated or copied, and
-// arbitrary bytes give an IoError, never a crash. This layer is not on the
+// overflow-checked arithmetic, against the bytes really there and against
+// the memory limit (edgec::memory_limit(), EDGEC_MEMORY_LIMIT), before
+// anything is allocated, inflated or copied, and arbitrary bytes give an
+// IoError, never a crash. This layer is not on the
 // execute path, so it reports failure by exception: the message names the
 // file, the array, and what was expected versus found.
 //

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -589,7 +590,24 @@ np.savez_compressed(os.path.join(sys.argv[1], 'c.npz'), a=np.arange(100, dtype=n
 }
 
 // ---------------------------------------------------------------------------
-// hand-built archives: recorded sizes that disagree with the data
+// sizes against the memory limit (issue 14): every size an archive records
+// or a header claims is checked before anything is allocated or inflated
+
+/// EDGEC_MEMORY_LIMIT set for one test, restored after it.
+class ScopedMemoryLimit {
+ public:
+  explicit ScopedMemoryLimit(const char* value) {
+    if (const char* old = std::getenv("EDGEC_MEMORY_LIMIT")) old_ = old;
+    ::setenv("EDGEC_MEMORY_LIMIT", value, 1);
+  }
+  ~ScopedMemoryLimit() {
+    if (old_) ::setenv("EDGEC_MEMORY_LIMIT", old_->c_str(), 1);
+    else ::unsetenv("EDGEC_MEMORY_LIMIT");
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
 
 uint32_t crc32_of(std::string_view data) {
   static const auto table = [] {
@@ -623,6 +641,43 @@ std::string deflate_stored(std::string_view data, bool final) {
     out.append(data.substr(0, n));
     data.remove_prefix(n);
   } while (!data.empty());
+  return out;
+}
+
+/// `n` zeros as one final deflate block with the fixed Huffman codes: a
+/// literal 0, then matches of 258 bytes at distance 1 (13 bits each, about
+/// 160:1), then literals for the rest. A small stream that inflates to a lot.
+std::string deflate_zeros(uint64_t n) {
+  std::string out;
+  uint32_t bits = 0;
+  int used = 0;
+  auto put = [&](uint32_t v, int count) {  // LSB first
+    for (int i = 0; i < count; ++i) {
+      bits |= ((v >> i) & 1u) << used;
+      if (++used == 8) {
+        out += static_cast<char>(bits);
+        bits = 0;
+        used = 0;
+      }
+    }
+  };
+  auto put_code = [&](uint32_t code, int count) {  // Huffman codes MSB first
+    for (int i = count - 1; i >= 0; --i) put((code >> i) & 1u, 1);
+  };
+  put(1, 1);  // BFINAL
+  put(1, 2);  // BTYPE 01: fixed codes
+  uint64_t left = n;
+  if (left > 0) {
+    put_code(0x30, 8);  // literal 0
+    --left;
+  }
+  for (; left >= 258; left -= 258) {
+    put_code(0xc5, 8);  // length symbol 285: 258
+    put_code(0, 5);     // distance symbol 0: 1
+  }
+  for (; left > 0; --left) put_code(0x30, 8);
+  put_code(0, 7);  // end of block
+  if (used > 0) out += static_cast<char>(bits);
   return out;
 }
 
@@ -700,6 +755,47 @@ TEST(Npz, HandBuiltArchivesRead) {
   }
 }
 
+// A deflated member of 16 MiB of zeros (a 100 KB stream), its header and
+// zip entry agreeing, is refused under a 1 MiB limit once its header is
+// inflated and before its data is; under 32 MiB it reads. (A 6 GB member
+// was refused only once 5.7 GiB were resident.)
+TEST(Npz, DeflatedMemberOverTheMemoryLimitIsRefusedBeforeInflating) {
+  const uint64_t n = uint64_t{16} << 20;
+  const std::string header = npy_header_u8("(" + std::to_string(n) + ",)");
+  const std::string data = header + std::string(n, '\0');
+  const auto bytes =
+      build_zip({{"x.npy", 8, deflate_stored(header, false) + deflate_zeros(n), data.size(), crc32_of(data)}});
+  {
+    const ScopedMemoryLimit limit("32MiB");
+    const auto arrays = read_npz_bytes(bytes, "in.npz");
+    ASSERT_EQ(arrays.size(), 1u);
+    EXPECT_EQ(arrays[0].data.size(), n);
+  }
+  const ScopedMemoryLimit limit("1MiB");
+  EXPECT_EQ(error_of_npz(bytes),
+            "in.npz: array 'x': shape (16777216,) of u8 needs 16777216 bytes (its zip entry records 16777291 bytes), "
+            "more than the memory limit of 1048576 bytes (set EDGEC_MEMORY_LIMIT to change it)");
+}
+
+// The same for a stored member, and for members that each fit but not
+// together (the arrays are all kept).
+TEST(Npz, StoredMembersOverTheMemoryLimitAreRefused) {
+  const auto one = serialize_npz({make_array("a", DType::UInt8, {2 << 20})});
+  {
+    const ScopedMemoryLimit limit("1MiB");
+    EXPECT_EQ(error_of_npz(one),
+              "in.npz: array 'a': shape (2097152,) of u8 needs 2097152 bytes (its zip entry records 2097280 bytes), "
+              "more than the memory limit of 1048576 bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  }
+  const auto two = serialize_npz({make_array("a", DType::Float32, {150000}), make_array("b", DType::Int32, {150000})});
+  const ScopedMemoryLimit limit("1MiB");
+  EXPECT_EQ(error_of_npz(two),
+            "in.npz: array 'b': shape (150000,) of i32 needs 600000 bytes (its zip entry records 600128 bytes), "
+            "which with the 600000 bytes of the arrays before it is more than the memory limit of 1048576 bytes "
+            "(set EDGEC_MEMORY_LIMIT to change it)");
+  EXPECT_EQ(read_npz_bytes(serialize_npz({make_array("a", DType::Float32, {150000})}), "in.npz").size(), 1u);
+}
+
 // A deflated member that inflates to more than its entry records is
 // refused as that, after exactly the recorded bytes (no more are inflated).
 TEST(Npz, MemberInflatingPastItsRecordedSizeIsRefused) {
@@ -707,6 +803,80 @@ TEST(Npz, MemberInflatingPastItsRecordedSizeIsRefused) {
   const std::string longer = npy + "12345";
   const auto bytes = build_zip({{"x.npy", 8, deflate_stored(longer, true), npy.size(), crc32_of(npy)}});
   EXPECT_EQ(error_of_npz(bytes), "in.npz: array 'x': member inflates to more than the 73 bytes its zip entry records");
+}
+
+// A lone .npy is held to the limit too: its data, and its header length.
+TEST(Npz, NpyOverTheMemoryLimitIsRefused) {
+  const auto npy =
+      npy_with_header("{'descr': '|u1', 'fortran_order': False, 'shape': (300,), }", std::string(300, 'x'));
+  {
+    const ScopedMemoryLimit limit("256");
+    EXPECT_EQ(error_of_npy(npy),
+              "t.npy: array 'x': shape (300,) of u8 needs 300 bytes (the .npy has 370 bytes), more than the memory "
+              "limit of 256 bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  }
+  const ScopedMemoryLimit limit("32");
+  EXPECT_EQ(error_of_npy(npy),
+            "t.npy: array 'x': header of 60 bytes exceeds the memory limit of 32 bytes (set EDGEC_MEMORY_LIMIT to "
+            "change it)");
+}
+
+// The number of members an archive lists is checked before libzip opens
+// it: libzip allocates its entries from the count first (a 4 KiB sparse
+// file listing 2^24 members took 500 MB before it was found to hold none).
+TEST(Npz, ArchiveListingTooManyMembersIsRefusedBeforeOpening) {
+  // 65535 members in a 22-byte archive, with a 1 MiB limit.
+  std::string eocd = "PK\x05\x06";
+  put_le(eocd, 0, 4);
+  put_le(eocd, 0xffff, 2);
+  put_le(eocd, 0xffff, 2);
+  put_le(eocd, 0, 4);
+  put_le(eocd, 0, 4);
+  put_le(eocd, 0, 2);
+  {
+    const ScopedMemoryLimit limit("1MiB");
+    EXPECT_EQ(error_of_npz(to_bytes(eocd)),
+              "in.npz: the archive lists 65535 members in a central directory of 0 bytes; opening it would take "
+              "more than the memory limit of 1048576 bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  }
+  // 2^22 members through zip64 records, their central directory (193 MB)
+  // a hole in a sparse file, with a 64 MiB limit.
+  TempDir dir;
+  const uint64_t members = uint64_t{1} << 22, directory = 46 * members;
+  std::string tail = "PK\x06\x06";
+  put_le(tail, 44, 8);
+  put_le(tail, 45, 2);
+  put_le(tail, 45, 2);
+  put_le(tail, 0, 4);
+  put_le(tail, 0, 4);
+  put_le(tail, members, 8);
+  put_le(tail, members, 8);
+  put_le(tail, directory, 8);
+  put_le(tail, 0, 8);
+  tail += "PK\x06\x07";
+  put_le(tail, 0, 4);
+  put_le(tail, directory, 8);  // where the zip64 record starts
+  put_le(tail, 1, 4);
+  tail += "PK\x05\x06";
+  for (int i = 0; i < 4; ++i) put_le(tail, 0xffff, 2);
+  put_le(tail, 0xffffffffu, 4);
+  put_le(tail, 0xffffffffu, 4);
+  put_le(tail, 0, 2);
+  const std::string path = dir.file("many.npz");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.seekp(static_cast<std::streamoff>(directory));
+    out << tail;
+  }
+  const ScopedMemoryLimit limit("64MiB");
+  try {
+    read_npz(path);
+    ADD_FAILURE() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": the archive lists 4194304 members in a central directory of 192937984 bytes; opening it "
+                     "would take more than the memory limit of 67108864 bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  }
 }
 
 // libzip 1.7.3 fills only the count modulo 2^32 of a zip_fread past 4 GiB
