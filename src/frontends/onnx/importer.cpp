@@ -30,6 +30,7 @@
 #include <limits>
 #include <set>
 
+#include "base/memory_limit.h"
 #include "frontends/onnx/context.h"
 #include "frontends/onnx/refusal.h"
 #include "ir/verifier.h"
@@ -661,11 +662,15 @@ constexpr const char* kParseFailure =
     "nest messages such as subgraphs deeper than protobuf's limit of 100)";
 
 // Protobuf reads at most INT32_MAX bytes; models past that keep their
-// weights in external data files.
-[[noreturn]] void too_large(const std::string& what, uint64_t size) {
-  onnx_import::refuse(what + ": the file has " + std::to_string(size) +
-                      " bytes, more than the 2 GiB (2147483647 bytes) protobuf can parse; save the model with its "
-                      "weights as external data");
+// weights in external data files. A model file is held whole while it is
+// parsed, so one past the memory limit (`limit`) is refused too.
+[[noreturn]] void too_large(const std::string& what, uint64_t size, uint64_t limit = UINT64_MAX) {
+  onnx_import::refuse(what + ": the file has " + std::to_string(size) + " bytes, more than " +
+                      (size > static_cast<uint64_t>(INT32_MAX)
+                           ? std::string("the 2 GiB (2147483647 bytes) protobuf can parse; save the model with its "
+                                         "weights as external data")
+                           : "the memory limit of " + std::to_string(limit) +
+                                 " bytes (set EDGEC_MEMORY_LIMIT to change it)"));
 }
 
 // The model's messages live in an arena: a model of 10^5 nodes is millions
@@ -696,7 +701,8 @@ std::unique_ptr<Program> import_onnx(const std::string& path, const OnnxImportOp
   if (!fs::is_regular_file(status)) io_error(path + ": not a regular file; expected an ONNX model file");
   const uintmax_t size = fs::file_size(path, ec);
   if (ec) io_error(path + ": cannot read the file: " + ec.message());
-  if (size > static_cast<uintmax_t>(INT32_MAX)) too_large(path, size);
+  if (const uint64_t limit = memory_limit(); size > static_cast<uintmax_t>(INT32_MAX) || size > limit)
+    too_large(path, size, limit);
   // External data is named relative to the folder holding the model.
   onnx_import::ExternalDataSource external;
   external.folder = fs::canonical(fs::absolute(fs::path(path)).parent_path(), ec);
