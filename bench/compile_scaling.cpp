@@ -20,12 +20,15 @@
 //             initializer per Add.
 //   concat    one Concat of N distinct values (each a Relu of the input).
 //   sum       one Sum of N distinct values.
-// Sizes are N, N/2, N/4, ... down to --min. The timings go to
-// bench/RESULTS.md; nothing here is asserted (a ctest entry smoke-runs it).
+// Sizes are N, N/2, N/4, ... down to --min. Each table ends with the
+// doubling ratio of a least-squares fit over all sizes per phase ("fit x").
+// The timings go to bench/RESULTS.md; nothing here is asserted (a ctest
+// entry smoke-runs it).
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <cstring>
@@ -219,6 +222,30 @@ Timing compile_once(const std::string& bytes, const std::string& backends) {
   return t;
 }
 
+// Per phase, the doubling ratio 2^a of the least-squares fit of
+// log(time) = a log(N) + b over the sizes where the phase takes 2 ms or
+// more: steadier than any one ratio on a machine whose timings drift.
+void print_fitted_doubling(const std::vector<int>& sizes, const std::vector<Timing>& rows) {
+  std::printf("%8s", "fit x");
+  for (size_t ph = 0; ph <= kNumPhases; ++ph) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const double t = ph == kNumPhases ? rows[i].total() : rows[i].ms[ph];
+      if (t < 2.0) continue;
+      const double x = std::log(static_cast<double>(sizes[i])), y = std::log(t);
+      sx += x, sy += y, sxx += x * x, sxy += x * y, ++n;
+    }
+    if (n >= 3 && n * sxx - sx * sx > 0) {
+      const double a = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+      std::printf(" %7.2f     ", std::pow(2.0, a));
+    } else {
+      std::printf(" %7s     ", "-");
+    }
+  }
+  std::printf("\n");
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -301,6 +328,7 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
           rows.push_back(med);
         }
+        print_fitted_doubling(sizes, rows);
       }
     }
   } catch (const std::exception& e) {

@@ -366,6 +366,7 @@ class Parser {
   void parse_graph() {
     expect_punct("{");
     Graph& g = prog_->graph;
+    bool seen_call = false;
     while (!accept_punct("}")) {
       if (g.output_node()) fail(tok_, "expected '}' after the output node, got " + describe(tok_));
       if (is_ident("output")) {
@@ -392,11 +393,12 @@ class Parser {
         TensorType type = parse_type();
         Node* n = g.add_placeholder(results[0].text, type);
         // Keep text order: a placeholder written after calls stays there (the verifier reports it).
-        if (!g.calls().empty()) g.move_to_end(n);
+        if (seen_call) g.move_to_end(n);
         defined_.insert(results[0].text);
         continue;
       }
       parse_call(op, results);
+      seen_call = true;
     }
     resolve_pending();
   }

@@ -25,6 +25,7 @@
 #include "ir/diagnostic.h"
 #include "ir/verifier.h"
 #include "passes/pass.h"
+#include "support/scoped_memory_limit.h"
 
 namespace edgec {
 namespace {
@@ -345,22 +346,6 @@ TEST_F(OnnxExternalData, ModelFromBytesIsRefused) {
         << e.what();
   }
 }
-
-/// EDGEC_MEMORY_LIMIT set for one test, restored after it.
-class ScopedMemoryLimit {
- public:
-  explicit ScopedMemoryLimit(const char* value) {
-    if (const char* old = std::getenv("EDGEC_MEMORY_LIMIT")) old_ = old;
-    setenv("EDGEC_MEMORY_LIMIT", value, 1);
-  }
-  ~ScopedMemoryLimit() {
-    if (old_) setenv("EDGEC_MEMORY_LIMIT", old_->c_str(), 1);
-    else unsetenv("EDGEC_MEMORY_LIMIT");
-  }
-
- private:
-  std::optional<std::string> old_;
-};
 
 // An external tensor larger than the memory limit is refused from its dims
 // before a byte is read: the file (sparse, 64 MiB) holds all the data, so

@@ -1,6 +1,7 @@
 // .npy/.npz reading and writing, checked against numpy itself (files numpy
 // writes, files numpy reads back) and against corrupt input.
 #include "io/npz.h"
+#include "support/scoped_memory_limit.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -592,22 +593,6 @@ np.savez_compressed(os.path.join(sys.argv[1], 'c.npz'), a=np.arange(100, dtype=n
 // ---------------------------------------------------------------------------
 // sizes against the memory limit (issue 14): every size an archive records
 // or a header claims is checked before anything is allocated or inflated
-
-/// EDGEC_MEMORY_LIMIT set for one test, restored after it.
-class ScopedMemoryLimit {
- public:
-  explicit ScopedMemoryLimit(const char* value) {
-    if (const char* old = std::getenv("EDGEC_MEMORY_LIMIT")) old_ = old;
-    ::setenv("EDGEC_MEMORY_LIMIT", value, 1);
-  }
-  ~ScopedMemoryLimit() {
-    if (old_) ::setenv("EDGEC_MEMORY_LIMIT", old_->c_str(), 1);
-    else ::unsetenv("EDGEC_MEMORY_LIMIT");
-  }
-
- private:
-  std::optional<std::string> old_;
-};
 
 uint32_t crc32_of(std::string_view data) {
   static const auto table = [] {

@@ -12,24 +12,10 @@
 #include "ir/diagnostic.h"
 #include "ir/text.h"
 #include "lowering/pipeline.h"
+#include "support/scoped_memory_limit.h"
 
 namespace edgec {
 namespace {
-
-class ScopedMemoryLimit {
- public:
-  explicit ScopedMemoryLimit(const char* value) {
-    if (const char* old = std::getenv("EDGEC_MEMORY_LIMIT")) old_ = old;
-    setenv("EDGEC_MEMORY_LIMIT", value, 1);
-  }
-  ~ScopedMemoryLimit() {
-    if (old_) setenv("EDGEC_MEMORY_LIMIT", old_->c_str(), 1);
-    else unsetenv("EDGEC_MEMORY_LIMIT");
-  }
-
- private:
-  std::optional<std::string> old_;
-};
 
 /// y = sin(x), x a user input of type `type`.
 std::string sin_program(const std::string& type) {
