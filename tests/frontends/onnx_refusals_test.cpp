@@ -23,6 +23,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/refusal.h"
+#include "support/scoped_memory_limit.h"
 
 namespace edgec {
 namespace {
@@ -300,6 +301,21 @@ std::vector<Case> cases() {
     m.x().floats("w", {1}).floats("w", {2}).node("Add", {"x", "w"}, {"y"});
     m.output("y");
     add(graph_case("initializer twice", m, {"initializer 'w' appears twice"}));
+  }
+  {
+    Model m;
+    m.x().node("Relu", {"x"}, {"a"});
+    m.node("Relu", {"a"}, {"b"});
+    m.node("Relu", {"b"}, {"y"});
+    m.output("y");
+    Case k = graph_case("more nodes than the memory limit holds", m,
+                        {"the graph has 3 nodes; compiling it takes at least 3840 bytes (1.25 KiB a node), more "
+                         "than the memory limit of 2048 bytes (set EDGEC_MEMORY_LIMIT to change it)"});
+    k.run = [run = k.run] {
+      const ScopedMemoryLimit limit("2048");
+      run();
+    };
+    add(std::move(k));
   }
   {
     Model m;
