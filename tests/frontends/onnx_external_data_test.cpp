@@ -370,36 +370,55 @@ TEST_F(OnnxExternalData, TensorOverTheMemoryLimitIsRefusedBeforeReading) {
 
 // The same limit for data inside the model (raw_data and the typed
 // fields), whose bytes would otherwise be copied; at the limit it imports.
-// From bytes: a model file this large is refused before it is parsed.
+// From bytes: a model file this large is refused before it is parsed. The
+// weights are 12 KiB, so that the limits tried stay above what the graph's
+// one node needs (the importer's node check: 1.25 KiB a node).
 TEST_F(OnnxExternalData, DataInTheModelOverTheMemoryLimitIsRefused) {
+  constexpr int64_t kCopies = 512;
+  std::vector<float> weights;
+  for (int64_t c = 0; c < kCopies; ++c)
+    for (float v : kWeights) weights.push_back(v + static_cast<float>(c));
+  const uint64_t bytes = weights.size() * sizeof(float);
   auto m = model({});
   auto* w = m.mutable_graph()->mutable_initializer(0);
   w->clear_external_data();
   w->set_data_location(onnx::TensorProto::DEFAULT);
-  w->set_raw_data(std::string(reinterpret_cast<const char*>(kWeights.data()), kWeightBytes));
+  w->clear_dims();
+  for (int64_t d : {kCopies, int64_t{2}, int64_t{3}}) w->add_dims(d);
+  w->set_raw_data(std::string(reinterpret_cast<const char*>(weights.data()), bytes));
+  // y = x + w with x all ones: every weight plus one, in order.
   auto import_error = [&]() -> std::string {
-    const std::string bytes = m.SerializeAsString();
+    const std::string model_bytes = m.SerializeAsString();
     try {
-      auto p = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "memory.onnx");
-      EXPECT_EQ(run_plus_one(*p), weights_plus_one());
+      auto p = import_onnx_bytes(std::as_bytes(std::span<const char>(model_bytes.data(), model_bytes.size())),
+                                 "memory.onnx");
+      for (const char* pass : {"to_edge", "constant_prop", "dce"}) find_pass(pass)->create("")->run(*p);
+      const std::vector<float> ones(6, 1.0f);
+      auto x = std::make_shared<std::vector<std::byte>>(6 * sizeof(float));
+      std::memcpy(x->data(), ones.data(), x->size());
+      KernelContext ctx;
+      const auto out = run_program(*p, {{"x", TensorData{TensorType::of(DType::Float32, {2, 3}), x}}}, ctx).at(0);
+      std::vector<float> y(weights.size()), want;
+      EXPECT_EQ(out.bytes->size(), bytes);
+      std::memcpy(y.data(), out.bytes->data(), std::min<size_t>(out.bytes->size(), bytes));
+      for (float v : weights) want.push_back(v + 1.0f);
+      EXPECT_EQ(y, want);
     } catch (const CompileError& e) {
       return e.what();
     }
     return "(no error)";
   };
+  const std::string refusal = "memory.onnx: initializer 'w' has dims [512, 2, 3] of float: 12288 bytes, more than the "
+                              "memory limit of 12287 bytes (set EDGEC_MEMORY_LIMIT to change it)";
   {
-    const ScopedMemoryLimit limit("24");
+    const ScopedMemoryLimit limit("12288");
     EXPECT_EQ(import_error(), "(no error)");
   }
-  const ScopedMemoryLimit limit("23");
-  EXPECT_EQ(import_error(),
-            "memory.onnx: initializer 'w' has dims [2, 3] of float: 24 bytes, more than the memory limit of 23 bytes "
-            "(set EDGEC_MEMORY_LIMIT to change it)");
+  const ScopedMemoryLimit limit("12287");
+  EXPECT_EQ(import_error(), refusal);
   w->clear_raw_data();
-  for (float v : kWeights) w->add_float_data(v);
-  EXPECT_EQ(import_error(),
-            "memory.onnx: initializer 'w' has dims [2, 3] of float: 24 bytes, more than the memory limit of 23 bytes "
-            "(set EDGEC_MEMORY_LIMIT to change it)");
+  for (float v : weights) w->add_float_data(v);
+  EXPECT_EQ(import_error(), refusal);
 }
 
 // The model file itself is held whole while it is parsed: one larger than
