@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <random>
 #include <sstream>
 
@@ -882,6 +885,102 @@ TEST(Onednn, IsADefaultBackend) {
   EXPECT_NE(std::find(ids.begin(), ids.end(), "onednn"), ids.end());
   EXPECT_THROW(onednn_backend_compiler().make_partitioner("fast"), CompileError);
 }
+
+
+// ---- wide graphs ----------------------------------------------------------------------------
+//
+// Nodes with 100,000 operands or results, and graphs of 100,000 nodes: each
+// case runs in about a second; before its fix it took minutes. The hang
+// guard's limit is far beyond the first and short of the second: timing is
+// not what these check, the values are (by hand, never edgec's own).
+
+// Runs `work` on a thread of its own and waits at most `limit` for it: past
+// that the test fails and the binary ends (a stuck thread cannot be stopped).
+void with_hang_guard(const std::string& what, std::chrono::seconds limit, const std::function<void()>& work) {
+  auto done = std::async(std::launch::async, work);
+  if (done.wait_for(limit) == std::future_status::timeout) {
+    ADD_FAILURE() << what << " did not finish in " << limit.count() << " s";
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  done.get();
+}
+
+constexpr std::chrono::seconds kHangLimit{60};
+
+// Compiles `text` with `backends`, runs it `runs` times on `inputs` (f32,
+// each of its shape) and returns the f32 outputs of the last run.
+RunResult run_wide(const std::string& text, const std::vector<std::vector<float>>& inputs, const std::string& backends,
+                   int runs = 1, int threads = 2) {
+  RunResult r;
+  auto p = parse_program(text, "wide.ir");
+  compile_program(*p, {}, backends);
+  AlignedBytes bytes(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  EXPECT_TRUE(loaded.ok()) << error_detail();
+  if (!loaded.ok()) return r;
+  const runtime::Program& program = **loaded;
+  for (const auto& d : program.delegates())
+    if (d.backend_id == "onednn") r.delegated.insert(r.delegated.end(), d.operators.begin(), d.operators.end());
+  for (const auto& in : program.instructions()) r.portable += !in.is_delegate_call();
+  auto m = runtime::Method::create(program, threads);
+  EXPECT_TRUE(m.ok()) << error_detail();
+  if (!m.ok()) return r;
+  for (int run = 0; run < runs; ++run) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const auto& slot = program.slots()[static_cast<size_t>(program.inputs()[i].slot)];
+      std::vector<int64_t> shape;
+      for (const auto& d : slot.type.dims) shape.push_back(d.value);
+      EXPECT_EQ((*m)->set_input(i, make_tensor(DType::Float32, shape, const_cast<float*>(inputs[i].data()), 0)),
+                Error::Ok)
+          << error_detail();
+    }
+    EXPECT_EQ((*m)->execute(), Error::Ok) << error_detail();
+  }
+  for (size_t i = 0; i < (*m)->num_outputs(); ++i) {
+    const Tensor& t = (*m)->output(i);
+    r.outputs.emplace_back(t.data_as<float>(), t.data_as<float>() + t.numel());
+    r.shapes.emplace_back(t.shape().begin(), t.shape().end());
+  }
+  return r;
+}
+
+// 0, 1, 2, ... n - 1.
+std::vector<float> iota_values(int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  return v;
+}
+
+// Regression: a split into 100,000 outputs took seconds per execute in the
+// delegate (each output's binding looked at every earlier output), and as
+// many reorder primitives, each with a parallel region on two threads
+// (25 s a run). Run 20 times, as a caller runs a handle: output k is x[k].
+TEST(Onednn, SplitIntoManyOutputs) {
+  constexpr int64_t kOutputs = 100000;
+  std::string sig = "  input user_input %x target = \"x\"\n", results, types, sizes;
+  for (int64_t k = 0; k < kOutputs; ++k) {
+    const std::string name = "y" + std::to_string(k);
+    sig += "  output user_output %" + name + " target = \"" + name + "\"\n";
+    results += (k ? ", %" : "%") + name;
+    types += k ? ", f32[1]" : "f32[1]";
+    sizes += k ? ", 1" : "1";
+  }
+  const std::string text = "program dialect = \"edge\"\nsignature {\n" + sig + "}\ngraph {\n  %x = placeholder : f32[" +
+                           std::to_string(kOutputs) + "]\n  " + results + " = edge.split.default(%x, sizes = [" +
+                           sizes + "]) : " + types + "\n  output(" + results + ")\n}\n";
+  const std::vector<float> x = iota_values(kOutputs);
+  with_hang_guard("a split into 100,000 outputs", kHangLimit, [&] {
+    const RunResult r = run_wide(text, {x}, "onednn", 20);
+    EXPECT_EQ(r.delegated, std::vector<std::string>{"split"});
+    ASSERT_EQ(r.outputs.size(), static_cast<size_t>(kOutputs));
+    int64_t wrong = 0;
+    for (int64_t k = 0; k < kOutputs; ++k)
+      wrong += r.outputs[static_cast<size_t>(k)] != std::vector<float>{static_cast<float>(k)};
+    EXPECT_EQ(wrong, 0);
+  });
+}
+
 
 }  // namespace
 }  // namespace edgec

@@ -179,7 +179,17 @@ Error init_io(Delegate& d, const Program& p) {
     const dnnl::memory::desc md({static_cast<int64_t>(st.nbytes())}, dnnl::memory::data_type::u8, dnnl::memory::dims{1});
     d.staging.emplace_back(md, d.engine, at);
   }
+  // Where an output is an activation seen for the first time, the steps
+  // write it in the caller's tensor; the rest are copied after the steps
+  // (decided once here: a loop over the earlier outputs at each execute
+  // made a split into 100,000 outputs take seconds).
   d.output_bound.assign(d.outputs.size(), false);
+  std::vector<bool> seen(d.slots.size(), false);
+  for (size_t i = 0; i < d.outputs.size(); ++i) {
+    const auto s = static_cast<size_t>(d.outputs[i]);
+    d.output_bound[i] = d.slots[s].kind == SlotKind::Activation && !seen[s];
+    seen[s] = true;
+  }
   return Error::Ok;
 }
 
@@ -293,10 +303,7 @@ Error bind_outputs(Delegate& d, std::span<Tensor* const> outputs) {
       return fail(Error::InvalidType, "onednn: output " + str(static_cast<int64_t>(i)) + ": expected " +
                                           std::string(dtype_name(st.dtype)) + ", got " + std::string(dtype_name(t.dtype)));
     EDGEC_TRY(t.resize(st.shape));
-    bool first = st.kind == SlotKind::Activation;
-    for (size_t j = 0; j < i && first; ++j) first = d.outputs[j] != s;
-    d.output_bound[i] = first;
-    if (first) d.rebind(s, static_cast<std::byte*>(t.data));
+    if (d.output_bound[i]) d.rebind(s, static_cast<std::byte*>(t.data));
   }
   return Error::Ok;
 }

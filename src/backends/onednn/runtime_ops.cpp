@@ -142,16 +142,53 @@ Error build_select(Ctx& c) {
   return Error::Ok;
 }
 
+// One loop step copies every piece, row by row. A reorder primitive per
+// output cost kilobytes of init state each and, for a large input, a
+// parallel region each: a split of 100,000 values into as many outputs
+// loaded into 580 MB (340 MB so) and ran in 25 s on two threads (35 ms).
 Error build_split(Ctx& c) {
-  const auto& x = c.shape(c.input(0));
-  const auto xs = plain_strides(dnnl_dims(x));
-  const auto dim = static_cast<size_t>(normalize(c.attrs().get_int("dim", 0), static_cast<int64_t>(x.size())));
+  Delegate& d = c.d;
+  const int32_t x = c.input(0);
+  const auto xd = dnnl_dims(c.shape(x));
+  const auto rank = static_cast<int64_t>(xd.size());
+  const int64_t dim_attr = c.attrs().get_int("dim", 0);
+  require(dim_attr >= -rank && dim_attr < rank,
+          "split dim " + std::to_string(dim_attr) + " of an input of rank " + std::to_string(rank));
+  const auto dim = static_cast<size_t>(normalize(dim_attr, rank));
+  // Bytes of one row from `dim` on (the input's and each piece's), over
+  // `outer` rows.
+  int64_t outer = 1, inner = 4;
+  for (size_t i = 0; i < dim; ++i) outer *= xd[i];
+  for (size_t i = dim + 1; i < xd.size(); ++i) inner *= xd[i];
+  struct Piece {
+    int32_t slot;
+    int64_t offset, bytes;
+  };
+  std::vector<Piece> pieces;
+  pieces.reserve(c.in.outputs.size());
   int64_t at = 0;
   for (size_t k = 0; k < c.in.outputs.size(); ++k) {
-    const auto dims = dnnl_dims(c.shape(c.output(k)));
-    add_view_reorder(c, c.input(0), dims, xs, static_cast<size_t>(at * xs[dim]) * 4, c.output(k));
-    at += dims.at(dim);
+    const auto od = dnnl_dims(c.shape(c.output(k)));
+    bool fits = od.size() == xd.size() && od[dim] <= xd[dim] - at;
+    for (size_t i = 0; i < od.size() && fits; ++i) fits = i == dim || od[i] == xd[i];
+    require(fits, "split piece " + std::to_string(k) + " of shape " + shape_string(od) + " at " + std::to_string(at) +
+                      " along dim " + std::to_string(dim) + " does not fit the input's " + shape_string(xd));
+    if (od[dim] > 0) pieces.push_back({c.output(k), at * inner, od[dim] * inner});
+    at += od[dim];
   }
+  const int64_t row = xd[dim] * inner;
+  d.need_plain(x);
+  for (int32_t y : c.in.outputs) d.define_plain(y);
+  d.add_loop(
+      [&d, x, pieces = std::move(pieces), outer, row]() {
+        const std::byte* src = d.slots[static_cast<size_t>(x)].ptr;
+        for (int64_t o = 0; o < outer; ++o)
+          for (const Piece& p : pieces)
+            std::memcpy(d.slots[static_cast<size_t>(p.slot)].ptr + o * p.bytes, src + o * row + p.offset,
+                        static_cast<size_t>(p.bytes));
+        return Error::Ok;
+      },
+      c.what, "split");
   return Error::Ok;
 }
 

@@ -133,7 +133,7 @@ struct Delegate {
   std::vector<dnnl::memory> owned;            ///< Weights made at init (reordered, folded), in init_memory.
   std::vector<int32_t> inputs, outputs;       ///< Slot indices, signature order.
   std::vector<dnnl::memory> staging;          ///< Per input: where a strided input is packed.
-  std::vector<bool> output_bound;             ///< Per output: slot rebound to the caller's tensor.
+  std::vector<bool> output_bound;             ///< Per output: written in the caller's tensor (else copied after; init decides).
   dnnl::memory scratch;                       ///< Shared by every step (user scratchpad mode).
   std::span<double> profile;                  ///< Per step seconds while profiling.
   std::vector<ReorderedWeights>* record = nullptr;  ///< Set by chosen_weight_layouts only.
