@@ -887,6 +887,24 @@ TEST(Onednn, IsADefaultBackend) {
 }
 
 
+// Regression: a fused chain of unary operators on a 1-D value (or a
+// scalar) gave garbage: oneDNN 2.6's reference eltwise, which takes the
+// post-ops, writes nothing for 1-D tensors. relu then neg: -max(x, 0).
+TEST(Onednn, UnaryChainOnOneDimensionalValues) {
+  for (const std::string shape : {"[5]", "[]"}) {
+    Ir ir;
+    ir.input("x", shape == "[]" ? std::vector<int64_t>{} : std::vector<int64_t>{5});
+    ir.op("%r = edge.relu.default(%x) : f32" + shape);
+    ir.op("%y = edge.neg.default(%r) : f32" + shape);
+    const RunResult r = compile_and_run(ir, {"y"}, "onednn");
+    EXPECT_EQ(r.steps, std::vector<std::string>{"relu+neg"});
+    const RunResult want = compile_and_run(ir, {"y"}, "none");
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.outputs, want.outputs) << shape;
+    for (float v : want.outputs[0]) EXPECT_LE(v, 0.f);
+  }
+}
+
 // ---- wide graphs ----------------------------------------------------------------------------
 //
 // Nodes with 100,000 operands or results, and graphs of 100,000 nodes: each

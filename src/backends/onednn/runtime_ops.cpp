@@ -232,7 +232,11 @@ Error build_unary(Ctx& c) {
   }
   if (ops.empty()) return bad(c, "no eltwise mapping");
   y = absorb_eltwise(c, y, ops, name);
-  const memory::desc md = c.d.layout(x);
+  memory::desc md = c.d.layout(x);
+  // oneDNN 2.6's reference eltwise, the one that takes post-ops, writes
+  // nothing for a 1-D tensor (its result was whatever the memory held): a
+  // fused chain on a 1-D value or a scalar reads it as [1, n].
+  if (ops.size() > 1 && md.dims().size() == 1) md = md_of({1, md.dims()[0]});
   dnnl::post_ops post;
   append_eltwise(post, std::vector<Eltwise>(ops.begin() + 1, ops.end()));
   dnnl::primitive_attr attr = c.d.attr();
