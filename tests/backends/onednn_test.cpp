@@ -1000,5 +1000,34 @@ TEST(Onednn, SplitIntoManyOutputs) {
 }
 
 
+// A chain of `links` unary operations `op` from %x (f32[n]) to %y.
+std::string unary_chain(const std::string& op, int64_t links, int64_t n) {
+  const std::string type = "f32[" + std::to_string(n) + "]";
+  std::string text = "program dialect = \"edge\"\nsignature {\n  input user_input %x target = \"x\"\n"
+                     "  output user_output %y target = \"y\"\n}\ngraph {\n  %x = placeholder : " + type + "\n";
+  for (int64_t i = 0; i < links; ++i) {
+    const std::string from = i == 0 ? "%x" : "%v" + std::to_string(i - 1);
+    const std::string to = i + 1 == links ? "%y" : "%v" + std::to_string(i);
+    text += "  " + to + " = edge." + op + ".default(" + from + ") : " + type + "\n";
+  }
+  return text + "  output(%y)\n}\n";
+}
+
+// Regression: a chain of unary operators was fused into one primitive
+// whatever its length, and oneDNN 2.6 takes at most 32 post-ops: a chain of
+// 33 or more compiled, then failed at load ("could not append an
+// elementwise post-op"). 100 negations give x back; 101 give -x.
+TEST(Onednn, LongUnaryChainsSplitIntoSteps) {
+  const std::vector<float> x{3.f, -1.f, 0.5f, -7.f};
+  for (const int64_t links : {100, 101}) {
+    const RunResult r = run_wide(unary_chain("neg", links, 4), {x}, "onednn");
+    EXPECT_EQ(r.portable, 0u);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    std::vector<float> want = x;
+    if (links % 2) for (float& v : want) v = -v;
+    EXPECT_EQ(r.outputs[0], want) << links << " links";
+  }
+}
+
 }  // namespace
 }  // namespace edgec

@@ -58,10 +58,17 @@ int32_t sole_consumer(const Delegate& d, int32_t slot);
 /// mul's index; -1 (nothing marked) when the pattern does not hold.
 int32_t match_mish(Ctx& c, int32_t softplus, int32_t x);
 
+/// oneDNN 2.6 takes at most 32 post-ops in one primitive (the 33rd append
+/// throws): a fused chain holds at most this many eltwise operations, which
+/// leaves room for the one sum or binary post-op a convolution or matmul
+/// adds. A longer chain continues in the next step.
+inline constexpr size_t kMaxFusedEltwise = 31;
+
 /// Absorbs the unary instructions that follow `slot` (each the sole reader
-/// of the one before; mish written out counts as one): appends their
-/// eltwise operations to `ops`, marks them fused, adds their names to
-/// `name` ("+relu") and returns the last slot (`slot` itself when none follows).
+/// of the one before; mish written out counts as one) while `ops` stays
+/// within kMaxFusedEltwise: appends their eltwise operations to `ops`,
+/// marks them fused, adds their names to `name` ("+relu") and returns the
+/// last slot (`slot` itself when none follows).
 int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::string& name);
 
 /// eltwise post-ops for `ops` appended to `post`.

@@ -80,7 +80,7 @@ int32_t match_mish(Ctx& c, int32_t softplus, int32_t x) {
 int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::string& name) {
   for (;;) {
     const auto& readers = c.d.consumers[static_cast<size_t>(slot)];
-    if (c.d.is_output[static_cast<size_t>(slot)]) return slot;
+    if (c.d.is_output[static_cast<size_t>(slot)] || ops.size() >= kMaxFusedEltwise) return slot;
     // mish written out reads the value twice (softplus and mul).
     if (readers.size() == 2 && c.at(readers[0]).op == "softplus" && !c.d.fused[static_cast<size_t>(readers[0])]) {
       const int32_t m = match_mish(c, readers[0], slot);
@@ -102,7 +102,9 @@ int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::str
     const Instruction& in = c.at(next);
     if (c.shape(in.outputs[0]) != c.shape(slot)) return slot;
     std::vector<Eltwise> more = eltwise_of(in);
-    if (more.empty() || c.d.slots[static_cast<size_t>(in.outputs[0])].dtype != DType::Float32) return slot;
+    if (more.empty() || c.d.slots[static_cast<size_t>(in.outputs[0])].dtype != DType::Float32 ||
+        ops.size() + more.size() > kMaxFusedEltwise)
+      return slot;
     if (in.op == "softplus") return slot;  // Alone it is soft_relu, but may be a mish: leave it to its own step.
     ops.insert(ops.end(), more.begin(), more.end());
     name += "+" + in.op;
