@@ -1029,5 +1029,44 @@ TEST(Onednn, LongUnaryChainsSplitIntoSteps) {
   }
 }
 
+
+// %y = concat of `operands` (each "%name"), of type `type` along `dim`.
+std::string concat_line(const std::vector<std::string>& operands, int64_t dim, const std::string& type) {
+  std::string line = "  %y = edge.concat.default([";
+  for (size_t i = 0; i < operands.size(); ++i) line += (i ? ", " : "") + operands[i];
+  return line + "], dim = " + std::to_string(dim) + ") : " + type + "\n";
+}
+
+// Regression: a concat of more than 3072 operands compiled, then failed at
+// execute with oneDNN's "could not execute a primitive" (its source ids
+// run into another argument's from the 3073rd on); it is built as several
+// now. 100,000 copies of x: along dim 0 of an f32[2], y[2i + r] = x[r];
+// along dim 1 of an f32[2, 1], y[r][i] = x[r].
+TEST(Onednn, ConcatOfManyCopiesOfOneValue) {
+  constexpr int64_t kCopies = 100000;
+  const std::vector<float> x{2.5f, -4.f};
+  for (const int64_t dim : {0, 1}) {
+    const std::string xtype = dim == 0 ? "f32[2]" : "f32[2, 1]";
+    const std::string ytype = dim == 0 ? "f32[" + std::to_string(2 * kCopies) + "]"
+                                       : "f32[2, " + std::to_string(kCopies) + "]";
+    const std::string text = "program dialect = \"edge\"\nsignature {\n  input user_input %x target = \"x\"\n"
+                             "  output user_output %y target = \"y\"\n}\ngraph {\n  %x = placeholder : " + xtype +
+                             "\n" + concat_line(std::vector<std::string>(kCopies, "%x"), dim, ytype) +
+                             "  output(%y)\n}\n";
+    with_hang_guard("a concat of 100,000 copies", kHangLimit, [&] {
+      const RunResult r = run_wide(text, {x}, "onednn");
+      EXPECT_EQ(r.delegated, std::vector<std::string>{"concat"});
+      ASSERT_EQ(r.outputs.size(), 1u);
+      ASSERT_EQ(r.outputs[0].size(), static_cast<size_t>(2 * kCopies));
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < kCopies; ++i)
+        for (int64_t row = 0; row < 2; ++row)
+          wrong += r.outputs[0][static_cast<size_t>(dim == 0 ? 2 * i + row : row * kCopies + i)] !=
+                   x[static_cast<size_t>(row)];
+      EXPECT_EQ(wrong, 0) << "dim " << dim;
+    });
+  }
+}
+
 }  // namespace
 }  // namespace edgec

@@ -197,18 +197,55 @@ Error build_expand(Ctx& c) {
   return Error::Ok;
 }
 
+// oneDNN 2.6 names a concat's sources DNNL_ARG_MULTIPLE_SRC + i: from the
+// 3073rd on, the ids reach DNNL_ARG_ATTR_ZERO_POINTS (4096) and execute
+// fails ("could not execute a primitive", exactly from 3073 sources on).
+constexpr size_t kMaxConcatSources = DNNL_ARG_ATTR_ZERO_POINTS - DNNL_ARG_MULTIPLE_SRC;
+
+// A wider concat is several, each writing its slab of the result through a
+// view with the result's strides.
 Error build_concat(Ctx& c) {
   const auto out = dnnl_dims(c.shape(c.output()));
   const auto axis = static_cast<int>(normalize(c.attrs().get_int("dim", 0), static_cast<int64_t>(out.size())));
-  std::vector<memory::desc> srcs;
-  for (int32_t s : c.in.inputs) srcs.push_back(md_of(dnnl_dims(c.shape(s))));
+  require(axis >= 0 && static_cast<size_t>(axis) < out.size(),
+          "concat dim " + std::to_string(c.attrs().get_int("dim", 0)) + " of a result of rank " +
+              std::to_string(out.size()));
+  const size_t n = c.in.inputs.size();
+  if (n == 0) return bad(c, "expected at least one operand");
   const memory::desc dst = md_of(out);
-  dnnl::concat::primitive_desc pd(dst, axis, srcs, c.d.engine, c.d.attr());
-  Args args;
-  for (size_t i = 0; i < srcs.size(); ++i)
-    args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = c.d.src(c.input(i), srcs[i]);
-  args[DNNL_ARG_DST] = c.d.dst(c.output(), dst);
-  c.d.add(dnnl::concat(pd), pd, std::move(args), c.what, "concat");
+  if (n > kMaxConcatSources) c.d.define_plain(c.output());
+  const auto strides = plain_strides(out);
+  int64_t at = 0;  // Where the slab starts along the axis.
+  for (size_t first = 0; first < n; first += kMaxConcatSources) {
+    const size_t count = std::min(kMaxConcatSources, n - first);
+    std::vector<memory::desc> srcs;
+    srcs.reserve(count);
+    memory::dims slab = out;
+    slab[static_cast<size_t>(axis)] = 0;
+    for (size_t i = first; i < first + count; ++i) {
+      const auto dims = dnnl_dims(c.shape(c.input(i)));
+      require(dims.size() == out.size(), "concat operand " + std::to_string(i) + " of shape " + shape_string(dims) +
+                                             " into a result of rank " + std::to_string(out.size()));
+      srcs.push_back(md_of(dims));
+      slab[static_cast<size_t>(axis)] += dims[static_cast<size_t>(axis)];
+    }
+    const memory::desc slab_md = count == n ? dst : memory::desc(slab, kF32, strides);
+    if (count < n) {
+      // Each slab runs on the threads its own size is worth.
+      int64_t elements = 1;
+      for (int64_t v : slab) elements *= v;
+      c.d.step_threads = elements < kParallelElements ? 1 : c.d.threads;
+      omp_set_num_threads(c.d.step_threads);
+    }
+    dnnl::concat::primitive_desc pd(slab_md, axis, srcs, c.d.engine, c.d.attr());
+    Args args;
+    for (size_t i = 0; i < count; ++i)
+      args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = c.d.src(c.input(first + i), srcs[i]);
+    const auto offset = static_cast<size_t>(at * strides[static_cast<size_t>(axis)]) * 4;
+    args[DNNL_ARG_DST] = count == n ? c.d.dst(c.output(), dst) : c.d.src(c.output(), slab_md, offset);
+    c.d.add(dnnl::concat(pd), pd, std::move(args), c.what, "concat");
+    at += slab[static_cast<size_t>(axis)];
+  }
   return Error::Ok;
 }
 
