@@ -104,39 +104,10 @@ void analyze(Delegate& d, const Program& p) {
   for (int32_t s : d.outputs) d.is_output[static_cast<size_t>(s)] = true;
 }
 
-// Places every buffer (first fit among those live at the same steps),
-// allocates them as one block and points their memory objects and slots
-// into it.
+// Places every buffer (place_buffers), allocates them as one block and
+// points their memory objects and slots into it.
 Error plan_buffers(Delegate& d) {
-  std::vector<size_t> order(d.buffers.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return d.buffers[a].first < d.buffers[b].first; });
-  std::vector<size_t> placed;  // Indices of placed buffers still live.
-  size_t total = 0;
-  auto align = [](size_t v) { return (v + 63) / 64 * 64; };
-  for (size_t i : order) {
-    onednn::Buffer& b = d.buffers[i];
-    if (b.last < 0) continue;  // Never used: no memory.
-    // Buffers come in order of first use: one that died before this one
-    // starts is dead for every later one too, so the list keeps only the
-    // live ones (the plan is linear in the buffers times those live).
-    std::erase_if(placed, [&](size_t j) { return d.buffers[j].last < b.first; });
-    std::vector<std::pair<size_t, size_t>> busy;  // [offset, end) of live overlapping buffers.
-    for (size_t j : placed) {
-      const onednn::Buffer& o = d.buffers[j];
-      if (o.last >= b.first && o.first <= b.last) busy.emplace_back(o.offset, o.offset + align(o.size));
-    }
-    std::sort(busy.begin(), busy.end());
-    size_t at = 0;
-    for (const auto& [lo, hi] : busy) {
-      if (at + align(b.size) <= lo) break;
-      at = std::max(at, hi);
-    }
-    b.offset = at;
-    total = std::max(total, at + align(b.size));
-    placed.push_back(i);
-  }
+  const size_t total = onednn::place_buffers(d.buffers);
   if (const uint64_t limit = memory_limit(); total > limit)
     return fail(Error::OutOfMemory, "the onednn delegate's activation memory of " + str(static_cast<int64_t>(total)) +
                                         " bytes exceeds the memory limit of " + std::to_string(limit) +

@@ -45,6 +45,11 @@ struct Buffer {
   std::vector<int32_t> slots;  ///< Slots whose plain data (ptr) is this buffer.
 };
 
+/// Gives every buffer used by some step (last >= 0) its offset: first fit,
+/// 64-byte aligned, among the buffers live at the same steps, in order of
+/// first use (runtime_plan.cpp). Returns the bytes they span together.
+size_t place_buffers(std::vector<Buffer>& buffers);
+
 /// Memory for what init makes once and execute reads (reordered, folded or
 /// transformed weights, the planned activation buffers): blocks of 1 MiB
 /// and more packed into 64 MiB reservations of ordinary pages (see
