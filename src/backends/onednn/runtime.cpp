@@ -552,6 +552,7 @@ dnnl::memory Delegate::dst(int32_t slot, const dnnl::memory::desc& md, int32_t r
   }
   st.blocked = md;
   st.blocked_buffer = reuse >= 0 ? reuse : new_buffer(md.get_size());
+  if (st.io) blocked_outputs.push_back(slot);
   return over_buffer(st.blocked_buffer, md);
 }
 
@@ -609,11 +610,10 @@ void Delegate::add_loop(std::function<Error()> run, std::string what, std::strin
 
 void Delegate::finish_instruction(size_t first_step) {
   // A delegate output its producer left blocked is reordered into the
-  // caller's tensor right away.
-  for (int32_t s : outputs) {
-    const SlotState& st = slots[static_cast<size_t>(s)];
-    if (st.io && !st.plain_ready && st.blocked_buffer >= 0) need_plain(s);
-  }
+  // caller's tensor right away. (Only the ones this instruction wrote are
+  // looked at: a pass over every output per instruction was quadratic.)
+  for (size_t i = 0; i < blocked_outputs.size(); ++i) need_plain(blocked_outputs[i]);
+  blocked_outputs.clear();
   const int first = static_cast<int>(first_step);
   const int last = std::max(first, static_cast<int>(steps.size()) - 1);
   for (int32_t b : touched) {

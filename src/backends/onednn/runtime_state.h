@@ -149,6 +149,7 @@ struct Delegate {
   std::vector<bool> is_output;                  ///< Per slot: a delegate output.
   std::vector<bool> fused;                      ///< Per instruction: built as part of an earlier one.
   std::vector<int32_t> touched;                 ///< Buffers used by the instruction being built.
+  std::vector<int32_t> blocked_outputs;         ///< Delegate outputs it wrote in a blocked layout.
 
   /// Attributes every primitive is created with: user scratchpad, so that
   /// no primitive allocates when it runs.
