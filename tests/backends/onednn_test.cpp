@@ -1174,6 +1174,15 @@ TEST(OnednnPlan, PlaceBuffersIsFirstFit) {
   }
 }
 
+// Regression: every slot of the delegate held two oneDNN memory
+// descriptors (696 bytes each) and every step one, so a graph of 10^6
+// values took 1.5 GB of init state before it had a step. The descriptors
+// few slots have live out of line now.
+TEST(OnednnPlan, SlotAndStepStateStaysSmall) {
+  EXPECT_LE(sizeof(runtime::onednn::SlotState), 256u);
+  EXPECT_LE(sizeof(runtime::onednn::Step), 256u);
+}
+
 // "%x = placeholder : f32[n]" split into %p0 ... %p{n-1} (f32[1] each),
 // then `body`, which defines %y, the program's one output.
 std::string split_then(int64_t n, const std::string& body) {

@@ -59,6 +59,7 @@ void pack(const Tensor& src, std::byte* dst) {
 Error init_slots(Delegate& d, const Program& p) {
   const auto slots = p.slots();
   d.slots.resize(slots.size());
+  const uint64_t limit = memory_limit();  // Read once: it asks the system.
   for (size_t i = 0; i < slots.size(); ++i) {
     const Slot& s = slots[i];
     SlotState& st = d.slots[i];
@@ -73,7 +74,7 @@ Error init_slots(Delegate& d, const Program& p) {
       // Read-only by every step; oneDNN takes non-const handles.
       st.ptr = const_cast<std::byte*>(s.data);
       st.plain_ready = true;
-    } else if (const uint64_t limit = memory_limit(); st.nbytes() > limit) {
+    } else if (st.nbytes() > limit) {
       // A value that could never be held here: refused before anything is
       // sized from its shape.
       return fail(Error::OutOfMemory, "onednn: slot '" + s.name + "' of type " + s.type.str(p.symbols()) + " needs " +
@@ -167,16 +168,19 @@ Error init_io(Delegate& d, const Program& p) {
 // One scratchpad, sized for the hungriest primitive: steps run one at a time.
 Error init_scratchpad(Delegate& d) {
   size_t most = 0;
-  for (const auto& step : d.steps) most = std::max(most, step.scratchpad.get_size());
+  for (const auto& step : d.steps) most = std::max(most, step.scratch_bytes);
   if (most == 0) return Error::Ok;
   std::byte* at = d.init_memory.allocate(most);
   if (!at)
     return fail(Error::OutOfMemory, "onednn: the " + str(static_cast<int64_t>(most)) +
                                         "-byte scratchpad does not fit the memory limit");
   d.scratch = dnnl::memory(dnnl::memory::desc({static_cast<int64_t>(most)}, dnnl::memory::data_type::u8, dnnl::memory::dims{1}), d.engine, at);
+  // oneDNN describes every scratchpad as bytes, {size} u8 in layout x.
   for (auto& step : d.steps)
-    if (step.scratchpad.get_size() > 0)
-      step.args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(step.scratchpad, d.engine, d.scratch.get_data_handle());
+    if (step.scratch_bytes > 0 && step.primitive)
+      step.args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(
+          dnnl::memory::desc({static_cast<int64_t>(step.scratch_bytes)}, dnnl::memory::data_type::u8, dnnl::memory::dims{1}),
+          d.engine, d.scratch.get_data_handle());
   return Error::Ok;
 }
 
@@ -231,8 +235,15 @@ Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payl
     return fail(Error::OutOfMemory, std::string("onednn: cannot allocate the scratchpad: ") + e.what());
   }
   d->record = nullptr;
-  // The Program (attributes, names) is not needed past init: slots point
-  // into the file's mapped named data, which outlives the handle.
+  // Nor is the analysis for fusion (a list of readers per slot). The
+  // Program (attributes, names) is not needed past init either: slots
+  // point into the file's mapped named data, which outlives the handle.
+  d->consumers = {};
+  d->producer = {};
+  d->is_output = {};
+  d->fused = {};
+  d->touched = {};
+  d->blocked_outputs = {};
   return d;
 }
 
@@ -507,7 +518,7 @@ dnnl::memory Delegate::src(int32_t slot, const dnnl::memory::desc& md, size_t of
 
 dnnl::memory::desc Delegate::layout(int32_t slot) const {
   const SlotState& st = slots.at(static_cast<size_t>(slot));
-  return st.blocked_buffer >= 0 ? st.blocked : slot_md(st);
+  return st.blocked_buffer >= 0 ? st.blocked.get() : slot_md(st);
 }
 
 dnnl::memory Delegate::src_as(int32_t slot, const dnnl::memory::desc& md) {
@@ -590,7 +601,7 @@ void Delegate::add(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::
   Step step;
   step.primitive = std::move(p);
   step.args = std::move(args);
-  step.scratchpad = pd.scratchpad_desc();
+  step.scratch_bytes = pd.scratchpad_desc().get_size();
   step.threads = step_threads;
   step.what = std::move(what);
   step.name = std::move(name);
@@ -600,8 +611,7 @@ void Delegate::add(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::
 void Delegate::add_loop(std::function<Error()> run, std::string what, std::string name, int64_t scratch_bytes) {
   Step step;
   step.run = std::move(run);
-  if (scratch_bytes > 0)
-    step.scratchpad = dnnl::memory::desc({scratch_bytes}, dnnl::memory::data_type::u8, dnnl::memory::dims{1});
+  step.scratch_bytes = static_cast<size_t>(std::max<int64_t>(scratch_bytes, 0));
   step.threads = step_threads;
   step.what = std::move(what);
   step.name = std::move(name);

@@ -58,7 +58,7 @@ memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::d
   if (!c.is_constant(w)) return c.d.src(w, plain);
   SlotState& st = c.d.slots[static_cast<size_t>(w)];
   if (!st.stored.is_zero() && (!folded.empty() || st.stored.dims() != plain.dims())) c.d.plain_constant(w);
-  const memory::desc from = st.stored.is_zero() ? plain : st.stored;
+  const memory::desc from = st.stored.is_zero() ? plain : st.stored.get();
   void* bytes = st.ptr;
   if (!folded.empty()) bytes = const_cast<float*>(folded.data());
   if (folded.empty() && chosen == from) return memory(from, c.d.engine, bytes);

@@ -551,14 +551,17 @@ Error build_instruction(Delegate& d, const Program& program, size_t index) {
   // f32 throughout (the partitioner takes nothing else), the index
   // operands of the gather family aside (runtime_gather.cpp checks those).
   const bool gather = op == "take" || op == "index";
-  auto f32 = [&](int32_t slot, const std::string& role) {
+  // (The message is made only for a slot that is not: a concat reads
+  // 100,000 operands.)
+  auto f32 = [&](int32_t slot, const char* role, size_t i) {
     const DType t = d.slots.at(static_cast<size_t>(slot)).dtype;
-    require(t == DType::Float32, role + " (slot " + std::to_string(slot) + ") is " + std::string(dtype_name(t)) +
-                                     ", expected f32");
+    if (t != DType::Float32)
+      throw InvalidPayload(std::string(role) + " " + std::to_string(i) + " (slot " + std::to_string(slot) + ") is " +
+                           std::string(dtype_name(t)) + ", expected f32");
   };
   for (size_t i = 0; i < in.inputs.size(); ++i)
-    if (!gather || i == 0) f32(in.inputs[i], "operand " + std::to_string(i));
-  for (size_t i = 0; i < in.outputs.size(); ++i) f32(in.outputs[i], "result " + std::to_string(i));
+    if (!gather || i == 0) f32(in.inputs[i], "operand", i);
+  for (size_t i = 0; i < in.outputs.size(); ++i) f32(in.outputs[i], "result", i);
   // Primitives are created for the threads they run with (oneDNN sizes its
   // work split at creation).
   d.step_threads = threads_for(c);

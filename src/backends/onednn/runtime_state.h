@@ -76,6 +76,31 @@ class InitMemory {
   std::vector<Chunk> chunks_;
 };
 
+/// A memory descriptor most slots never have, kept out of line: oneDNN's
+/// is 696 bytes, and two in every slot made a graph of 10^6 values cost
+/// 1.4 GB before it had a step.
+class RareDesc {
+ public:
+  /// The descriptor, or a zero one when there is none.
+  const dnnl::memory::desc& get() const {
+    static const dnnl::memory::desc kZero;
+    return md_ ? *md_ : kZero;
+  }
+  operator const dnnl::memory::desc&() const { return get(); }
+  bool is_zero() const { return !md_; }
+  dnnl::memory::dims dims() const { return get().dims(); }
+  bool operator==(const dnnl::memory::desc& other) const { return get() == other; }
+  /// A zero descriptor frees the one held.
+  RareDesc& operator=(const dnnl::memory::desc& md) {
+    if (md.is_zero()) md_.reset();
+    else md_ = std::make_unique<dnnl::memory::desc>(md);
+    return *this;
+  }
+
+ private:
+  std::unique_ptr<dnnl::memory::desc> md_;
+};
+
 struct SlotState {
   std::byte* ptr = nullptr;    ///< Plain data: mapped constant, caller's tensor, or a planned buffer.
   std::vector<int64_t> shape;  ///< Static (the partitioner took nothing else).
@@ -85,7 +110,7 @@ struct SlotState {
   std::vector<Binding> bindings;  ///< Memory objects over ptr (io and constant slots).
   int32_t buffer = -1;         ///< Internal: the buffer holding the plain data.
   bool plain_ready = false;    ///< The plain data is written by a step already built (or given).
-  dnnl::memory::desc blocked;  ///< Non-zero: the producer wrote this layout...
+  RareDesc blocked;            ///< Non-zero: the producer wrote this layout...
   int32_t blocked_buffer = -1; ///< ...into this buffer.
   /// Copies in other layouts made for consumers (layout, buffer).
   std::vector<std::pair<dnnl::memory::desc, int32_t>> converted;
@@ -94,7 +119,7 @@ struct SlotState {
   /// chose on its machine (the conv's weights_strides attributes). Only
   /// convolutions read such a slot (init checks); plain_constant() makes
   /// the row-major copy a reader needs.
-  dnnl::memory::desc stored;
+  RareDesc stored;
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
@@ -109,7 +134,7 @@ struct SlotState {
 struct Step {
   dnnl::primitive primitive;
   std::unordered_map<int, dnnl::memory> args;
-  dnnl::memory::desc scratchpad;  ///< Empty when the primitive needs none.
+  size_t scratch_bytes = 0;       ///< Of the shared scratchpad it uses (0: none).
   std::function<Error()> run;     ///< Set for loops; primitive is then empty.
   int threads = 1;                ///< OpenMP threads it was built for and runs with.
   std::string what;               ///< "instruction 3 (conv)" for errors.
