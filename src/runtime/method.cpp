@@ -59,19 +59,24 @@ Result<std::unique_ptr<Method>> Method::create(const Program& program, int num_t
     if (!m->arena_)
       return fail(Error::OutOfMemory, "cannot allocate the " + std::to_string(program.arena_size()) + "-byte arena");
   }
+  m->values_.reserve(program.slots().size());
   for (const Slot& s : program.slots()) m->values_.push_back(slot_tensor(s, m->arena_.get()));
   m->bound_.assign(program.inputs().size(), false);
   m->symbol_values_.assign(program.symbols().size(), -1);
+  size_t most_ins = 0, most_outs = 0;
   for (const Instruction& in : program.instructions()) {
-    m->in_tables_.emplace_back(in.is_delegate_call() ? 0 : in.inputs.size());
-    m->out_tables_.emplace_back(in.is_delegate_call() ? 0 : in.outputs.size());
+    if (!in.is_delegate_call()) {
+      most_ins = std::max(most_ins, in.inputs.size());
+      most_outs = std::max(most_outs, in.outputs.size());
+      continue;
+    }
     // values_ is never resized after this, so pointers into it stay valid.
-    auto& ins = m->delegate_ins_.emplace_back();
-    auto& outs = m->delegate_outs_.emplace_back();
-    if (!in.is_delegate_call()) continue;
-    for (int32_t idx : in.inputs) ins.push_back(&m->values_[static_cast<size_t>(idx)]);
-    for (int32_t idx : in.outputs) outs.push_back(&m->values_[static_cast<size_t>(idx)]);
+    DelegateCall& call = m->calls_.emplace_back();
+    for (int32_t idx : in.inputs) call.ins.push_back(&m->values_[static_cast<size_t>(idx)]);
+    for (int32_t idx : in.outputs) call.outs.push_back(&m->values_[static_cast<size_t>(idx)]);
   }
+  m->ins_.resize(most_ins);
+  m->outs_.resize(most_outs);
   // One handle per delegate per Method: backends keep execution state in it.
   // On failure the destructor destroys the handles made so far.
   const auto delegates = program.delegates();
@@ -182,6 +187,7 @@ Error Method::execute() {
   // predictable branch per instruction and never reads the clock.
   const bool profiling = !profile_.empty();
   const auto instructions = program_.instructions();
+  size_t call = 0;  // The next delegate call's tables.
   for (size_t i = 0; i < instructions.size(); ++i) {
     const Instruction& in = instructions[i];
     const Clock::time_point start = profiling ? Clock::now() : Clock::time_point{};
@@ -189,7 +195,8 @@ Error Method::execute() {
       // The backend reads and writes values_ through the prebuilt tables;
       // its outputs are activation slots of this Method's arena.
       const auto d = static_cast<size_t>(in.delegate);
-      const Error err = program_.delegates()[d].backend->execute(handles_[d], delegate_ins_[i], delegate_outs_[i]);
+      const DelegateCall& tables = calls_[call++];
+      const Error err = program_.delegates()[d].backend->execute(handles_[d], tables.ins, tables.outs);
       if (err != Error::Ok) {
         set_error_detail("instruction " + std::to_string(i) + " (call_delegate " + std::to_string(d) + ", " +
                          program_.delegates()[d].backend_id + "): " + error_detail());
@@ -198,8 +205,7 @@ Error Method::execute() {
       if (profiling) profile_[i] += std::chrono::duration<double>(Clock::now() - start).count();
       continue;
     }
-    std::vector<Tensor>& ins = in_tables_[i];
-    std::vector<Tensor>& outs = out_tables_[i];
+    const std::span<Tensor> ins(ins_.data(), in.inputs.size()), outs(outs_.data(), in.outputs.size());
     for (size_t k = 0; k < in.inputs.size(); ++k) ins[k] = values_[static_cast<size_t>(in.inputs[k])];
     for (size_t k = 0; k < in.outputs.size(); ++k) outs[k] = values_[static_cast<size_t>(in.outputs[k])];
     const Error err = in.kernel(ctx_, ins, in.attrs, outs);

@@ -94,13 +94,20 @@ class Method {
   std::vector<Tensor> values_;
   std::vector<bool> bound_;
   std::vector<int64_t> symbol_values_;
-  std::vector<std::vector<Tensor>> in_tables_, out_tables_;
+  // A kernel's operands, copied from values_ before it runs: one pair of
+  // tables sized for the widest instruction and shared by all, since
+  // instructions run one at a time (a pair per instruction took twice the
+  // memory of the values themselves, 370 MB for a chain of 10^6).
+  std::vector<Tensor> ins_, outs_;
   // Delegates: one handle per DelegateInfo (null until initialized), and
-  // for each delegate-call instruction pointer tables into values_, built
-  // once so that execute does not allocate.
+  // for each delegate-call instruction, in program order, pointer tables
+  // into values_, built once so that execute does not allocate.
   std::vector<void*> handles_;
-  std::vector<std::vector<const Tensor*>> delegate_ins_;
-  std::vector<std::vector<Tensor*>> delegate_outs_;
+  struct DelegateCall {
+    std::vector<const Tensor*> ins;
+    std::vector<Tensor*> outs;
+  };
+  std::vector<DelegateCall> calls_;
   std::span<double> profile_;  // Empty: not profiling.
 };
 
