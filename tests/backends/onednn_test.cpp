@@ -4,6 +4,7 @@
 // relative; each checks that the operators meant for oneDNN were delegated.
 // Then the partitioner's refusal reasons, one per cause.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -1259,6 +1260,37 @@ TEST(Onednn, ManyInstructionsEachAnOutput) {
     for (const auto& v : outputs) wrong += v != std::vector<float>{-1.5f, 2.f};
     EXPECT_EQ(wrong, 0);
   });
+}
+
+
+// Regression: every step reading a value made a memory object of its own
+// (a kilobyte each), so a concat of 10,000 copies of x took 10 MB of init
+// state for one 4-byte input; consecutive reads of the same view share
+// one now. The heap init takes stays under 400 bytes an operand.
+TEST(Onednn, AnInputReadByManyStepsSharesItsMemoryObject) {
+  constexpr int64_t kCopies = 10000;
+  const std::string text = "program dialect = \"edge\"\nsignature {\n  input user_input %x target = \"x\"\n"
+                           "  output user_output %y target = \"y\"\n}\ngraph {\n  %x = placeholder : f32[1]\n" +
+                           concat_line(std::vector<std::string>(kCopies, "%x"), 0, "f32[" + std::to_string(kCopies) + "]") +
+                           "  output(%y)\n}\n";
+  auto p = parse_program(text, "copies.ir");
+  run_pass_verified(*p, "memory_plan");
+  AlignedBytes payload(serialize_program_table(*p, "test"));
+  struct NoData final : runtime::NamedDataMap {
+    const runtime::NamedDataEntry* find(std::string_view) const override { return nullptr; }
+  } none;
+  const runtime::Backend* backend = runtime::find_backend("onednn");
+  // Once first: oneDNN's own first-use state (its primitive cache, JIT
+  // code) is not the delegate's.
+  Result<void*> warm = backend->init({payload.data.get(), payload.size}, none, 1);
+  ASSERT_TRUE(warm.ok()) << error_detail();
+  backend->destroy(*warm);
+  const size_t before = mallinfo2().uordblks;
+  Result<void*> handle = backend->init({payload.data.get(), payload.size}, none, 1);
+  ASSERT_TRUE(handle.ok()) << error_detail();
+  const size_t grown = mallinfo2().uordblks - before;
+  backend->destroy(*handle);
+  EXPECT_LT(grown, static_cast<size_t>(kCopies) * 400) << "init kept " << grown << " bytes";
 }
 
 }  // namespace

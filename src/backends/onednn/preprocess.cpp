@@ -86,8 +86,9 @@ void OnednnCompiler::prepare_constants(Program& delegate, const std::set<std::st
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto chosen = runtime::onednn::chosen_weight_layouts(table, data, threads);
   // A delegate this machine cannot build keeps its plain constants: the
-  // runtime reports why at load.
-  if (!chosen.ok()) return;
+  // runtime reports why at load. One without convolutions has nothing to
+  // store otherwise.
+  if (!chosen.ok() || chosen->empty()) return;
   // Per weights key, the convolutions (by instruction) that chose a layout.
   std::map<std::string, std::map<size_t, runtime::onednn::ChosenWeights*>> by_key;
   for (auto& w : *chosen) by_key[w.key][w.instruction] = &w;

@@ -148,8 +148,7 @@ Error init_io(Delegate& d, const Program& p) {
       return fail(Error::OutOfMemory, "onednn: input slot " + str(s) + " of " + str(static_cast<int64_t>(st.nbytes())) +
                                           " bytes does not fit the memory limit of " + std::to_string(memory_limit()) +
                                           " bytes (set EDGEC_MEMORY_LIMIT to change it)");
-    const dnnl::memory::desc md({static_cast<int64_t>(st.nbytes())}, dnnl::memory::data_type::u8, dnnl::memory::dims{1});
-    d.staging.emplace_back(md, d.engine, at);
+    d.staging.push_back(at);
   }
   // Where an output is an activation seen for the first time, the steps
   // write it in the caller's tensor; the rest are copied after the steps
@@ -265,7 +264,7 @@ Error bind_inputs(Delegate& d, std::span<const Tensor* const> inputs) {
     if (t.is_contiguous()) {
       d.rebind(s, static_cast<std::byte*>(t.data));
     } else {
-      auto* buf = static_cast<std::byte*>(d.staging[i].get_data_handle());
+      std::byte* buf = d.staging[i];
       pack(t, buf);
       d.rebind(s, buf);
     }
@@ -447,14 +446,27 @@ size_t md_span(const dnnl::memory::desc& md) {
   return static_cast<size_t>(last + 1 + d.offset0) * dnnl::memory::data_type_size(md.data_type());
 }
 
+// The last memory object made over the same storage when it is the same
+// view: steps reading one value in a row (an input read by 100,000 steps)
+// share it, as a memory object is a kilobyte. Only the last is looked at,
+// so that making a view stays O(1).
+static const dnnl::memory* same_view(const std::vector<Binding>& bindings, const dnnl::memory::desc& md,
+                                     size_t offset) {
+  if (bindings.empty() || bindings.back().offset != offset) return nullptr;
+  const dnnl::memory& last = bindings.back().memory;
+  return last.get_desc() == md ? &last : nullptr;
+}
+
 dnnl::memory Delegate::over_buffer(int32_t buffer, const dnnl::memory::desc& md, size_t offset) {
   const Buffer& b = buffers.at(static_cast<size_t>(buffer));
   require(offset <= b.size && md_span(md) <= b.size - offset,
           "a " + std::to_string(md_span(md)) + "-byte view at " + std::to_string(offset) + " reaches past a " +
               std::to_string(b.size) + "-byte buffer");
   touch(buffer);
+  auto& bindings = buffers[static_cast<size_t>(buffer)].bindings;
+  if (const dnnl::memory* same = same_view(bindings, md, offset)) return *same;
   dnnl::memory m(md, engine, DNNL_MEMORY_NONE);
-  buffers[static_cast<size_t>(buffer)].bindings.push_back({m, offset});
+  bindings.push_back({m, offset});
   return m;
 }
 
@@ -464,6 +476,7 @@ dnnl::memory Delegate::over_slot(int32_t slot, const dnnl::memory::desc& md, siz
   require(offset <= st.nbytes() && md_span(md) <= st.nbytes() - offset,
           "a " + std::to_string(md_span(md)) + "-byte view at " + std::to_string(offset) + " reaches past slot " +
               std::to_string(slot) + " (" + std::to_string(st.nbytes()) + " bytes)");
+  if (const dnnl::memory* same = same_view(st.bindings, md, offset)) return *same;
   dnnl::memory m(md, engine, st.ptr ? st.ptr + offset : DNNL_MEMORY_NONE);
   st.bindings.push_back({m, offset});
   return m;

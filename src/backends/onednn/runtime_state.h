@@ -162,7 +162,7 @@ struct Delegate {
   std::byte* buffers_base = nullptr;          ///< Every planned buffer, 64-aligned.
   std::vector<dnnl::memory> owned;            ///< Weights made at init (reordered, folded), in init_memory.
   std::vector<int32_t> inputs, outputs;       ///< Slot indices, signature order.
-  std::vector<dnnl::memory> staging;          ///< Per input: where a strided input is packed.
+  std::vector<std::byte*> staging;            ///< Per input: where a strided input is packed.
   std::vector<bool> output_bound;             ///< Per output: written in the caller's tensor (else copied after; init decides).
   dnnl::memory scratch;                       ///< Shared by every step (user scratchpad mode).
   std::span<double> profile;                  ///< Per step seconds while profiling.
