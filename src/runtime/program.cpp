@@ -371,8 +371,14 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
                    " [" + u64(all[i - 1].begin) + ", " + u64(all[i - 1].end) + ")");
   }
 
-  // Instructions.
+  // Instructions. Their operands go into one array, reserved first so that
+  // the spans into it stay valid.
   if (const auto* ins = root->instructions()) {
+    size_t operands = 0;
+    for (const fb::Instruction* in : *ins)
+      if (in) operands += (in->inputs() ? in->inputs()->size() : 0) + (in->outputs() ? in->outputs()->size() : 0);
+    operands_.reserve(operands);
+    instructions_.reserve(ins->size());
     for (size_t i = 0; i < ins->size(); ++i) {
       const fb::Instruction* in = ins->Get(static_cast<flatbuffers::uoffset_t>(i));
       const std::string where = "instruction " + u64(i);
@@ -390,17 +396,21 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
         if (!out.kernel) return fail(Error::NotFound, "instruction " + u64(i) + ": operator '" + out.op + "' has no kernel in this runtime");
       }
       const std::string label = where + " (" + (out.is_delegate_call() ? "call_delegate" : out.op) + ")";
+      const size_t first_input = operands_.size();
       if (in->inputs())
         for (int32_t idx : *in->inputs()) {
           EDGEC_TRY(check_slot(idx, label));
-          out.inputs.push_back(idx);
+          operands_.push_back(idx);
         }
+      const size_t first_output = operands_.size();
       if (in->outputs())
         for (int32_t idx : *in->outputs()) {
           EDGEC_TRY(check_slot(idx, label));
           if (slots_[idx].kind != SlotKind::Activation) return bad(label + " writes to a non-activation slot");
-          out.outputs.push_back(idx);
+          operands_.push_back(idx);
         }
+      out.inputs = std::span<const int32_t>(operands_).subspan(first_input, first_output - first_input);
+      out.outputs = std::span<const int32_t>(operands_).subspan(first_output);
       if (in->attrs())
         for (const fb::Attr* a : *in->attrs()) EDGEC_TRY(read_attr(a, label, out.attrs));
       if (in->refusals())

@@ -28,6 +28,12 @@ std::string chain(int64_t links, const std::string& op) {
   return text + "  output(%y)\n}\n";
 }
 
+// Bytes malloc has handed out and not had back, blocks it mapped included.
+size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
 // A compiled program in 64-byte aligned memory, as an mmap would give.
 struct Compiled {
   Compiled(const std::string& text, const std::string& backends) {
@@ -66,16 +72,40 @@ TEST(RuntimeWide, MethodStateGrowsWithTheSlotsNotTheOperands) {
   Compiled c(chain(kLinks, "neg"), "none");
   ASSERT_TRUE(c.program);
   ASSERT_EQ(c.program->instructions().size(), static_cast<size_t>(kLinks));
-  const size_t before = mallinfo2().uordblks;
+  const size_t before = heap_in_use();
   auto m = runtime::Method::create(*c.program);
   ASSERT_TRUE(m.ok()) << error_detail();
-  const size_t grown = mallinfo2().uordblks - before;
+  const size_t grown = heap_in_use() - before;
   // The values and the arena, with room for the allocator's own bytes.
   const size_t need = c.program->slots().size() * sizeof(Tensor) + c.program->arena_size();
   EXPECT_LT(grown, need + need / 4) << "Method::create allocated " << grown << " bytes for " << kLinks
                                      << " instructions";
   // An even number of negations gives x back.
   EXPECT_EQ(run(**m, {1.f, -2.f, 3.5f, 0.f}), (std::vector<float>{1.f, -2.f, 3.5f, 0.f}));
+}
+
+
+// Regression: the loader gave every instruction two vectors of its own for
+// its operands (80 MB for a chain of 10^6); they live in one array of the
+// Program now, so that a loaded instruction costs its struct and its
+// result's slot, with no allocation of its own.
+TEST(RuntimeWide, LoadKeepsOperandsInOneArray) {
+  constexpr int64_t kLinks = 100000;
+  auto p = parse_program(chain(kLinks, "neg"), "wide.ir");
+  compile_program(*p, {}, "none");
+  const std::vector<std::byte> bytes = serialize_program(*p);
+  std::unique_ptr<std::byte[], Compiled::AlignedDelete> data(new (std::align_val_t(64)) std::byte[bytes.size()]);
+  std::memcpy(data.get(), bytes.data(), bytes.size());
+  const size_t before = heap_in_use();
+  auto loaded = runtime::Program::load_from_bytes({data.get(), bytes.size()});
+  ASSERT_TRUE(loaded.ok()) << error_detail();
+  const size_t grown = heap_in_use() - before;
+  const runtime::Program& program = **loaded;
+  ASSERT_EQ(program.instructions().size(), static_cast<size_t>(kLinks));
+  // Per instruction: its struct, its result's slot and that slot's dims
+  // (one small block), with room for the allocator's own bytes.
+  const size_t per = sizeof(runtime::Instruction) + sizeof(runtime::Slot) + 64;
+  EXPECT_LT(grown, per * kLinks) << "the load allocated " << grown / kLinks << " bytes an instruction";
 }
 
 }  // namespace

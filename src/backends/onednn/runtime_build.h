@@ -21,13 +21,18 @@ namespace edgec::runtime::onednn {
 using Args = std::unordered_map<int, dnnl::memory>;
 
 struct Ctx {
+  static int32_t checked(std::span<const int32_t> operands, size_t i) {
+    if (i >= operands.size()) throw std::out_of_range("operand index");
+    return operands[i];
+  }
   Delegate& d;
   const Program& program;
   size_t index;
   const Instruction& in;
   std::string what;
-  int32_t input(size_t i) const { return in.inputs.at(i); }
-  int32_t output(size_t i = 0) const { return in.outputs.at(i); }
+  /// Operand `i`; throws std::out_of_range past the last (init reports it).
+  int32_t input(size_t i) const { return checked(in.inputs, i); }
+  int32_t output(size_t i = 0) const { return checked(in.outputs, i); }
   const std::vector<int64_t>& shape(int32_t slot) const { return d.slots.at(static_cast<size_t>(slot)).shape; }
   bool is_constant(int32_t slot) const {
     const SlotKind k = d.slots.at(static_cast<size_t>(slot)).kind;
