@@ -914,7 +914,8 @@ TEST(Onednn, UnaryChainOnOneDimensionalValues) {
 // thousand live at once: each case runs in a second or two; before its fix
 // it took minutes or failed. The hang guard's limit is far beyond the first
 // and short of the second: timing is not what these check, the values are
-// (computed by hand, never edgec's own).
+// (computed by hand, never edgec's own). They are ISA-independent, so the
+// AVX2 pass (backends.avx2.Onednn.*) does not repeat them.
 
 // Runs `work` on a thread of its own and waits at most `limit` for it: past
 // that the test fails and the binary ends (a stuck thread cannot be stopped).
@@ -1021,7 +1022,7 @@ std::vector<float> iota_values(int64_t n) {
 // delegate (each output's binding looked at every earlier output), and as
 // many reorder primitives, each with a parallel region on two threads
 // (25 s a run). Run 20 times, as a caller runs a handle: output k is x[k].
-TEST(Onednn, SplitIntoManyOutputs) {
+TEST(OnednnWide, SplitIntoManyOutputs) {
   constexpr int64_t kOutputs = 100000;
   std::string sig = "  input user_input %x target = \"x\"\n", results, types, sizes;
   for (int64_t k = 0; k < kOutputs; ++k) {
@@ -1089,7 +1090,7 @@ std::string concat_line(const std::vector<std::string>& operands, int64_t dim, c
 // run into another argument's from the 3073rd on); it is built as several
 // now. 10,000 copies of x: along dim 0 of an f32[2], y[2i + r] = x[r];
 // along dim 1 of an f32[2, 1], y[r][i] = x[r].
-TEST(Onednn, ConcatOfManyCopiesOfOneValue) {
+TEST(OnednnWide, ConcatOfManyCopiesOfOneValue) {
   constexpr int64_t kCopies = 10000;
   const std::vector<float> x{2.5f, -4.f};
   for (const int64_t dim : {0, 1}) {
@@ -1206,7 +1207,7 @@ std::string split_then(int64_t n, const std::string& body) {
 // live together: the pieces of a split, summed one by one (small integers,
 // so the sum is exact), and concatenated in reverse order (which also
 // checks that no two of them share memory).
-TEST(Onednn, ManyValuesLiveAtOnce) {
+TEST(OnednnWide, ManyValuesLiveAtOnce) {
   constexpr int64_t kValues = 30000;
   std::vector<float> x(kValues);
   double sum = 0;
@@ -1242,7 +1243,7 @@ TEST(Onednn, ManyValuesLiveAtOnce) {
 // delegate output (to reorder one its producer left blocked), quadratic in
 // a graph whose many instructions each give an output. 100,000 negations
 // of x, each an output: output k is -x.
-TEST(Onednn, ManyInstructionsEachAnOutput) {
+TEST(OnednnWide, ManyInstructionsEachAnOutput) {
   constexpr int64_t kOutputs = 100000;
   std::string sig = "  input user_input %x target = \"x\"\n", body, results;
   for (int64_t k = 0; k < kOutputs; ++k) {
@@ -1273,7 +1274,7 @@ size_t heap_in_use() {
 // (a kilobyte each), so a concat of 10,000 copies of x took 10 MB of init
 // state for one 4-byte input; consecutive reads of the same view share
 // one now. The heap init takes stays under 400 bytes an operand.
-TEST(Onednn, AnInputReadByManyStepsSharesItsMemoryObject) {
+TEST(OnednnWide, AnInputReadByManyStepsSharesItsMemoryObject) {
   constexpr int64_t kCopies = 10000;
   const std::string text = "program dialect = \"edge\"\nsignature {\n  input user_input %x target = \"x\"\n"
                            "  output user_output %y target = \"y\"\n}\ngraph {\n  %x = placeholder : f32[1]\n" +

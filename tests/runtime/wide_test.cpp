@@ -68,7 +68,7 @@ std::vector<float> run(runtime::Method& m, std::vector<float> x) {
 // for a chain of 100,000 against 15. One pair sized for the widest
 // instruction serves them all (they run one at a time).
 TEST(RuntimeWide, MethodStateGrowsWithTheSlotsNotTheOperands) {
-  constexpr int64_t kLinks = 100000;
+  constexpr int64_t kLinks = 20000;
   Compiled c(chain(kLinks, "neg"), "none");
   ASSERT_TRUE(c.program);
   ASSERT_EQ(c.program->instructions().size(), static_cast<size_t>(kLinks));
@@ -90,7 +90,7 @@ TEST(RuntimeWide, MethodStateGrowsWithTheSlotsNotTheOperands) {
 // Program now, so that a loaded instruction costs its struct and its
 // result's slot, with no allocation of its own.
 TEST(RuntimeWide, LoadKeepsOperandsInOneArray) {
-  constexpr int64_t kLinks = 100000;
+  constexpr int64_t kLinks = 20000;
   auto p = parse_program(chain(kLinks, "neg"), "wide.ir");
   compile_program(*p, {}, "none");
   const std::vector<std::byte> bytes = serialize_program(*p);
