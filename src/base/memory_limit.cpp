@@ -31,9 +31,14 @@ uint64_t memory_limit() {
   // An explicit limit wins (EDGEC_MEMORY_LIMIT); otherwise the machine's
   // physical memory: a plan larger than that cannot run here.
   if (const uint64_t v = parse_memory_size(std::getenv("EDGEC_MEMORY_LIMIT")); v > 0) return v;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return UINT64_MAX;
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  // Read once: sysconf(_SC_PHYS_PAGES) is a system call, and folding or
+  // importing checks a size per tensor.
+  static const uint64_t physical = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return UINT64_MAX;
+    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  }();
+  return physical;
 }
 
 }  // namespace edgec

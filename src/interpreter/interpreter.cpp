@@ -32,15 +32,16 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
 
   // Size each output by the shape function on the actual input shapes: exact
   // for ordinary operators, an upper bound for data-dependent ones.
-  std::vector<TensorType> in_types;
+  std::vector<const TensorType*> in_types;
   in_types.reserve(inputs.size());
   for (const TensorData& d : inputs) {
     if (!d.bytes) throw CompileError(node_where(call) + ": an input's data is elided (opaque)");
-    in_types.push_back(d.type);
+    in_types.push_back(&d.type);
   }
   std::vector<TensorType> out_types;
   try {
-    out_types = op->shape(ShapeQuery{op->name, in_types, call.operand_groups(), call.attrs()});
+    out_types = op->shape(ShapeQuery{op->name, TypeList(std::span<const TensorType* const>(in_types)),
+                                     call.operand_groups(), call.attrs()});
   } catch (const CompileError& e) {
     throw CompileError(node_where(call) + ": " + e.what());
   }

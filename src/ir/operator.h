@@ -3,6 +3,8 @@
 // only looks them up, so the verifier and the parser need no op-specific code.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -34,11 +36,58 @@ struct AttrSpec {
   bool required = false;
 };
 
+/// A call's input types, viewed in place: either an array of types or an
+/// array of pointers to them (the types of a node's input values), so that
+/// inferring a node's result types copies none of its input types.
+class TypeList {
+ public:
+  TypeList() = default;
+  TypeList(std::span<const TensorType> types) : types_(types.data()), size_(types.size()) {}
+  TypeList(const std::vector<TensorType>& types) : TypeList(std::span<const TensorType>(types)) {}
+  TypeList(std::span<const TensorType* const> types) : pointers_(types.data()), size_(types.size()) {}
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const TensorType& operator[](size_t i) const { return pointers_ ? *pointers_[i] : types_[i]; }
+  /// The types from `offset` on.
+  TypeList subspan(size_t offset) const {
+    TypeList rest = *this;
+    rest.size_ = offset < size_ ? size_ - offset : 0;
+    if (pointers_) rest.pointers_ += std::min(offset, size_);
+    else rest.types_ += std::min(offset, size_);
+    return rest;
+  }
+
+  class iterator {
+   public:
+    using value_type = TensorType;
+    using difference_type = std::ptrdiff_t;
+    iterator(const TypeList* list, size_t i) : list_(list), i_(i) {}
+    const TensorType& operator*() const { return (*list_)[i_]; }
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const TypeList* list_;
+    size_t i_;
+  };
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, size_); }
+
+ private:
+  const TensorType* types_ = nullptr;
+  const TensorType* const* pointers_ = nullptr;
+  size_t size_ = 0;
+};
+
 /// What a shape function sees: the flat input types (list operands
 /// expanded, absent optionals left out), their grouping, and the attributes.
 struct ShapeQuery {
   std::string_view op;  ///< Base name, for messages.
-  std::span<const TensorType> inputs;
+  TypeList inputs;
   const std::vector<OperandGroup>& groups;
   const Attrs& attrs;
 };
@@ -103,5 +152,9 @@ std::span<const OpInfo* const> all_ops();
 
 /// Runs the row's shape function on a call's current input types.
 std::vector<TensorType> infer_result_types(const OpInfo& op, const Node& call);
+/// The row's shape function on the types of `inputs` (a call about to be
+/// made), without infer_result_types's check that each result's size fits.
+std::vector<TensorType> shape_of_call(const OpInfo& op, std::span<Value* const> inputs,
+                                      const std::vector<OperandGroup>& groups, const Attrs& attrs);
 
 }  // namespace edgec

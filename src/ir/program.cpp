@@ -128,6 +128,7 @@ void Graph::arrived(const Node* node, NodeList::iterator pos) {
 Node* Graph::insert_node(NodeKind kind, NodeList::iterator pos) {
   const auto it = nodes_.emplace(pos, Node::Key(), this, kind);
   it->self_ = it;
+  positions_valid_ = false;
   if (kind == NodeKind::Placeholder) ++num_placeholders_;
   arrived(&*it, pos);
   return &*it;
@@ -207,18 +208,21 @@ void Graph::erase(Node* node) {
   for (const auto& r : node->results_) values_by_name_.erase(r->name());
   leaving(node);
   if (node->is_placeholder()) --num_placeholders_;
+  positions_valid_ = false;
   nodes_.erase(node->self_);
 }
 
 void Graph::move_before(Node* node, Node* before) {
   if (node == before) return;
   leaving(node);
+  positions_valid_ = false;
   nodes_.splice(before->self_, nodes_, node->self_);
   arrived(node, before->self_);
 }
 
 void Graph::move_to_end(Node* node) {
   leaving(node);
+  positions_valid_ = false;
   nodes_.splice(nodes_.end(), nodes_, node->self_);
   arrived(node, nodes_.end());
 }
@@ -228,11 +232,14 @@ Node* Graph::next_node(const Node* node) const {
   return it == nodes_.end() ? nullptr : const_cast<Node*>(&*it);
 }
 
-std::map<const Node*, size_t> Graph::positions() const {
-  std::map<const Node*, size_t> pos;
-  size_t i = 0;
-  for (const Node& n : nodes_) pos[&n] = i++;
-  return pos;
+size_t Graph::position(const Node* node) const {
+  if (!node || node->graph_ != this) return SIZE_MAX;
+  if (!positions_valid_) {
+    size_t i = 0;
+    for (const Node& n : nodes_) n.position_ = i++;
+    positions_valid_ = true;
+  }
+  return node->position_;
 }
 
 const char* input_kind_name(InputKind kind) {

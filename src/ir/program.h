@@ -148,6 +148,7 @@ class Node {
   std::string tag_;
   std::vector<Refusal> refusals_;
   std::list<Node>::iterator self_;
+  mutable size_t position_ = 0;  ///< Valid while the graph's positions are (Graph::position).
 };
 
 /// The description of a call to create (see Graph::create_call).
@@ -199,8 +200,12 @@ class Graph {
   Value* find_value(const std::string& name) const;
   void rename(Value* v, const std::string& new_name);
 
-  /// Position of each node (for ordering checks); recomputed on demand.
-  std::map<const Node*, size_t> positions() const;
+  /// Where `node` stands in this graph's order (0 for the first node), or
+  /// SIZE_MAX when it is not one of this graph's nodes. Positions are
+  /// numbered in one walk when first asked for after an edit, so checking
+  /// the order of every use of a graph is linear (as LLVM orders the
+  /// instructions of a block).
+  size_t position(const Node* node) const;
 
  private:
   // Nodes live in the list itself: walking the graph touches one object
@@ -222,6 +227,7 @@ class Graph {
   std::unordered_map<std::string, Value*> values_by_name_;
   std::unordered_map<std::string, int> name_counters_;
   size_t num_placeholders_ = 0;
+  mutable bool positions_valid_ = false;
 };
 
 enum class InputKind : uint8_t { UserInput, Parameter, Buffer, Constant };

@@ -64,20 +64,29 @@ class Verifier {
     }
     const size_t n = std::min(placeholders.size(), p_.inputs.size());
     // For each input whose target an earlier one already lists, that
-    // earlier one: found by sorting (target, index) pairs once, so there is
-    // no allocation per input.
+    // earlier one: found by sorting (hash of target, index) pairs once and
+    // comparing targets only within a run of equal hashes, so there is no
+    // allocation per input and no string comparison per sorting step.
     std::vector<size_t> earlier(n, SIZE_MAX);
     {
-      std::vector<std::pair<std::string_view, size_t>> targets;
+      std::vector<std::pair<size_t, size_t>> targets;
       targets.reserve(n);
       for (size_t i = 0; i < n; ++i)
         if (p_.inputs[i].kind != InputKind::UserInput && !p_.inputs[i].target.empty() &&
             placeholders[i]->result()->name() == p_.inputs[i].arg)
-          targets.emplace_back(p_.inputs[i].target, i);
+          targets.emplace_back(std::hash<std::string_view>()(p_.inputs[i].target), i);
       std::sort(targets.begin(), targets.end());
-      for (size_t k = 1, first = 0; k < targets.size(); ++k) {
-        if (targets[k].first != targets[first].first) first = k;
-        else earlier[targets[k].second] = targets[first].second;
+      for (size_t run = 0; run < targets.size();) {
+        size_t end = run + 1;
+        while (end < targets.size() && targets[end].first == targets[run].first) ++end;
+        for (size_t k = run + 1; k < end; ++k)
+          for (size_t j = run; j < k; ++j)
+            if (earlier[targets[j].second] == SIZE_MAX &&
+                p_.inputs[targets[j].second].target == p_.inputs[targets[k].second].target) {
+              earlier[targets[k].second] = targets[j].second;
+              break;
+            }
+        run = end;
       }
     }
     for (size_t i = 0; i < n; ++i) {
@@ -120,17 +129,10 @@ class Verifier {
   }
 
   void check_calls() {
-    // Each node's position, looked up by binary search in one sorted
-    // array (no allocation per node): an input whose producer is not
-    // before its reader is used before it is defined (or not in this graph).
-    const auto nodes = p_.graph.nodes();
-    std::vector<std::pair<const Node*, size_t>> position(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) position[i] = {nodes[i], i};
-    std::sort(position.begin(), position.end());
-    auto position_of = [&](const Node* n) -> size_t {
-      auto it = std::lower_bound(position.begin(), position.end(), std::pair<const Node*, size_t>{n, 0});
-      return it != position.end() && it->first == n ? it->second : SIZE_MAX;
-    };
+    // An input whose producer is not before its reader (or not in this
+    // graph) is used before it is defined.
+    const Graph& g = p_.graph;
+    const auto nodes = g.nodes();
     for (size_t at = 0; at < nodes.size(); ++at) {
       const Node* n = nodes[at];
       if (n->is_placeholder()) continue;
@@ -140,7 +142,7 @@ class Verifier {
           error("node " + where_of(n) + " has no value for input " + std::to_string(i));
           continue;
         }
-        if (const size_t def = position_of(v->producer()); def == SIZE_MAX || def >= at)
+        if (const size_t def = g.position(v->producer()); def == SIZE_MAX || def >= at)
           error("node " + where_of(n) + " uses %" + v->name() + " before it is defined");
       }
       if (!n->is_call()) continue;

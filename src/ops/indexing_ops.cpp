@@ -142,7 +142,7 @@ std::vector<TensorType> index_by_mask(const ShapeQuery& q, const TensorType& x, 
 
 // x[i0, i1, ...]: broadcast(index shapes) + x.shape[count:].
 std::vector<TensorType> index_by_integers(const ShapeQuery& q, const TensorType& x,
-                                          std::span<const TensorType> indices) {
+                                          TypeList indices) {
   const int64_t count = static_cast<int64_t>(indices.size());
   if (count > x.rank())
     op_error(q.op, "expected at most " + str(x.rank()) + " indices for " + x.str() + ", got " +
@@ -160,7 +160,7 @@ std::vector<TensorType> index_shape(const ShapeQuery& q) {
     op_error(q.op, "expected an input and at least 1 index, got " + str(static_cast<int64_t>(q.inputs.size())) +
                        " tensor(s)");
   const TensorType& x = q.inputs[0];
-  const std::span<const TensorType> indices = q.inputs.subspan(1);
+  const TypeList indices = q.inputs.subspan(1);
   bool any_mask = false;
   for (size_t j = 0; j < indices.size(); ++j) {
     if (indices[j].dtype == DType::Bool) {

@@ -2,6 +2,8 @@
 // answers lookups by full name (dialect.name.overload) or base name.
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <unordered_map>
 
 #include "ir/diagnostic.h"
 #include "ir/operator.h"
@@ -13,6 +15,12 @@ namespace {
 struct Table {
   std::vector<std::unique_ptr<OpInfo>> rows;
   std::vector<const OpInfo*> sorted;
+  // Every pass looks up every call by name: hashed, not searched. Full
+  // names exist for each dialect the row is allowed in ("aten.add.Tensor",
+  // "edge.add.Tensor"); the views point into full_names.
+  std::vector<std::string> full_names;
+  std::unordered_map<std::string_view, const OpInfo*> by_full_name;
+  std::unordered_map<std::string_view, const OpInfo*> by_name;
 
   Table() {
     for (auto family : {ops::elementwise_rows(), ops::reduction_rows(), ops::linalg_rows(), ops::nn_rows(),
@@ -25,6 +33,14 @@ struct Table {
     for (size_t i = 1; i < sorted.size(); ++i)
       if (sorted[i - 1]->name == sorted[i]->name)
         throw CompileError("operator table: two rows named '" + sorted[i]->name + "'");
+    full_names.reserve(2 * sorted.size());
+    for (const OpInfo* op : sorted)
+      for (std::string_view dialect : {kAtenDialect, kEdgeDialect}) full_names.push_back(op->full_name(dialect));
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      by_name.emplace(sorted[i]->name, sorted[i]);
+      by_full_name.emplace(full_names[2 * i], sorted[i]);
+      by_full_name.emplace(full_names[2 * i + 1], sorted[i]);
+    }
   }
 };
 
@@ -48,23 +64,15 @@ std::optional<OpName> split_op_name(std::string_view full_name) {
 }
 
 const OpInfo* find_op_by_name(std::string_view base_name) {
-  const auto& sorted = table().sorted;
-  auto it = std::lower_bound(sorted.begin(), sorted.end(), base_name,
-                             [](const OpInfo* op, std::string_view n) { return op->name < n; });
-  return (it != sorted.end() && (*it)->name == base_name) ? *it : nullptr;
+  const auto& by_name = table().by_name;
+  auto it = by_name.find(base_name);
+  return it == by_name.end() ? nullptr : it->second;
 }
 
 const OpInfo* find_op(std::string_view full_name) {
-  // Views, not split_op_name's strings: every pass looks up every call.
-  const size_t first = full_name.find('.');
-  const size_t last = full_name.rfind('.');
-  if (first == std::string_view::npos || first == last || first == 0 || last + 1 == full_name.size() ||
-      last == first + 1)
-    return nullptr;
-  if (!is_known_dialect(full_name.substr(0, first))) return nullptr;
-  const OpInfo* op = find_op_by_name(full_name.substr(first + 1, last - first - 1));
-  if (!op || op->overload != full_name.substr(last + 1)) return nullptr;
-  return op;
+  const auto& by_full_name = table().by_full_name;
+  auto it = by_full_name.find(full_name);
+  return it == by_full_name.end() ? nullptr : it->second;
 }
 
 bool is_known_dialect(std::string_view dialect) {
@@ -78,12 +86,24 @@ bool dialect_allows(std::string_view dialect, const OpInfo& op, std::string_view
 
 std::span<const OpInfo* const> all_ops() { return table().sorted; }
 
+std::vector<TensorType> shape_of_call(const OpInfo& op, std::span<Value* const> inputs,
+                                      const std::vector<OperandGroup>& groups, const Attrs& attrs) {
+  // Pointers to the inputs' types, on the stack for the usual few inputs
+  // (a concat may have 10^5).
+  constexpr size_t kInline = 8;
+  const TensorType* inline_types[kInline];
+  std::vector<const TensorType*> many;
+  const TensorType** types = inline_types;
+  if (inputs.size() > kInline) {
+    many.resize(inputs.size());
+    types = many.data();
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) types[i] = &inputs[i]->type();
+  return op.shape(ShapeQuery{op.name, TypeList(std::span<const TensorType* const>(types, inputs.size())), groups, attrs});
+}
+
 std::vector<TensorType> infer_result_types(const OpInfo& op, const Node& call) {
-  std::vector<TensorType> types;
-  types.reserve(call.inputs().size());
-  for (const Value* v : call.inputs()) types.push_back(v->type());
-  ShapeQuery q{op.name, types, call.operand_groups(), call.attrs()};
-  std::vector<TensorType> results = op.shape(q);
+  std::vector<TensorType> results = shape_of_call(op, call.inputs(), call.operand_groups(), call.attrs());
   // Whatever an operator's sizes come from (attributes, input shapes), a
   // result whose bytes do not fit in int64 would wrap every size computed
   // from it later.

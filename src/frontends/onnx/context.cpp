@@ -74,14 +74,12 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
   const OpInfo* row = find_op_by_name(op);
   if (!row) internal_error("no operator '" + op + "' in the operator table");
   if (groups.empty()) groups.assign(inputs.size(), OperandGroup{});
-  std::vector<TensorType> in_types;
-  for (const Value* v : inputs) in_types.push_back(v->type());
   CallSpec spec;
   spec.op = row->full_name(kAtenDialect);
+  spec.result_types = shape_of_call(*row, inputs, groups, attrs);
   spec.inputs = inputs;
-  spec.groups = groups;
+  spec.groups = std::move(groups);
   spec.attrs = attrs;
-  spec.result_types = row->shape(ShapeQuery{row->name, in_types, groups, attrs});
   for (size_t i = 0; i < spec.result_types.size(); ++i)
     spec.result_names.push_back(i == 0 ? hint : hint + "_" + std::to_string(i));
   Node* call = program_.graph.create_call(std::move(spec));
