@@ -1,5 +1,6 @@
 // Textual IR printer. Canonical by construction: one space after commas,
 // stores sorted by target, floats in their shortest round-tripping form.
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -87,8 +88,14 @@ void print_store(std::string& out, const char* name, const Store& store, const P
   out += "\n";
   out += name;
   out += " {\n";
-  for (const auto& [target, data] : store)
-    out += "  " + quote(target) + " = " + data_str(data, options) + " : " + data.type.str() + "\n";
+  // In target order, so that printing the same program twice gives the
+  // same text (a Store is a hash map).
+  std::vector<const Store::value_type*> entries;
+  entries.reserve(store.size());
+  for (const auto& entry : store) entries.push_back(&entry);
+  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : entries)
+    out += "  " + quote(entry->first) + " = " + data_str(entry->second, options) + " : " + entry->second.type.str() + "\n";
   out += "}\n";
 }
 

@@ -261,7 +261,9 @@ struct TensorData {
   std::shared_ptr<const std::vector<std::byte>> bytes;  ///< Null when elided in text.
 };
 
-using Store = std::map<std::string, TensorData>;
+/// Stored tensors by target. A hash map: every pass and the verifier look
+/// targets up, and code that needs an order (the printer) sorts.
+using Store = std::unordered_map<std::string, TensorData>;
 
 /// Where memory_plan placed one activation: [offset, offset + size) of the
 /// arena. Values with overlapping lifetimes never overlap in the arena.
