@@ -88,7 +88,7 @@ class TypeList {
 struct ShapeQuery {
   std::string_view op;  ///< Base name, for messages.
   TypeList inputs;
-  const std::vector<OperandGroup>& groups;
+  std::span<const OperandGroup> groups;
   const Attrs& attrs;
 };
 
@@ -155,6 +155,6 @@ std::vector<TensorType> infer_result_types(const OpInfo& op, const Node& call);
 /// The row's shape function on the types of `inputs` (a call about to be
 /// made), without infer_result_types's check that each result's size fits.
 std::vector<TensorType> shape_of_call(const OpInfo& op, std::span<Value* const> inputs,
-                                      const std::vector<OperandGroup>& groups, const Attrs& attrs);
+                                      std::span<const OperandGroup> groups, const Attrs& attrs);
 
 }  // namespace edgec

@@ -23,12 +23,15 @@ void Value::remove_use(Use u) {
 void Value::replace_all_uses_with(Value* other) {
   if (other == this) return;
   // set_input edits uses_, so walk a copy.
-  const std::vector<Use> uses = uses_;
+  const std::vector<Use> uses(uses_.begin(), uses_.end());
   for (const Use& u : uses) u.user->set_input(static_cast<size_t>(u.input_index), other);
 }
 
 void Node::set_input(size_t i, Value* v) {
-  Value* old = inputs_.at(i);
+  if (i >= inputs_.size())
+    throw CompileError("internal error: input " + std::to_string(i) + " of a node with " +
+                       std::to_string(inputs_.size()) + " inputs");
+  Value* old = inputs_[i];
   if (old == v) return;
   const Use use{this, static_cast<int>(i)};
   if (old) old->remove_use(use);
@@ -166,7 +169,7 @@ Node* Graph::create_call(CallSpec spec, Node* before) {
   }
   std::vector<OperandGroup> groups = checked_groups(spec);
   Node* n = insert_node(NodeKind::Call, pos);
-  n->groups_ = std::move(groups);
+  n->groups_.assign(groups.begin(), groups.end());
   n->op_ = spec.op;
   n->attrs_ = std::move(spec.attrs);
   n->inputs_.assign(spec.inputs.size(), nullptr);

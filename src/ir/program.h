@@ -13,12 +13,14 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "base/attrs.h"
+#include "base/small_vector.h"
 #include "ir/types.h"
 
 namespace edgec {
@@ -54,7 +56,7 @@ class Value {
   Node* producer() const { return producer_; }
   int result_index() const { return result_index_; }
   /// Every (node, input index) that reads this value, in no particular order.
-  const std::vector<Use>& uses() const { return uses_; }
+  std::span<const Use> uses() const { return uses_; }
   bool has_uses() const { return !uses_.empty(); }
 
   /// Makes every reader of this value read `other` instead.
@@ -75,7 +77,7 @@ class Value {
   int result_index_;
   std::string name_;
   TensorType type_;
-  std::vector<Use> uses_;
+  SmallVector<Use, 2> uses_;
 };
 
 enum class NodeKind : uint8_t { Placeholder, Call, Output };
@@ -101,9 +103,12 @@ class Node {
   void set_op(std::string op) { op_ = std::move(op); }
 
   std::span<Value* const> inputs() const { return inputs_; }
-  Value* input(size_t i) const { return inputs_.at(i); }
+  Value* input(size_t i) const {
+    if (i >= inputs_.size()) throw std::out_of_range("Node::input: no input " + std::to_string(i));
+    return inputs_[i];
+  }
   void set_input(size_t i, Value* v);
-  const std::vector<OperandGroup>& operand_groups() const { return groups_; }
+  std::span<const OperandGroup> operand_groups() const { return groups_; }
 
   const Attrs& attrs() const { return attrs_; }
   Attrs& attrs() { return attrs_; }
@@ -140,9 +145,10 @@ class Node {
   Graph* graph_;
   NodeKind kind_;
   std::string op_;
-  std::vector<Value*> inputs_;
-  std::vector<uint32_t> use_slots_;  ///< Per input: where its use sits in the input's uses().
-  std::vector<OperandGroup> groups_;
+  // Inline for the usual few inputs: a node of a large graph is one block.
+  SmallVector<Value*, 3> inputs_;
+  SmallVector<uint32_t, 3> use_slots_;  ///< Per input: where its use sits in the input's uses().
+  SmallVector<OperandGroup, 3> groups_;
   Attrs attrs_;
   std::vector<std::unique_ptr<Value>> results_;
   std::string tag_;

@@ -96,7 +96,7 @@ class Lowering {
       const InputSpec& spec = spec_of_.at(ph);
       if (!is_constant_like(spec, mutated_)) continue;
       Value* v = ph->result();
-      std::vector<Use> uses = v->uses();
+      std::vector<Use> uses(v->uses().begin(), v->uses().end());
       if (uses.empty()) continue;
       std::sort(uses.begin(), uses.end(), [&](const Use& a, const Use& b) {
         const size_t pa = position(a.user), pb = position(b.user);
@@ -170,7 +170,7 @@ class Lowering {
       CallSpec spec;
       spec.op = m->op();
       for (Value* v : m->inputs()) spec.inputs.push_back(map_input(v));
-      spec.groups = m->operand_groups();
+      spec.groups.assign(m->operand_groups().begin(), m->operand_groups().end());
       spec.attrs = m->attrs();
       for (size_t r = 0; r < m->num_results(); ++r) {
         spec.result_types.push_back(m->result(r)->type());

@@ -87,7 +87,7 @@ bool dialect_allows(std::string_view dialect, const OpInfo& op, std::string_view
 std::span<const OpInfo* const> all_ops() { return table().sorted; }
 
 std::vector<TensorType> shape_of_call(const OpInfo& op, std::span<Value* const> inputs,
-                                      const std::vector<OperandGroup>& groups, const Attrs& attrs) {
+                                      std::span<const OperandGroup> groups, const Attrs& attrs) {
   // Pointers to the inputs' types, on the stack for the usual few inputs
   // (a concat may have 10^5).
   constexpr size_t kInline = 8;

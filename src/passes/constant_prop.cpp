@@ -58,7 +58,7 @@ class EqualContents {
 // Points every reader of `from` that `keep` accepts at `to`.
 template <typename Keep>
 void redirect_uses(Value* from, Value* to, Keep keep) {
-  const std::vector<Use> uses = from->uses();
+  const std::vector<Use> uses(from->uses().begin(), from->uses().end());
   for (const Use& u : uses)
     if (keep(u.user)) u.user->set_input(static_cast<size_t>(u.input_index), to);
 }

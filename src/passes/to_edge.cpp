@@ -13,7 +13,7 @@ namespace {
 // result (read off the first use, which the decomposition rewired).
 std::vector<Value*> decompose(Graph& graph, const OpInfo& op, Node* n, const std::string& dialect) {
   std::vector<std::vector<Use>> before;
-  for (size_t i = 0; i < n->num_results(); ++i) before.push_back(n->result(i)->uses());
+  for (size_t i = 0; i < n->num_results(); ++i) before.emplace_back(n->result(i)->uses().begin(), n->result(i)->uses().end());
   op.decompose(graph, n, dialect);
   std::vector<Value*> replacements;
   for (size_t i = 0; i < n->num_results(); ++i) {

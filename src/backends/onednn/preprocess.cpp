@@ -105,7 +105,7 @@ void OnednnCompiler::prepare_constants(Program& delegate, const std::set<std::st
     // as its weights, all in the same layout: the plain bytes go unread.
     const auto& convs = found->second;
     runtime::onednn::ChosenWeights& first = *convs.begin()->second;
-    const std::vector<Use>& uses = placeholders[i]->result()->uses();
+    const std::span<const Use> uses = placeholders[i]->result()->uses();
     bool all = !uses.empty();
     for (const Use& u : uses) {
       auto at = instruction_of.find(u.user);
