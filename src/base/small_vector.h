@@ -9,13 +9,16 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <new>
 #include <span>
+#include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 namespace edgec {
 
@@ -31,6 +34,11 @@ class SmallVector {
 
   SmallVector() = default;
   SmallVector(std::initializer_list<T> items) { append(items.begin(), items.end()); }
+  template <typename It, typename = decltype(*std::declval<It&>()), typename = decltype(++std::declval<It&>())>
+  SmallVector(It first, It last) {
+    append(first, last);
+  }
+  explicit SmallVector(size_t n, const T& fill = T()) { resize(n, fill); }
   SmallVector(const SmallVector& o) { append(o.begin(), o.end()); }
   SmallVector(SmallVector&& o) noexcept { take(o); }
   SmallVector& operator=(const SmallVector& o) {
@@ -67,17 +75,18 @@ class SmallVector {
 
   void reserve(size_t n) {
     if (n <= capacity_) return;
+    if (n > UINT32_MAX) throw std::length_error("SmallVector: more than 2^32 elements");
     T* grown = static_cast<T*>(std::malloc(n * sizeof(T)));
     if (!grown) throw std::bad_alloc();
     if (size_) std::memcpy(static_cast<void*>(grown), data_, size_ * sizeof(T));
     if (data_ != inline_data()) std::free(data_);
     data_ = grown;
-    capacity_ = n;
+    capacity_ = static_cast<uint32_t>(n);
   }
   void push_back(const T& v) {
     if (size_ == capacity_) {
       const T copy = v;  // `v` may live in this vector
-      reserve(capacity_ * 2);
+      reserve(size_t{capacity_} * 2);
       data_[size_++] = copy;
       return;
     }
@@ -88,7 +97,7 @@ class SmallVector {
   void resize(size_t n, const T& fill = T()) {
     reserve(n);
     for (size_t i = size_; i < n; ++i) data_[i] = fill;
-    size_ = n;
+    size_ = static_cast<uint32_t>(n);
   }
   void assign(size_t n, const T& fill) {
     size_ = 0;
@@ -99,6 +108,45 @@ class SmallVector {
     size_ = 0;
     append(first, last);
   }
+  template <typename... Args>
+  T& emplace_back(Args&&... args) {
+    push_back(T{std::forward<Args>(args)...});
+    return back();
+  }
+  T& front() { return data_[0]; }
+  const T& front() const { return data_[0]; }
+  std::reverse_iterator<T*> rbegin() { return std::reverse_iterator<T*>(end()); }
+  std::reverse_iterator<T*> rend() { return std::reverse_iterator<T*>(begin()); }
+  std::reverse_iterator<const T*> rbegin() const { return std::reverse_iterator<const T*>(end()); }
+  std::reverse_iterator<const T*> rend() const { return std::reverse_iterator<const T*>(begin()); }
+  const T* cbegin() const { return begin(); }
+  const T* cend() const { return end(); }
+
+  /// Inserts `v` before `pos`; returns where it now is.
+  T* insert(const T* pos, const T& v) { return insert(pos, &v, &v + 1); }
+  /// Inserts [first, last) before `pos` (the range may not alias this vector).
+  template <typename It>
+  T* insert(const T* pos, It first, It last) {
+    const size_t at = static_cast<size_t>(pos - data_);
+    const size_t count = static_cast<size_t>(std::distance(first, last));
+    if (count == 0) return data_ + at;
+    SmallVector copy;  // the range may come from this vector
+    copy.append(first, last);
+    reserve(std::max<size_t>(size_ + count, size_t{capacity_} * 2));
+    std::memmove(static_cast<void*>(data_ + at + count), data_ + at, (size_ - at) * sizeof(T));
+    std::memcpy(static_cast<void*>(data_ + at), copy.data_, count * sizeof(T));
+    size_ += static_cast<uint32_t>(count);
+    return data_ + at;
+  }
+  T* erase(const T* pos) { return erase(pos, pos + 1); }
+  T* erase(const T* first, const T* last) {
+    const size_t at = static_cast<size_t>(first - data_);
+    const size_t count = static_cast<size_t>(last - first);
+    std::memmove(static_cast<void*>(data_ + at), data_ + at + count, (size_ - at - count) * sizeof(T));
+    size_ -= static_cast<uint32_t>(count);
+    return data_ + at;
+  }
+
   bool operator==(const SmallVector& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
 
  private:
@@ -130,8 +178,8 @@ class SmallVector {
   }
 
   T* data_ = inline_data();
-  size_t size_ = 0;
-  size_t capacity_ = N;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = N;
   alignas(T) unsigned char inline_[N * sizeof(T)];
 };
 

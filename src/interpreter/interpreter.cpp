@@ -98,9 +98,9 @@ std::string check_against_type(const TensorType& declared, DType dtype, std::spa
     if (auto ub = d.upper_bound(); ub && s > *ub)
       return "expected " + declared.str() + ", got " + got + " (dim " + std::to_string(i) + " exceeds its bound " + std::to_string(*ub) + ")";
     if (d.kind == Dim::Kind::Symbolic) {
-      auto [it, inserted] = symbols.emplace(d.symbol, s);
+      auto [it, inserted] = symbols.emplace(d.symbol.str(), s);
       if (!inserted && it->second != s)
-        return "expected " + declared.str() + ", got " + got + " (symbol '" + d.symbol + "' is " +
+        return "expected " + declared.str() + ", got " + got + " (symbol '" + d.symbol.str() + "' is " +
                std::to_string(it->second) + " elsewhere)";
     }
   }

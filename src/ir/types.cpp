@@ -1,11 +1,60 @@
 #include "ir/types.h"
 
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
 namespace edgec {
+
+namespace {
+
+// Interned names by index, in chunks that never move: a reader indexes
+// without a lock while another thread interns.
+class SymbolTable {
+ public:
+  static SymbolTable& get() {
+    static SymbolTable* table = new SymbolTable();  // never destroyed: symbols outlive statics
+    return *table;
+  }
+  uint32_t intern(std::string_view name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;
+    const uint32_t id = count_.load(std::memory_order_relaxed);
+    if (id >= kChunkSize * kMaxChunks) throw std::length_error("too many distinct symbolic dim names");
+    auto& chunk = chunks_[id / kChunkSize];
+    if (!chunk.load(std::memory_order_relaxed)) chunk.store(new std::string[kChunkSize], std::memory_order_release);
+    std::string& slot = chunk.load(std::memory_order_relaxed)[id % kChunkSize];
+    slot = std::string(name);
+    ids_.emplace(std::string_view(slot), id);
+    count_.store(id + 1, std::memory_order_release);
+    return id;
+  }
+  const std::string& name(uint32_t id) const {
+    return chunks_[id / kChunkSize].load(std::memory_order_acquire)[id % kChunkSize];
+  }
+
+ private:
+  static constexpr uint32_t kChunkSize = 4096, kMaxChunks = 4096;
+  SymbolTable() { intern({}); }  // id 0: the empty name
+  std::mutex mutex_;
+  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::atomic<uint32_t> count_{0};
+  std::unique_ptr<std::atomic<std::string*>[]> chunks_{new std::atomic<std::string*>[kMaxChunks]()};
+};
+
+}  // namespace
+
+Symbol::Symbol(std::string_view name) : id_(name.empty() ? 0 : SymbolTable::get().intern(name)) {}
+
+const std::string& Symbol::str() const { return SymbolTable::get().name(id_); }
 
 std::string Dim::str() const {
   switch (kind) {
     case Kind::Static: return std::to_string(value);
-    case Kind::Symbolic: return value < 0 ? symbol : symbol + "<=" + std::to_string(value);
+    case Kind::Symbolic: return value < 0 ? symbol.str() : symbol.str() + "<=" + std::to_string(value);
     case Kind::Dynamic: return "?<=" + std::to_string(value);
   }
   return "?";

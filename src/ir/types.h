@@ -6,25 +6,52 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/dtype.h"
+#include "base/small_vector.h"
 
 namespace edgec {
 
+/// A symbolic dim's name, interned: one string per distinct name for the
+/// whole process, named by a 32-bit index, so that a Dim is 16 bytes, copied
+/// without allocating, and two symbols compare by index. Interned names are
+/// never freed (a program has a handful; a model naming a million dims
+/// keeps their text).
+class Symbol {
+ public:
+  Symbol() = default;
+  Symbol(std::string_view name);  // NOLINT: a name is a symbol
+  Symbol(const std::string& name) : Symbol(std::string_view(name)) {}
+  Symbol(const char* name) : Symbol(std::string_view(name)) {}
+
+  const std::string& str() const;
+  operator const std::string&() const { return str(); }  // NOLINT
+  bool empty() const { return id_ == 0; }
+  bool operator==(const Symbol& o) const { return id_ == o.id_; }
+  bool operator==(std::string_view o) const { return str() == o; }
+
+ private:
+  uint32_t id_ = 0;  ///< 0: the empty name.
+};
+
+inline std::string operator+(const Symbol& a, const std::string& b) { return a.str() + b; }
+inline std::string operator+(const std::string& a, const Symbol& b) { return a + b.str(); }
+inline std::string operator+(const Symbol& a, const char* b) { return a.str() + b; }
+inline std::string operator+(const char* a, const Symbol& b) { return a + b.str(); }
+
 struct Dim {
   enum class Kind : uint8_t { Static, Symbolic, Dynamic };
-  Kind kind = Kind::Static;
   /// Static: the size. Symbolic: the upper bound, or -1 if unbounded.
   /// Dynamic: the upper bound (always known).
   int64_t value = 0;
-  std::string symbol;  ///< Symbolic only.
+  Symbol symbol;  ///< Symbolic only.
+  Kind kind = Kind::Static;
 
-  static Dim fixed(int64_t size) { return Dim{Kind::Static, size, {}}; }
-  static Dim symbolic(std::string name, int64_t upper_bound = -1) {
-    return Dim{Kind::Symbolic, upper_bound, std::move(name)};
-  }
-  static Dim dynamic(int64_t upper_bound) { return Dim{Kind::Dynamic, upper_bound, {}}; }
+  static Dim fixed(int64_t size) { return Dim{size, {}, Kind::Static}; }
+  static Dim symbolic(Symbol name, int64_t upper_bound = -1) { return Dim{upper_bound, name, Kind::Symbolic}; }
+  static Dim dynamic(int64_t upper_bound) { return Dim{upper_bound, {}, Kind::Dynamic}; }
 
   bool is_static() const { return kind == Kind::Static; }
   /// The most elements this dimension can have, or nullopt if unbounded.
@@ -37,12 +64,17 @@ struct Dim {
   std::string str() const;
 };
 
+static_assert(sizeof(Dim) == 16, "a Dim is two words");
+
+/// A type's dims: inline up to rank 4 (a type is copied without allocating).
+using Dims = SmallVector<Dim, 4>;
+
 struct TensorType {
   DType dtype = DType::Float32;
-  std::vector<Dim> dims;
+  Dims dims;
 
   TensorType() = default;
-  TensorType(DType d, std::vector<Dim> ds) : dtype(d), dims(std::move(ds)) {}
+  TensorType(DType d, Dims ds) : dtype(d), dims(std::move(ds)) {}
   static TensorType of(DType d, const std::vector<int64_t>& shape);
 
   int rank() const { return static_cast<int>(dims.size()); }

@@ -104,7 +104,7 @@ std::vector<TensorType> full_shape(const ShapeQuery& q) {
   if (static_cast<int64_t>(shape->size()) > kMaxRank)
     op_error(q.op, "expected a shape of rank at most " + str(kMaxRank) + ", got rank " +
                        str(static_cast<int64_t>(shape->size())));
-  std::vector<Dim> dims;
+  Dims dims;
   for (int64_t s : *shape) {
     if (s < 0) {
       std::string list = "[";

@@ -63,7 +63,7 @@ void check_not_empty_dim(const ShapeQuery& q, const TensorType& x, int dim, cons
 /// of a mask whose dims are `dims` (each dim bounded by the tighter of
 /// `dims[i]` and `also[i]`, which may be shorter or empty). Unbounded masks
 /// give a symbol named after their dims.
-Dim nonzero_count(const std::vector<Dim>& dims, const std::vector<Dim>& also) {
+Dim nonzero_count(const Dims& dims, const Dims& also) {
   std::optional<int64_t> bound = 1;
   std::string name;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -75,7 +75,7 @@ Dim nonzero_count(const std::vector<Dim>& dims, const std::vector<Dim>& also) {
     if (!dims[i].is_static()) {
       const Dim& named = dims[i].kind == Dim::Kind::Symbolic || i >= also.size() ? dims[i] : also[i];
       if (!name.empty()) name += "_x_";
-      name += named.kind == Dim::Kind::Symbolic ? named.symbol : "dyn";
+      name += named.kind == Dim::Kind::Symbolic ? named.symbol.str() : "dyn";
     }
     if (!bound || !ub || __builtin_mul_overflow(*bound, *ub, &*bound)) bound.reset();
   }
@@ -95,7 +95,7 @@ std::vector<TensorType> take_shape(const ShapeQuery& q) {
   const int dim = wrap_dim(q, int_attr_or(q, "dim", 0), x.rank());
   check_rank_fits(q, x.rank() - 1 + index.rank());
   check_not_empty_dim(q, x, dim, index);
-  std::vector<Dim> out(x.dims.begin(), x.dims.begin() + dim);
+  Dims out(x.dims.begin(), x.dims.begin() + dim);
   out.insert(out.end(), index.dims.begin(), index.dims.end());
   out.insert(out.end(), x.dims.begin() + dim + 1, x.dims.end());
   return {TensorType(x.dtype, std::move(out))};
@@ -135,7 +135,7 @@ std::vector<TensorType> index_by_mask(const ShapeQuery& q, const TensorType& x, 
   if (!matches)
     op_error(q.op, "expected a bool mask matching the leading dims of " + x.str() + ", got " + mask.str());
   check_rank_fits(q, 1 + x.rank() - mask.rank());
-  std::vector<Dim> out = {nonzero_count(mask.dims, x.dims)};
+  Dims out = {nonzero_count(mask.dims, x.dims)};
   out.insert(out.end(), x.dims.begin() + mask.rank(), x.dims.end());
   return {TensorType(x.dtype, std::move(out))};
 }
@@ -147,7 +147,7 @@ std::vector<TensorType> index_by_integers(const ShapeQuery& q, const TensorType&
   if (count > x.rank())
     op_error(q.op, "expected at most " + str(x.rank()) + " indices for " + x.str() + ", got " +
                        str(count));
-  std::vector<Dim> shape;
+  Dims shape;
   for (const TensorType& t : indices) shape = broadcast_dims(q, shape, t.dims);
   check_rank_fits(q, static_cast<int64_t>(shape.size()) + x.rank() - count);
   for (int j = 0; j < count; ++j) check_not_empty_dim(q, x, j, indices[j]);

@@ -23,9 +23,9 @@ std::vector<TensorType> matmul_types(const ShapeQuery& q, const TensorType& a, c
   const Dim& k_b = b_vec ? b.dims[0] : b.dims[b.rank() - 2];
   if (dims_conflict(k_a, k_b))
     op_error(q.op, "inner dimensions differ: " + a.str() + " @ " + b.str() + " (" + k_a.str() + " vs " + k_b.str() + ")");
-  std::vector<Dim> batch_a(a.dims.begin(), a.dims.end() - (a_vec ? 1 : 2));
-  std::vector<Dim> batch_b(b.dims.begin(), b.dims.end() - (b_vec ? 1 : 2));
-  std::vector<Dim> out = broadcast_dims(q, batch_a, batch_b);
+  Dims batch_a(a.dims.begin(), a.dims.end() - (a_vec ? 1 : 2));
+  Dims batch_b(b.dims.begin(), b.dims.end() - (b_vec ? 1 : 2));
+  Dims out = broadcast_dims(q, batch_a, batch_b);
   if (!a_vec) out.push_back(a.dims[a.rank() - 2]);
   if (!b_vec) out.push_back(b.dims.back());
   return {TensorType(a.dtype, out)};

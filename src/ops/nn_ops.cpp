@@ -183,13 +183,13 @@ Dim spatial_dim(const Dim& in, const AxisFormula& f, Invalid invalid) {
     if (*bound < 1) invalid(*ub);
   }
   if (in.kind == Dim::Kind::Dynamic) return Dim::dynamic(*bound);
-  std::string name = in.symbol + "_" + f.tag;
+  std::string name = in.symbol.str() + "_" + f.tag;
   if (f.stride == 1) {
     // Affine with slope 1: read the offset off a size every window fits.
     constexpr int64_t kProbe = int64_t{1} << 40;
     const int64_t offset = f.at(kProbe) - kProbe;
     if (offset == 0) return in;
-    name = in.symbol + (offset > 0 ? "_plus_" : "_minus_") + num(offset > 0 ? offset : -offset);
+    name = in.symbol.str() + (offset > 0 ? "_plus_" : "_minus_") + num(offset > 0 ? offset : -offset);
   }
   return Dim::symbolic(name, bound ? *bound : -1);
 }
@@ -239,7 +239,7 @@ void check_bias(const ShapeQuery& q, const Dim& cout) {
 
 /// A name part for a dim in a derived symbol.
 std::string dim_part(const Dim& d) {
-  return d.kind == Dim::Kind::Symbolic ? d.symbol : d.is_static() ? num(d.value) : "dyn";
+  return d.kind == Dim::Kind::Symbolic ? d.symbol.str() : d.is_static() ? num(d.value) : "dyn";
 }
 
 /// The spatial result dim for a kernel size that is not static (weights are
@@ -308,7 +308,7 @@ std::vector<TensorType> conv_transpose_shape(const ShapeQuery& q) {
     cout = Dim::dynamic(cog.value * ca.groups);
   } else {
     auto ub = cog.upper_bound();
-    cout = Dim::symbolic(cog.symbol + "_times_" + num(ca.groups), ub ? *ub * ca.groups : -1);
+    cout = Dim::symbolic(cog.symbol.str() + "_times_" + num(ca.groups), ub ? *ub * ca.groups : -1);
   }
   check_bias(q, cout);
   for (size_t i = 0; i < ca.nd; ++i) {

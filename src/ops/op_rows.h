@@ -36,8 +36,8 @@ int64_t normalize_dim(const ShapeQuery& q, int64_t dim, int64_t rank);
 
 /// numpy broadcasting of two shapes; symbolic dims broadcast against 1 and
 /// are assumed equal to a static non-1 size they meet.
-std::vector<Dim> broadcast_dims(const ShapeQuery& q, const std::vector<Dim>& a,
-                                const std::vector<Dim>& b);
+Dims broadcast_dims(const ShapeQuery& q, const Dims& a,
+                                const Dims& b);
 
 /// The sum of two dims (concat): static if both are.
 Dim add_dims(const Dim& a, const Dim& b);

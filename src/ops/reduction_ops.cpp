@@ -14,8 +14,8 @@ constexpr std::initializer_list<DType> kExtremumTypes = {DType::Float32, DType::
 constexpr std::initializer_list<DType> kArgTypes = {DType::Float32, DType::Float16, DType::Int64,
                                                     DType::Int32,   DType::Int8,    DType::UInt8, DType::Bool};
 
-std::vector<Dim> reduced_dims(const ShapeQuery& q, const TensorType& x, std::set<int64_t> dims, bool keepdim) {
-  std::vector<Dim> out;
+Dims reduced_dims(const ShapeQuery& q, const TensorType& x, std::set<int64_t> dims, bool keepdim) {
+  Dims out;
   for (int64_t d = 0; d < x.rank(); ++d) {
     if (!dims.count(d)) {
       out.push_back(x.dims[d]);

@@ -50,17 +50,17 @@ int64_t normalize_dim(const ShapeQuery& q, int64_t dim, int64_t rank) {
 }
 
 namespace {
-std::string dims_str(const std::vector<Dim>& dims) {
+std::string dims_str(const Dims& dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + dims[i].str();
   return s + "]";
 }
 }  // namespace
 
-std::vector<Dim> broadcast_dims(const ShapeQuery& q, const std::vector<Dim>& a,
-                                const std::vector<Dim>& b) {
+Dims broadcast_dims(const ShapeQuery& q, const Dims& a,
+                                const Dims& b) {
   const size_t rank = std::max(a.size(), b.size());
-  std::vector<Dim> out(rank);
+  Dims out(rank);
   for (size_t i = 0; i < rank; ++i) {
     const Dim* da = i < rank - a.size() ? nullptr : &a[i - (rank - a.size())];
     const Dim* db = i < rank - b.size() ? nullptr : &b[i - (rank - b.size())];
@@ -89,7 +89,7 @@ Dim add_dims(const Dim& a, const Dim& b) {
   // An unbounded sum has no name of its own; name it after its parts so that
   // equal sums compare equal.
   auto part = [](const Dim& d) {
-    return d.kind == Dim::Kind::Symbolic ? d.symbol : d.kind == Dim::Kind::Static ? std::to_string(d.value) : "dyn";
+    return d.kind == Dim::Kind::Symbolic ? d.symbol.str() : d.kind == Dim::Kind::Static ? std::to_string(d.value) : "dyn";
   };
   return Dim::symbolic(part(a) + "_plus_" + part(b), -1);
 }

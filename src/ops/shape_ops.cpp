@@ -122,7 +122,7 @@ void check_rank_fits(const ShapeQuery& q, int64_t rank) {
 bool is_static_size(const Dim& d, int64_t size) { return d.is_static() && d.value == size; }
 
 /// What a derived name calls a non-static dim.
-std::string dim_name(const Dim& d) { return d.kind == Dim::Kind::Symbolic ? d.symbol : "dyn"; }
+std::string dim_name(const Dim& d) { return d.kind == Dim::Kind::Symbolic ? d.symbol.str() : "dyn"; }
 
 /// |v| in decimal, INT64_MIN included.
 std::string abs_str(int64_t v) {
@@ -134,7 +134,7 @@ std::string num_tag(int64_t v) { return (v < 0 ? "m" : "") + abs_str(v); }
 
 /// A dim computed from the non-static dims `parts`: data-dependent when one
 /// of them is (and a bound is known), else a symbol named `name`.
-Dim derived_dim(const std::vector<Dim>& parts, std::string name, std::optional<int64_t> bound) {
+Dim derived_dim(const Dims& parts, std::string name, std::optional<int64_t> bound) {
   const bool dynamic = std::any_of(parts.begin(), parts.end(),
                                    [](const Dim& d) { return d.kind == Dim::Kind::Dynamic; });
   if (dynamic && bound) return Dim::dynamic(*bound);
@@ -144,10 +144,10 @@ Dim derived_dim(const std::vector<Dim>& parts, std::string name, std::optional<i
 /// A product of dims: a static factor times the non-static parts.
 struct DimProduct {
   int64_t factor = 1;
-  std::vector<Dim> parts;
+  Dims parts;
 };
 
-DimProduct product_of(const ShapeQuery& q, const std::vector<Dim>& dims, size_t begin, size_t end) {
+DimProduct product_of(const ShapeQuery& q, const Dims& dims, size_t begin, size_t end) {
   DimProduct p;
   for (size_t i = begin; i < end; ++i) {
     if (dims[i].is_static()) {
@@ -221,7 +221,7 @@ std::vector<TensorType> reshape_shape(const ShapeQuery& q) {
     op_error(q.op, "expected a shape with as many elements as " + x.str() + ", got " +
                        list_str(spec) + why);
   };
-  std::vector<Dim> out(spec.size());
+  Dims out(spec.size());
   for (size_t i = 0; i < spec.size(); ++i)
     if (static_cast<int>(i) != inferred) out[i] = Dim::fixed(spec[i]);
   if (inferred >= 0) {
@@ -267,7 +267,7 @@ std::vector<TensorType> squeeze_shape(const ShapeQuery& q) {
       drop[wrapped[i]] = true;  // a listed symbol must be 1 at run time
     }
   }
-  std::vector<Dim> out;
+  Dims out;
   for (size_t d = 0; d < x.dims.size(); ++d)
     if (!drop[d]) out.push_back(x.dims[d]);
   return {TensorType(x.dtype, std::move(out))};
@@ -281,7 +281,7 @@ std::vector<TensorType> unsqueeze_shape(const ShapeQuery& q) {
   check_rank_fits(q, out_rank);
   std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
   for (int d : wrap_dim_list(q, dims, out_rank)) inserted[d] = true;
-  std::vector<Dim> out;
+  Dims out;
   size_t next = 0;
   for (int64_t d = 0; d < out_rank; ++d) out.push_back(inserted[d] ? Dim::fixed(1) : x.dims[next++]);
   return {TensorType(x.dtype, std::move(out))};
@@ -300,7 +300,7 @@ std::vector<TensorType> flatten_shape(const ShapeQuery& q) {
     op_error(q.op, "expected start_dim <= end_dim, got start_dim " + str(start_attr) +
                        " after end_dim " + str(end_attr) + " for rank " + str(x.rank()));
   if (x.rank() == 0) return {TensorType(x.dtype, {Dim::fixed(1)})};
-  std::vector<Dim> out(x.dims.begin(), x.dims.begin() + start);
+  Dims out(x.dims.begin(), x.dims.begin() + start);
   out.push_back(product_dim(product_of(q, x.dims, start, end + 1), 1));
   out.insert(out.end(), x.dims.begin() + end + 1, x.dims.end());
   return {TensorType(x.dtype, std::move(out))};
@@ -314,7 +314,7 @@ std::vector<TensorType> permute_shape(const ShapeQuery& q) {
   const auto& dims = required_ints(q, "dims");
   if (static_cast<int64_t>(dims.size()) != x.rank())
     op_error(q.op, "expected " + str(x.rank()) + " dims for " + x.str() + ", got " + list_str(dims));
-  std::vector<Dim> out;
+  Dims out;
   for (int d : wrap_dim_list(q, dims, x.rank())) out.push_back(x.dims[d]);
   return {TensorType(x.dtype, std::move(out))};
 }
@@ -327,7 +327,7 @@ std::vector<TensorType> expand_shape(const ShapeQuery& q) {
   const auto& target = required_ints(q, "shape");
   check_rank_fits(q, static_cast<int64_t>(target.size()));
   const int64_t rank = std::max<int64_t>(x.rank(), static_cast<int64_t>(target.size()));
-  std::vector<Dim> out(static_cast<size_t>(rank));
+  Dims out(static_cast<size_t>(rank));
   for (int64_t i = 0; i < rank; ++i) {
     const int64_t xi = i - (rank - x.rank());
     const int64_t ti = i - (rank - static_cast<int64_t>(target.size()));
@@ -371,7 +371,7 @@ std::vector<TensorType> concat_shape(const ShapeQuery& q) {
   // The sum along dim: non-static parts first, then the static total, so
   // that a derived name starts with a symbol.
   int64_t total = 0;
-  std::vector<Dim> parts;
+  Dims parts;
   for (size_t i = 0; i < q.inputs.size(); ++i) {
     const TensorType& t = q.inputs[i];
     if (t.dtype != ref.dtype)
@@ -495,7 +495,7 @@ std::vector<TensorType> slice_shape(const ShapeQuery& q) {
   std::vector<int64_t> default_dims(n);
   std::iota(default_dims.begin(), default_dims.end(), 0);
   const std::vector<int> dims = wrap_dim_list(q, dims_attr ? *dims_attr : default_dims, x.rank());
-  std::vector<Dim> out = x.dims;
+  Dims out = x.dims;
   for (size_t i = 0; i < n; ++i) {
     const int64_t step = steps ? (*steps)[i] : 1;
     if (step == 0) op_error(q.op, "expected nonzero steps, got step 0 for dim " + str(dims[i]));
@@ -517,7 +517,7 @@ std::vector<TensorType> select_shape(const ShapeQuery& q) {
   if (ub && (index >= *ub || index < -*ub))
     op_error(q.op, "expected an index in [" + str(-*ub) + ", " + str(*ub - 1) + "] for dim " +
                        str(dim) + " of " + x.str() + ", got " + str(index));
-  std::vector<Dim> out = x.dims;
+  Dims out = x.dims;
   out.erase(out.begin() + dim);
   return {TensorType(x.dtype, std::move(out))};
 }
@@ -535,7 +535,7 @@ std::vector<TensorType> pad_shape(const ShapeQuery& q) {
   const std::string_view mode = q.attrs.get_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     op_error(q.op, "expected mode constant, reflect or edge, got '" + std::string(mode) + "'");
-  std::vector<Dim> out(x.dims.size());
+  Dims out(x.dims.size());
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t b = pads[d], e = pads[d + rank];
     const Dim& n = x.dims[d];
@@ -566,7 +566,7 @@ std::vector<TensorType> tile_shape(const ShapeQuery& q) {
   const auto& repeats = required_ints(q, "repeats");
   if (static_cast<int64_t>(repeats.size()) != x.rank())
     op_error(q.op, "expected " + str(x.rank()) + " repeats for " + x.str() + ", got " + list_str(repeats));
-  std::vector<Dim> out(x.dims.size());
+  Dims out(x.dims.size());
   for (size_t d = 0; d < repeats.size(); ++d) {
     if (repeats[d] < 0) op_error(q.op, "expected repeats >= 0, got " + list_str(repeats));
     const Dim& n = x.dims[d];

@@ -48,7 +48,7 @@ uint64_t planned_size(const Value* v) {
   auto n = v->type().max_numel();
   std::string symbols;
   for (const Dim& d : v->type().dims)
-    if (!d.upper_bound()) symbols += (symbols.empty() ? "" : ", ") + d.symbol;
+    if (!d.upper_bound()) symbols += (symbols.empty() ? "" : ", ") + d.symbol.str();
   if (!symbols.empty())
     throw CompileError("%" + v->name() + " has type " + v->type().str() + " with unbounded symbolic dimension(s) " +
                        symbols + "; fix or bound each (edgec compile --dim NAME=SIZE or --max-dim NAME=MAX)");

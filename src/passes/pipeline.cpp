@@ -15,10 +15,10 @@ void specialize_symbols(Program& program, const LowerOptions& options) {
     TensorType t = ph->result()->type();
     for (Dim& d : t.dims) {
       if (d.kind != Dim::Kind::Symbolic) continue;
-      seen.insert(d.symbol);
-      if (auto it = options.dim_sizes.find(d.symbol); it != options.dim_sizes.end()) {
+      seen.insert(d.symbol.str());
+      if (auto it = options.dim_sizes.find(d.symbol.str()); it != options.dim_sizes.end()) {
         d = Dim::fixed(it->second);
-      } else if (auto b = options.dim_bounds.find(d.symbol); b != options.dim_bounds.end()) {
+      } else if (auto b = options.dim_bounds.find(d.symbol.str()); b != options.dim_bounds.end()) {
         d.value = b->second;
       }
     }

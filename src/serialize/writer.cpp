@@ -35,7 +35,7 @@ using flatbuffers::Offset;
 Offset<fbs::TensorInfo> write_type(FlatBufferBuilder& b, const TensorType& t) {
   std::vector<Offset<fbs::Dim>> dims;
   for (const Dim& d : t.dims) {
-    auto sym = d.kind == Dim::Kind::Symbolic ? b.CreateSharedString(d.symbol) : Offset<flatbuffers::String>();
+    auto sym = d.kind == Dim::Kind::Symbolic ? b.CreateSharedString(d.symbol.str()) : Offset<flatbuffers::String>();
     dims.push_back(fbs::CreateDim(b, static_cast<fbs::DimKind>(d.kind), d.value, sym));
   }
   return fbs::CreateTensorInfo(b, static_cast<uint8_t>(t.dtype), b.CreateVector(dims));
@@ -98,7 +98,7 @@ class TypeTable {
     // Keyed by everything write_type writes.
     std::string key = std::to_string(static_cast<int>(t.dtype));
     for (const Dim& d : t.dims)
-      key += "|" + std::to_string(static_cast<int>(d.kind)) + ":" + std::to_string(d.value) + ":" + d.symbol;
+      key += "|" + std::to_string(static_cast<int>(d.kind)) + ":" + std::to_string(d.value) + ":" + d.symbol.str();
     auto [it, inserted] = written_.try_emplace(key);
     if (inserted) it->second = write_type(b_, t);
     return it->second;

@@ -21,7 +21,7 @@ const OpInfo& row(const std::string& name) {
 TensorType f32(std::vector<int64_t> shape) { return TensorType::of(DType::Float32, shape); }
 TensorType f16(std::vector<int64_t> shape) { return TensorType::of(DType::Float16, shape); }
 TensorType typed(DType d, std::vector<int64_t> shape) { return TensorType::of(d, shape); }
-TensorType dims(std::vector<Dim> ds, DType d = DType::Float32) { return TensorType(d, std::move(ds)); }
+TensorType dims(Dims ds, DType d = DType::Float32) { return TensorType(d, std::move(ds)); }
 Dim fx(int64_t v) { return Dim::fixed(v); }
 Dim sym(const std::string& s, int64_t ub = -1) { return Dim::symbolic(s, ub); }
 

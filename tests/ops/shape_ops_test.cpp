@@ -32,7 +32,7 @@ TensorType f32(Ints shape) { return TensorType::of(DType::Float32, shape); }
 TensorType typed(DType d, Ints shape) { return TensorType::of(d, shape); }
 TensorType i64(Ints shape) { return TensorType::of(DType::Int64, shape); }
 TensorType mask(Ints shape) { return TensorType::of(DType::Bool, shape); }
-TensorType dims(std::vector<Dim> ds, DType d = DType::Float32) { return TensorType(d, std::move(ds)); }
+TensorType dims(Dims ds, DType d = DType::Float32) { return TensorType(d, std::move(ds)); }
 Dim fx(int64_t v) { return Dim::fixed(v); }
 Dim sym(const std::string& s, int64_t ub = -1) { return Dim::symbolic(s, ub); }
 Dim dyn(int64_t ub) { return Dim::dynamic(ub); }

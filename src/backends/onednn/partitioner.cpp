@@ -160,7 +160,7 @@ const std::map<std::string, Check, std::less<>>& supported() {
 Reason check_type(const TensorType& t, const std::string& what, bool is_index) {
   for (const Dim& d : t.dims) {
     if (!d.is_static())
-      return "dynamic shape: dim " + (d.kind == Dim::Kind::Symbolic ? d.symbol : d.str()) + " of " + what;
+      return "dynamic shape: dim " + (d.kind == Dim::Kind::Symbolic ? d.symbol.str() : d.str()) + " of " + what;
     if (d.value == 0) return "empty tensor: " + what + " " + t.str();
   }
   if (is_index ? (t.dtype != DType::Int64 && t.dtype != DType::Int32) : t.dtype != DType::Float32)

@@ -164,7 +164,7 @@ std::string Importer::run_time_sources(const std::string& name) const {
       } else if (e != entries_.end()) {
         for (const Dim& d : e->second.type.dims)
           if (d.kind == Dim::Kind::Symbolic)
-            dims.insert(dim_params_.count(d.symbol) ? dim_params_.at(d.symbol) : d.symbol);
+            dims.insert(dim_params_.count(d.symbol.str()) ? dim_params_.at(d.symbol.str()) : d.symbol.str());
       }
       continue;
     }
@@ -198,10 +198,10 @@ std::string Importer::run_time_sources(const std::string& name) const {
   return from + fix;
 }
 
-std::string Importer::dim_fix(const std::vector<Dim>& dims) const {
+std::string Importer::dim_fix(const Dims& dims) const {
   std::set<std::string> names;
   for (const Dim& d : dims) {
-    auto it = d.kind == Dim::Kind::Symbolic ? dim_params_.find(d.symbol) : dim_params_.end();
+    auto it = d.kind == Dim::Kind::Symbolic ? dim_params_.find(d.symbol.str()) : dim_params_.end();
     if (it == dim_params_.end())
       return "; fix the graph input dims it is computed from at compile time (edgec compile --dim NAME=SIZE)";
     names.insert(it->second);

@@ -87,8 +87,8 @@ class Importer {
   /// "; fix it at compile time (edgec compile --dim batch=SIZE)" for
   /// symbolic dims that are graph inputs' dim_params, or else a hint to fix
   /// the input dims they are computed from.
-  std::string dim_fix(const std::vector<Dim>& dims) const;
-  std::string dim_fix(const Dim& dim) const { return dim_fix(std::vector<Dim>{dim}); }
+  std::string dim_fix(const Dims& dims) const;
+  std::string dim_fix(const Dim& dim) const { return dim_fix(Dims{dim}); }
 
   // ---- helpers for handlers ----
   /// A scalar (rank 0) or filled tensor of static shape.

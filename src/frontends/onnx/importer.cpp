@@ -226,7 +226,7 @@ class ModelImporter {
     if (tt.shape().dim_size() > kMaxRank)
       refuse(where + " has rank " + std::to_string(tt.shape().dim_size()) + "; edgec supports ranks up to " +
              std::to_string(kMaxRank));
-    std::vector<Dim> dims;
+    Dims dims;
     const auto& opts = im_.options();
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto& d = tt.shape().dim(i);

@@ -177,7 +177,7 @@ void reshape(NodeContext& n) {
   for (const auto& d : dims) shape.push_back(!d ? -1 : d->is_static() ? d->factor : -1);
   if (symbolic > 1 || (symbolic == 1 && has_minus)) {
     std::string list = "[";
-    std::vector<Dim> parts;
+    Dims parts;
     for (size_t i = 0; i < dims.size(); ++i) {
       list += (i ? ", " : "") + (dims[i] ? dims[i]->str() : std::string("-1"));
       if (dims[i])
