@@ -12,14 +12,19 @@ std::string node_where(const Node& call) { return "node " + call.label() + " (" 
 }  // namespace
 
 Tensor tensor_view(const TensorData& data) {
-  const auto shape = data.type.static_shape();
-  if (shape.size() > static_cast<size_t>(kMaxRank))
-    throw CompileError("a tensor of type " + data.type.str() + " has rank " + std::to_string(shape.size()) +
+  const Dims& dims = data.type.dims;
+  if (dims.size() > static_cast<size_t>(kMaxRank))
+    throw CompileError("a tensor of type " + data.type.str() + " has rank " + std::to_string(dims.size()) +
                        "; edgec supports ranks up to " + std::to_string(kMaxRank));
+  int64_t shape[kMaxRank];
+  for (size_t i = 0; i < dims.size(); ++i) shape[i] = dims[i].value;
   void* ptr = data.bytes ? const_cast<std::byte*>(data.bytes->data()) : nullptr;
-  return make_tensor(data.type.dtype, shape, ptr, 0);
+  return make_tensor(data.type.dtype, std::span<const int64_t>(shape, dims.size()), ptr, 0);
 }
 
+// Folding evaluates one small call after another (10^5 of them in a model
+// of many literal constants): the per-call bookkeeping stays on the stack
+// for the usual few operands.
 std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorData> inputs,
                                       KernelContext& ctx) {
   const OpInfo* op = find_op(call.op());
@@ -32,7 +37,7 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
 
   // Size each output by the shape function on the actual input shapes: exact
   // for ordinary operators, an upper bound for data-dependent ones.
-  std::vector<const TensorType*> in_types;
+  SmallVector<const TensorType*, 4> in_types;
   in_types.reserve(inputs.size());
   for (const TensorData& d : inputs) {
     if (!d.bytes) throw CompileError(node_where(call) + ": an input's data is elided (opaque)");
@@ -46,12 +51,13 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
     throw CompileError(node_where(call) + ": " + e.what());
   }
 
-  std::vector<Tensor> in_tensors;
+  SmallVector<Tensor, 3> in_tensors;
   in_tensors.reserve(inputs.size());
   for (const TensorData& d : inputs) in_tensors.push_back(tensor_view(d));
 
   std::vector<std::shared_ptr<std::vector<std::byte>>> buffers;
-  std::vector<Tensor> out_tensors;
+  buffers.reserve(out_types.size());
+  SmallVector<Tensor, 2> out_tensors;
   for (const TensorType& t : out_types) {
     const auto bytes = t.max_nbytes();
     if (!bytes)
@@ -76,11 +82,14 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
     throw CompileError(node_where(call) + ": " + error_detail() + " (" + error_name(err) + ")");
 
   std::vector<TensorData> results;
+  results.reserve(out_tensors.size());
   for (size_t i = 0; i < out_tensors.size(); ++i) {
     const Tensor& t = out_tensors[i];
-    std::vector<int64_t> shape(t.sizes.begin(), t.sizes.begin() + t.rank);
+    TensorType type;
+    type.dtype = t.dtype;
+    for (int d = 0; d < t.rank; ++d) type.dims.push_back(Dim::fixed(t.sizes[d]));
     buffers[i]->resize(t.nbytes());
-    results.push_back(TensorData{TensorType::of(t.dtype, shape), buffers[i]});
+    results.push_back(TensorData{std::move(type), std::move(buffers[i])});
   }
   return results;
 }

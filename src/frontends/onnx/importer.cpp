@@ -24,6 +24,7 @@
 #include <google/protobuf/arena.h>
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -430,9 +431,13 @@ class ModelImporter {
   // string-keyed maps; every node asked twice).
   const onnx::OpSchema* schema_of(const onnx::NodeProto& n) const {
     const int opset = static_cast<int>(node_opset(n));
-    auto [it, fresh] = schemas_.try_emplace(n.op_type() + '@' + std::to_string(opset), nullptr);
-    if (fresh) it->second = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
-    return it->second;
+    auto found = schemas_.find(n.op_type());
+    if (found == schemas_.end()) found = schemas_.emplace(n.op_type(), SchemasByOpset{}).first;
+    for (const SchemaAt& s : found->second)
+      if (s.opset == opset) return s.schema;
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
+    found->second.push_back({opset, schema});
+    return schema;
   }
 
   /// Refuses node #index: "FILE: node '...' (...): MESSAGE".
@@ -524,9 +529,14 @@ class ModelImporter {
     for (int i = 0; i < n.output_size(); ++i)
       if (n.output(i).empty() && required(schema.outputs(), i))
         refuse_node(n, index, ctx.result(i) + " is required" + version() + ", got an empty name");
-    std::set<std::string> seen;
+    // The names given, sorted once to find one given twice (no set per node).
+    std::vector<std::string_view> seen;
+    seen.reserve(static_cast<size_t>(n.attribute_size()));
+    for (const auto& a : n.attribute()) seen.push_back(a.name());
+    std::sort(seen.begin(), seen.end());
+    if (auto twice = std::adjacent_find(seen.begin(), seen.end()); twice != seen.end())
+      refuse_node(n, index, "attribute '" + std::string(*twice) + "' is given twice");
     for (const auto& a : n.attribute()) {
-      if (!seen.insert(a.name()).second) refuse_node(n, index, "attribute '" + a.name() + "' is given twice");
       auto it = schema.attributes().find(a.name());
       if (it == schema.attributes().end()) {
         std::string known;
@@ -542,7 +552,7 @@ class ModelImporter {
                         attribute_kind_name(expected) + version());
     }
     for (const auto& [name, spec] : schema.attributes())
-      if (spec.required && !seen.count(name))
+      if (spec.required && !std::binary_search(seen.begin(), seen.end(), std::string_view(name)))
         refuse_node(n, index,
                     "attribute '" + name + "' (" +
                         attribute_kind_name(static_cast<onnx::AttributeProto::AttributeType>(spec.type)) +
@@ -554,7 +564,13 @@ class ModelImporter {
   /// inference (and so ONNX Runtime) requires.
   void check_input_types(const onnx::NodeProto& n, const onnx::OpSchema& schema, NodeContext& ctx) {
     const auto& params = schema.inputs();
-    std::map<std::string, int> first_of_type;  // type variable -> first input of it
+    // Type variable -> first input of it; a schema has a few variables, so
+    // a scan, not a map allocated per node.
+    struct FirstOfType {
+      const std::string* type_str;
+      int input;
+    };
+    SmallVector<FirstOfType, 4> first_of_type;
     for (int i = 0; i < n.input_size(); ++i) {
       if (n.input(i).empty() || params.empty()) continue;
       const Entry& e = im_.entry(n.input(i));
@@ -576,14 +592,18 @@ class ModelImporter {
             std::to_string(node_opset(n)) + (variable ? ", type '" + param.GetTypeStr() + "'" : std::string()) + ")");
       }
       if (i >= static_cast<int>(params.size()) && !param.GetIsHomogeneous()) continue;
-      auto [it, fresh] = first_of_type.emplace(param.GetTypeStr(), i);
-      if (fresh) continue;
-      const DType first = im_.entry(n.input(it->second)).type.dtype;
+      auto it = std::find_if(first_of_type.begin(), first_of_type.end(),
+                             [&](const FirstOfType& f) { return *f.type_str == param.GetTypeStr(); });
+      if (it == first_of_type.end()) {
+        first_of_type.push_back({&param.GetTypeStr(), i});
+        continue;
+      }
+      const DType first = im_.entry(n.input(it->input)).type.dtype;
       if (first != e.type.dtype)
         onnx_import::refuse(ctx.typed_operand(static_cast<size_t>(i)) + " has element type " +
                             onnx_import::onnx_type_name(elem) + "; expected " +
                             onnx_import::onnx_type_name(onnx_import::onnx_elem_type(first)) + ", the type of " +
-                            ctx.typed_operand(static_cast<size_t>(it->second)) + " (both are of type '" +
+                            ctx.typed_operand(static_cast<size_t>(it->input)) + " (both are of type '" +
                             param.GetTypeStr() + "' of " + n.op_type() + ")");
     }
   }
@@ -665,7 +685,14 @@ class ModelImporter {
   onnx_import::ExternalDataSource external_;
   /// Each value name -> the first node that outputs it.
   std::unordered_map<std::string, int> producers_;
-  mutable std::unordered_map<std::string, const onnx::OpSchema*> schemas_;  // by "op_type@opset"
+  // By op_type, then opset (a model uses one or two opsets): looked up per
+  // node without building a key.
+  struct SchemaAt {
+    int opset;
+    const onnx::OpSchema* schema;
+  };
+  using SchemasByOpset = SmallVector<SchemaAt, 2>;
+  mutable std::unordered_map<std::string, SchemasByOpset> schemas_;
   int64_t default_opset_ = -1;
   std::set<std::string> dim_params_;
   std::map<std::string, int64_t> opsets_;
