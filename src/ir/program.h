@@ -281,7 +281,7 @@ struct PlannedValue {
 
 struct MemoryPlan {
   uint64_t arena_size = 0;
-  std::map<std::string, PlannedValue> values;  ///< By value name.
+  std::unordered_map<std::string, PlannedValue> values;  ///< By value name.
   bool empty() const { return values.empty() && arena_size == 0; }
 };
 

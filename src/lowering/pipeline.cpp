@@ -117,8 +117,10 @@ void check_memory_limit(const Program& program) {
     if (in.kind == InputKind::UserInput) check("input '" + (in.target.empty() ? in.arg : in.target) + "'", in.arg);
   const MemoryPlan& plan = program.memory_plan;
   if (plan.arena_size > limit) {
-    auto largest = std::max_element(plan.values.begin(), plan.values.end(),
-                                    [](const auto& a, const auto& b) { return a.second.size < b.second.size; });
+    // The largest, the first by name among equals (the plan is a hash map).
+    auto largest = std::max_element(plan.values.begin(), plan.values.end(), [](const auto& a, const auto& b) {
+      return a.second.size < b.second.size || (a.second.size == b.second.size && a.first > b.first);
+    });
     std::string detail;
     if (largest != plan.values.end()) {
       const Value* v = program.graph.find_value(largest->first);

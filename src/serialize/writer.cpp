@@ -32,16 +32,40 @@ using flatbuffers::Offset;
 // of a thousand small operators repeats a few dozen types, operator and
 // attribute names, and the file should hold its weights, not its
 // bookkeeping (issue 6: file size within 2% + 64 KiB of the weights).
-Offset<fbs::TensorInfo> write_type(FlatBufferBuilder& b, const TensorType& t) {
+/// b.CreateSharedString, found by hash: flatbuffers keeps its shared
+/// strings in a set ordered by their bytes, so a file of 10^5 distinct slot
+/// names compared each new one with a dozen others. Every shared string of
+/// one table goes through one of these (mixing the two would write a string
+/// twice).
+class SharedStrings {
+ public:
+  explicit SharedStrings(FlatBufferBuilder& b) : b_(b) {}
+  Offset<flatbuffers::String> operator()(std::string_view s) {
+    if (auto it = offsets_.find(s); it != offsets_.end()) return it->second;
+    const auto offset = b_.CreateString(s.data(), s.size());
+    offsets_.emplace(std::string(s), offset);
+    return offset;
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  FlatBufferBuilder& b_;
+  std::unordered_map<std::string, Offset<flatbuffers::String>, Hash, std::equal_to<>> offsets_;
+};
+
+Offset<fbs::TensorInfo> write_type(FlatBufferBuilder& b, SharedStrings& strings, const TensorType& t) {
   std::vector<Offset<fbs::Dim>> dims;
   for (const Dim& d : t.dims) {
-    auto sym = d.kind == Dim::Kind::Symbolic ? b.CreateSharedString(d.symbol.str()) : Offset<flatbuffers::String>();
+    auto sym = d.kind == Dim::Kind::Symbolic ? strings(d.symbol.str()) : Offset<flatbuffers::String>();
     dims.push_back(fbs::CreateDim(b, static_cast<fbs::DimKind>(d.kind), d.value, sym));
   }
   return fbs::CreateTensorInfo(b, static_cast<uint8_t>(t.dtype), b.CreateVector(dims));
 }
 
-Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, const std::string& name, const AttrValue& v);
+Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, SharedStrings& strings, const std::string& name, const AttrValue& v);
 
 /// A key equal for equal attribute values (floats by their bits).
 std::string attr_key(const std::string& name, const AttrValue& v) {
@@ -67,7 +91,7 @@ std::string attr_key(const std::string& name, const AttrValue& v) {
 /// each attribute once per distinct name and value).
 class AttrTable {
  public:
-  explicit AttrTable(FlatBufferBuilder& b) : b_(b) {}
+  AttrTable(FlatBufferBuilder& b, SharedStrings& strings) : b_(b), strings_(strings) {}
   Offset<flatbuffers::Vector<Offset<fbs::Attr>>> operator()(const Attrs& attrs) {
     if (attrs.items().empty()) return 0;
     std::string list_key;
@@ -75,7 +99,7 @@ class AttrTable {
     for (const auto& [name, value] : attrs.items()) {
       const std::string key = attr_key(name, value);
       auto [it, inserted] = attrs_.try_emplace(key);
-      if (inserted) it->second = write_attr(b_, name, value);
+      if (inserted) it->second = write_attr(b_, strings_, name, value);
       offsets.push_back(it->second);
       list_key += std::to_string(key.size()) + ":" + key;
     }
@@ -86,6 +110,7 @@ class AttrTable {
 
  private:
   FlatBufferBuilder& b_;
+  SharedStrings& strings_;
   std::map<std::string, Offset<fbs::Attr>> attrs_;
   std::map<std::string, Offset<flatbuffers::Vector<Offset<fbs::Attr>>>> lists_;
 };
@@ -93,24 +118,34 @@ class AttrTable {
 /// write_type, once per distinct type in one builder.
 class TypeTable {
  public:
-  explicit TypeTable(FlatBufferBuilder& b) : b_(b) {}
+  TypeTable(FlatBufferBuilder& b, SharedStrings& strings) : b_(b), strings_(strings) {}
   Offset<fbs::TensorInfo> operator()(const TensorType& t) {
-    // Keyed by everything write_type writes.
-    std::string key = std::to_string(static_cast<int>(t.dtype));
-    for (const Dim& d : t.dims)
-      key += "|" + std::to_string(static_cast<int>(d.kind)) + ":" + std::to_string(d.value) + ":" + d.symbol.str();
-    auto [it, inserted] = written_.try_emplace(key);
-    if (inserted) it->second = write_type(b_, t);
+    // Keyed by everything write_type writes (the type itself).
+    auto [it, inserted] = written_.try_emplace(t);
+    if (inserted) it->second = write_type(b_, strings_, t);
     return it->second;
   }
 
  private:
+  struct Hash {
+    size_t operator()(const TensorType& t) const {
+      size_t h = std::hash<int>()(static_cast<int>(t.dtype));
+      auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+      for (const Dim& d : t.dims) {
+        mix(static_cast<uint64_t>(d.value));
+        mix(static_cast<uint64_t>(d.kind));
+        if (d.kind == Dim::Kind::Symbolic) mix(std::hash<std::string>()(d.symbol.str()));
+      }
+      return h;
+    }
+  };
   FlatBufferBuilder& b_;
-  std::map<std::string, Offset<fbs::TensorInfo>> written_;
+  SharedStrings& strings_;
+  std::unordered_map<TensorType, Offset<fbs::TensorInfo>, Hash> written_;
 };
 
-Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, const std::string& name, const AttrValue& v) {
-  auto n = b.CreateSharedString(name);
+Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, SharedStrings& strings, const std::string& name, const AttrValue& v) {
+  auto n = strings(name);
   switch (attr_kind(v)) {
     case AttrKind::Int:
       return fbs::CreateAttr(b, n, fbs::AttrValue::IntAttr, fbs::CreateIntAttr(b, std::get<int64_t>(v)).Union());
@@ -119,7 +154,7 @@ Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, const std::string& name, cons
     case AttrKind::Bool:
       return fbs::CreateAttr(b, n, fbs::AttrValue::BoolAttr, fbs::CreateBoolAttr(b, std::get<bool>(v)).Union());
     case AttrKind::String: {
-      auto s = b.CreateSharedString(std::get<std::string>(v));
+      auto s = strings(std::get<std::string>(v));
       return fbs::CreateAttr(b, n, fbs::AttrValue::StringAttr, fbs::CreateStringAttr(b, s).Union());
     }
     case AttrKind::Ints: {
@@ -192,8 +227,9 @@ int32_t delegate_index(const Program& p, const Node* n, const std::string& ctx) 
 Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p, const std::string& ctx,
                                          const DataLayout* data) {
   check_serializable(p, ctx);
-  TypeTable types(b);
-  AttrTable attr_lists(b);
+  SharedStrings strings(b);
+  TypeTable types(b, strings);
+  AttrTable attr_lists(b, strings);
   // A payload's slots go unnamed: only its backend reads it (errors name
   // slots by index), and the names would be most of its bytes. A file's
   // slot names are front-coded (program.fbs): the exporter's names share
@@ -215,7 +251,7 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
     size_t k = 0;
     while (k < name.size() && k < previous.size() && k < UINT16_MAX && name[k] == previous[k]) ++k;
     previous = name;
-    return SlotName{b.CreateSharedString(name.substr(k)), static_cast<uint16_t>(k)};
+    return SlotName{strings(name.substr(k)), static_cast<uint16_t>(k)};
   };
   std::unordered_map<const Value*, int32_t> slot_of;
   slot_of.reserve(p.graph.size());
@@ -239,7 +275,7 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
                            "); second placeholder %" + v->name());
       (void)stored_data(p, spec, v, ctx);
       kind = Program::requires_state(spec) ? fbs::SlotKind::State : fbs::SlotKind::Constant;
-      key = b.CreateSharedString(spec.target);
+      key = strings(spec.target);
     }
     // A constant is named by its data key.
     SlotName name;
@@ -283,7 +319,7 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
     });
     std::vector<Offset<fbs::Refusal>> refusals;
     for (const Refusal& r : sorted_refusals)
-      refusals.push_back(fbs::CreateRefusal(b, b.CreateSharedString(r.backend), b.CreateSharedString(r.reason)));
+      refusals.push_back(fbs::CreateRefusal(b, strings(r.backend), strings(r.reason)));
     Offset<flatbuffers::Vector<Offset<fbs::Attr>>> attrs = 0;
     int32_t delegate = -1;
     if (is_delegate) {
@@ -293,7 +329,7 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
     } else {
       attrs = attr_lists(n->attrs());
     }
-    instructions.push_back(fbs::CreateInstruction(b, b.CreateSharedString(is_delegate ? std::string() : op->name), delegate,
+    instructions.push_back(fbs::CreateInstruction(b, strings(is_delegate ? std::string() : op->name), delegate,
                                                   b.CreateVector(ins), b.CreateVector(outs), attrs,
                                                   refusals.empty() ? 0 : b.CreateVector(refusals)));
   }
@@ -301,29 +337,29 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
   std::vector<Offset<fbs::IoSpec>> inputs, outputs;
   for (size_t i = 0; i < placeholders.size(); ++i)
     if (p.inputs[i].kind == InputKind::UserInput)
-      inputs.push_back(fbs::CreateIoSpec(b, b.CreateSharedString(p.inputs[i].target), slot_of.at(placeholders[i]->result())));
+      inputs.push_back(fbs::CreateIoSpec(b, strings(p.inputs[i].target), slot_of.at(placeholders[i]->result())));
   const Node* out = p.graph.output_node();
   if (!out) throw CompileError(ctx + ": the graph has no output node");
   for (size_t i = 0; i < p.outputs.size() && i < out->inputs().size(); ++i)
-    outputs.push_back(fbs::CreateIoSpec(b, b.CreateSharedString(p.outputs[i].target), slot_of.at(out->input(i))));
+    outputs.push_back(fbs::CreateIoSpec(b, strings(p.outputs[i].target), slot_of.at(out->input(i))));
 
   std::vector<Offset<fbs::NamedData>> named_data;
   std::vector<Offset<fbs::Delegate>> delegates;
   if (data) {
     for (const auto& e : data->named)
-      named_data.push_back(fbs::CreateNamedData(b, b.CreateSharedString(e.key), e.offset, e.data->bytes->size(),
+      named_data.push_back(fbs::CreateNamedData(b, strings(e.key), e.offset, e.data->bytes->size(),
                                                 types(e.data->type)));
     for (size_t i = 0; i < p.delegates.size(); ++i) {
       const Program& d = *p.delegates[i].program;
       std::vector<Offset<flatbuffers::String>> ops, constants;
       for (const Node* n : d.graph.calls()) {
         const OpInfo* op = find_op(n->op());
-        ops.push_back(b.CreateSharedString(op ? op->name : n->op()));
+        ops.push_back(strings(op ? op->name : n->op()));
       }
       for (const InputSpec& spec : d.inputs)
-        if (spec.kind != InputKind::UserInput) constants.push_back(b.CreateSharedString(spec.target));
+        if (spec.kind != InputKind::UserInput) constants.push_back(strings(spec.target));
       const auto& payload = data->payloads[i];
-      delegates.push_back(fbs::CreateDelegate(b, b.CreateSharedString(p.delegates[i].backend), payload.offset,
+      delegates.push_back(fbs::CreateDelegate(b, strings(p.delegates[i].backend), payload.offset,
                                               payload.bytes.size(), b.CreateVector(delegate_slots[i].first),
                                               b.CreateVector(delegate_slots[i].second), b.CreateVector(ops),
                                               b.CreateVector(constants)));
@@ -342,8 +378,11 @@ bool same_data(const TensorData& a, const TensorData& b) {
 // table, because its Delegate entries record their offsets and sizes.
 DataLayout layout_data(const Program& p) {
   const std::string ctx = "serialize";
-  std::map<std::string, std::pair<const TensorData*, std::string>> named;  // target -> data, first reader
+  // target -> data, and the first program that reads it (names live in `readers`)
+  std::map<std::string_view, std::pair<const TensorData*, size_t>> named;
+  std::vector<std::string> readers;
   auto collect = [&](const Program& prog, const std::string& who) {
+    readers.push_back(who);
     const auto placeholders = prog.graph.placeholders();
     if (placeholders.size() != prog.inputs.size())
       throw CompileError(ctx + ": " + who + ": placeholders and input specs disagree (run the verifier)");
@@ -351,12 +390,12 @@ DataLayout layout_data(const Program& p) {
       const InputSpec& spec = prog.inputs[i];
       if (spec.kind == InputKind::UserInput) continue;
       const TensorData& d = stored_data(prog, spec, placeholders[i]->result(), ctx + ": " + who);
-      auto [it, inserted] = named.emplace(spec.target, std::make_pair(&d, who));
+      auto [it, inserted] = named.emplace(spec.target, std::make_pair(&d, readers.size() - 1));
       // Stored once, read by all: two programs that disagree on a target's
       // bytes cannot both be right.
       if (!inserted && !same_data(*it->second.first, d))
-        throw CompileError(ctx + ": target '" + spec.target + "' has different data in " + it->second.second + " and " +
-                           who + "; each target is stored once");
+        throw CompileError(ctx + ": target '" + spec.target + "' has different data in " + readers[it->second.second] +
+                           " and " + who + "; each target is stored once");
     }
   };
   collect(p, "the owning program");
@@ -370,7 +409,7 @@ DataLayout layout_data(const Program& p) {
   DataLayout layout;
   for (const auto& [key, entry] : named) {
     const uint64_t offset = format::align_up(layout.size, format::kDataAlignment);
-    layout.named.push_back({key, entry.first, offset});
+    layout.named.push_back({std::string(key), entry.first, offset});
     layout.size = offset + entry.first->bytes->size();
   }
   for (size_t i = 0; i < p.delegates.size(); ++i) {
