@@ -12,7 +12,7 @@ CMAKE_FLAGS ?=
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler \
   python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata \
-  python3-torch python3-onnx libdnnl-dev
+  python3-torch python3-onnx libdnnl-dev libmimalloc-dev
 
 .PHONY: all deps build test demo clean bench fuzz test-sanitize test-tsan
 
