@@ -27,7 +27,7 @@ Tensor tensor_view(const TensorData& data) {
 // for the usual few operands.
 std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorData> inputs,
                                       KernelContext& ctx) {
-  const OpInfo* op = find_op(call.op());
+  const OpInfo* op = op_of(call);
   if (!op) throw CompileError(node_where(call) + ": unknown operator");
   if (!op->core)
     throw CompileError(node_where(call) + ": composite operator '" + op->name +

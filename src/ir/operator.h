@@ -142,6 +142,14 @@ std::optional<OpName> split_op_name(std::string_view full_name);
 /// The row for a full operator name whose dialect prefix is aten or edge
 /// (regardless of whether that dialect allows it), or nullptr.
 const OpInfo* find_op(std::string_view full_name);
+/// find_op of a call's operator, remembered by the node until its operator
+/// changes: every pass and the verifier look up every call.
+inline const OpInfo* op_of(const Node& call) {
+  if (const OpInfo* cached = call.cached_op_info()) return cached;
+  const OpInfo* op = find_op(call.op());
+  call.cache_op_info(op);
+  return op;
+}
 /// The row for a base name ("add"), or nullptr.
 const OpInfo* find_op_by_name(std::string_view base_name);
 /// Whether `dialect` allows the operator (edge: core only; aten: both).

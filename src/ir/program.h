@@ -27,6 +27,7 @@ namespace edgec {
 
 class Graph;
 class Node;
+struct OpInfo;
 struct Program;
 
 /// The operator of a call that runs a delegate program (SEMANTICS 4.4). It is
@@ -100,7 +101,14 @@ class Node {
 
   /// Full operator name of a call, with dialect: "aten.add.Tensor".
   const std::string& op() const { return op_; }
-  void set_op(std::string op) { op_ = std::move(op); }
+  void set_op(std::string op) {
+    op_ = std::move(op);
+    op_info_ = nullptr;
+  }
+  /// The operator table's row for op(), once looked up (op_of in
+  /// ir/operator.h); null until then.
+  const OpInfo* cached_op_info() const { return op_info_; }
+  void cache_op_info(const OpInfo* info) const { op_info_ = info; }
 
   std::span<Value* const> inputs() const { return inputs_; }
   Value* input(size_t i) const {
@@ -155,6 +163,7 @@ class Node {
   std::vector<Refusal> refusals_;
   std::list<Node>::iterator self_;
   mutable size_t position_ = 0;  ///< Valid while the graph's positions are (Graph::position).
+  mutable const OpInfo* op_info_ = nullptr;
 };
 
 /// The description of a call to create (see Graph::create_call).

@@ -155,7 +155,7 @@ class Verifier {
         check_delegate_call(n);
         continue;
       }
-      const OpInfo* op = find_op(n->op());
+      const OpInfo* op = op_of(*n);
       if (!op) {
         error("unknown operator " + q(n->op()) + " (node " + n->label() + ")");
         continue;

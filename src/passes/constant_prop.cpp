@@ -120,7 +120,11 @@ class ConstantPropagation : public Pass {
     // the transposed weight once per step.
     EqualContents materialized;
     FreeTargets free_targets(program);
-    std::map<std::string, InputSpec> new_specs;  // by placeholder name
+    std::unordered_map<const Node*, InputSpec> new_specs;  // by placeholder
+    new_specs.reserve(folded.size());
+    // Whether a placeholder's type differs from the value it replaces (a
+    // data-dependent shape made static): only then must readers re-infer.
+    bool types_changed = false;
     auto outside = [&](const Node* user) { return !folded.count(user); };
     for (Node* n : g.calls()) {
       if (!folded.count(n)) continue;
@@ -131,13 +135,15 @@ class ConstantPropagation : public Pass {
         if (!read_outside) continue;
         TensorData data = known.at(v);
         if (Value* same = materialized.find(data)) {
+          types_changed |= !(data.type == v->type());
           redirect_uses(v, same, outside);
           continue;
         }
         const std::string target = free_targets.next();
         // The placeholder carries the folded value's actual (now static) type.
         Node* ph = g.add_placeholder(target, data.type, first_user_input);
-        new_specs.emplace(ph->result()->name(), InputSpec{InputKind::Constant, ph->result()->name(), target, false});
+        new_specs.emplace(ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
+        types_changed |= !(data.type == v->type());
         materialized.add(data, ph->result());
         program.constants[target] = std::move(data);
         // Folded results replace uses only outside the folded region.
@@ -155,7 +161,7 @@ class ConstantPropagation : public Pass {
       if (!used) g.erase(*it);
     }
     remove_unread_constants(program, mutated);
-    refresh_result_types(program);
+    if (types_changed) refresh_result_types(program);
     sync_output_specs(program);
     ensure_outputs_are_calls(program);
     return true;
@@ -184,7 +190,7 @@ class ConstantPropagation : public Pass {
   }
 
   bool foldable_call(const Node& n, const std::unordered_map<const Value*, TensorData>& known) const {
-    const OpInfo* op = find_op(n.op());
+    const OpInfo* op = op_of(n);
     if (!op || !op->core) return false;
     if (op->flags & (kOpRandom | kOpAllocation)) return false;
     if (skip_.count(op->name)) return false;

@@ -11,6 +11,7 @@ namespace edgec {
 
 void specialize_symbols(Program& program, const LowerOptions& options) {
   std::set<std::string> seen;
+  bool changed = false;
   for (Node* ph : program.graph.placeholders()) {
     TensorType t = ph->result()->type();
     for (Dim& d : t.dims) {
@@ -22,7 +23,9 @@ void specialize_symbols(Program& program, const LowerOptions& options) {
         d.value = b->second;
       }
     }
+    if (t == ph->result()->type()) continue;
     ph->result()->set_type(std::move(t));
+    changed = true;
   }
   for (const auto* opts : {&options.dim_sizes, &options.dim_bounds})
     for (const auto& [name, value] : *opts) {
@@ -34,7 +37,9 @@ void specialize_symbols(Program& program, const LowerOptions& options) {
                            (known.empty() ? std::string(" (it has none)") : " (it has: " + known + ")"));
       }
     }
-  refresh_result_types(program);
+  // Readers re-infer their types only when an input's changed (the
+  // importer already typed every call).
+  if (changed) refresh_result_types(program);
 }
 
 void run_pass_verified(Program& program, const std::string& name) {

@@ -9,22 +9,21 @@
 
 namespace edgec {
 
-void insert_input_specs(Program& program, std::map<std::string, InputSpec> specs) {
+void insert_input_specs(Program& program, std::unordered_map<const Node*, InputSpec> specs) {
   if (specs.empty()) return;
   std::vector<InputSpec> inputs;
   inputs.reserve(program.inputs.size() + specs.size());
-  size_t old = 0;
+  size_t old = 0, added = 0;
   for (const Node* n : program.graph.placeholders()) {
-    auto it = specs.find(n->result()->name());
+    auto it = specs.find(n);
     if (it != specs.end()) {
       inputs.push_back(std::move(it->second));
-      specs.erase(it);
+      ++added;
     } else if (old < program.inputs.size()) {
       inputs.push_back(std::move(program.inputs[old++]));
     }
   }
-  if (!specs.empty())
-    throw CompileError("internal error: an input spec names %" + specs.begin()->first + ", which is no placeholder");
+  if (added != specs.size()) throw CompileError("internal error: an input spec names a node that is no placeholder");
   for (; old < program.inputs.size(); ++old) inputs.push_back(std::move(program.inputs[old]));
   program.inputs = std::move(inputs);
 }
@@ -70,7 +69,7 @@ void sync_output_specs(Program& program) {
 
 void refresh_result_types(Program& program) {
   for (Node* n : program.graph.calls()) {
-    const OpInfo* op = find_op(n->op());
+    const OpInfo* op = op_of(*n);
     if (!op) continue;  // the verifier reports it
     std::vector<TensorType> types;
     try {

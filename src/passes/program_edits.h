@@ -5,15 +5,16 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "ir/program.h"
 
 namespace edgec {
 
 /// Gives the new placeholders their specs (`specs`, keyed by placeholder
-/// name): program.inputs becomes the old specs and these in placeholder
+/// node): program.inputs becomes the old specs and these in placeholder
 /// order, in one walk however many are added.
-void insert_input_specs(Program& program, std::map<std::string, InputSpec> specs);
+void insert_input_specs(Program& program, std::unordered_map<const Node*, InputSpec> specs);
 
 /// Removes `constant` placeholders and non-persistent, unmutated buffer
 /// placeholders that nothing reads, with their specs; drops store entries

@@ -32,7 +32,7 @@ class ToEdgePass : public Pass {
     if (program.dialect == kEdgeDialect) return false;
     const std::string edge(kEdgeDialect);
     for (Node* n : program.graph.calls()) {
-      const OpInfo* op = find_op(n->op());
+      const OpInfo* op = op_of(*n);
       if (!op) throw CompileError("to_edge: unknown operator '" + n->op() + "' (node " + n->label() + ")");
       if (op->core) {
         n->set_op(op->full_name(edge));

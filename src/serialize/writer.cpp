@@ -291,7 +291,7 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
   std::vector<std::pair<std::vector<int32_t>, std::vector<int32_t>>> delegate_slots(p.delegates.size());
   for (const Node* n : p.graph.calls()) {
     const bool is_delegate = n->is_delegate_call();
-    const OpInfo* op = is_delegate ? nullptr : find_op(n->op());
+    const OpInfo* op = is_delegate ? nullptr : op_of(*n);
     if (is_delegate && !data)
       throw CompileError(ctx + ": node " + n->label() + " calls a delegate; a delegate program cannot call delegates");
     if (!is_delegate && (!op || !op->core))
@@ -353,7 +353,7 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
       const Program& d = *p.delegates[i].program;
       std::vector<Offset<flatbuffers::String>> ops, constants;
       for (const Node* n : d.graph.calls()) {
-        const OpInfo* op = find_op(n->op());
+        const OpInfo* op = op_of(*n);
         ops.push_back(strings(op ? op->name : n->op()));
       }
       for (const InputSpec& spec : d.inputs)

@@ -21,7 +21,7 @@ class ReferencePartitioner final : public Partitioner {
 
   std::optional<std::string> refuse(const Program&, const Node& call) const override {
     const auto name = split_op_name(call.op());
-    const OpInfo* op = find_op(call.op());
+    const OpInfo* op = op_of(call);
     if (!name || !op || !op->core) return "operator " + call.op() + " has no portable kernel";
     if (!ops_.empty() && !ops_.count(name->name))
       return "operator " + name->name + " is not in the operator set (" + op_list_ + ")";
