@@ -27,6 +27,13 @@ void Value::replace_all_uses_with(Value* other) {
   for (const Use& u : uses) u.user->set_input(static_cast<size_t>(u.input_index), other);
 }
 
+void Node::store_groups(std::span<const OperandGroup> groups) {
+  const bool plain = groups.size() <= kImpliedPlainGroups &&
+                     std::all_of(groups.begin(), groups.end(), [](const OperandGroup& g) { return g == OperandGroup{}; });
+  if (plain) groups_.clear();
+  else groups_.assign(groups.begin(), groups.end());
+}
+
 void Node::set_input(size_t i, Value* v) {
   if (i >= inputs_.size())
     throw CompileError("internal error: input " + std::to_string(i) + " of a node with " +
@@ -37,6 +44,14 @@ void Node::set_input(size_t i, Value* v) {
   if (old) old->remove_use(use);
   inputs_[i] = v;
   if (v) v->add_use(use);
+}
+
+std::span<const OperandGroup> Node::operand_groups() const {
+  if (!groups_.empty()) return groups_;
+  // Plain operands only: a view of enough plain groups. Nodes with more
+  // inputs than this store theirs (see store_groups).
+  static const std::vector<OperandGroup> plain(kImpliedPlainGroups, OperandGroup{});
+  return {plain.data(), inputs_.size()};
 }
 
 std::string Node::label() const {
@@ -169,8 +184,8 @@ Node* Graph::create_call(CallSpec spec, Node* before) {
   }
   std::vector<OperandGroup> groups = checked_groups(spec);
   Node* n = insert_node(NodeKind::Call, pos);
-  n->groups_.assign(groups.begin(), groups.end());
-  n->op_ = spec.op;
+  n->store_groups(groups);
+  n->op_ = Symbol(spec.op);
   n->attrs_ = std::move(spec.attrs);
   n->inputs_.assign(spec.inputs.size(), nullptr);
   n->use_slots_.assign(spec.inputs.size(), 0);
@@ -196,7 +211,7 @@ Node* Graph::set_outputs(const std::vector<Value*>& values) {
   for (size_t i = 0; i < out->inputs_.size(); ++i) out->set_input(i, nullptr);
   out->inputs_.assign(values.size(), nullptr);
   out->use_slots_.assign(values.size(), 0);
-  out->groups_.assign(values.size(), OperandGroup{});
+  out->store_groups(std::vector<OperandGroup>(values.size(), OperandGroup{}));
   for (size_t i = 0; i < values.size(); ++i) out->set_input(i, values[i]);
   return out;
 }
@@ -239,7 +254,7 @@ size_t Graph::position(const Node* node) const {
   if (!node || node->graph_ != this) return SIZE_MAX;
   if (!positions_valid_) {
     size_t i = 0;
-    for (const Node& n : nodes_) n.position_ = i++;
+    for (const Node& n : nodes_) n.position_ = static_cast<uint32_t>(i++);
     positions_valid_ = true;
   }
   return node->position_;

@@ -100,9 +100,9 @@ class Node {
   Graph* graph() const { return graph_; }
 
   /// Full operator name of a call, with dialect: "aten.add.Tensor".
-  const std::string& op() const { return op_; }
-  void set_op(std::string op) {
-    op_ = std::move(op);
+  const std::string& op() const { return op_.str(); }
+  void set_op(std::string_view op) {
+    op_ = Symbol(op);
     op_info_ = nullptr;
   }
   /// The operator table's row for op(), once looked up (op_of in
@@ -116,7 +116,7 @@ class Node {
     return inputs_[i];
   }
   void set_input(size_t i, Value* v);
-  std::span<const OperandGroup> operand_groups() const { return groups_; }
+  std::span<const OperandGroup> operand_groups() const;
 
   const Attrs& attrs() const { return attrs_; }
   Attrs& attrs() { return attrs_; }
@@ -127,15 +127,15 @@ class Node {
   std::string label() const;
 
   /// Delegation tag set by a partitioner (empty: untagged). SEMANTICS §4.
-  const std::string& tag() const { return tag_; }
-  void set_tag(std::string tag) { tag_ = std::move(tag); }
+  const std::string& tag() const { return tag_.str(); }
+  void set_tag(std::string_view tag) { tag_ = Symbol(tag); }
 
   /// Why each backend that saw this call did not take it, in priority order.
   const std::vector<Refusal>& refusals() const { return refusals_; }
   void add_refusal(Refusal r) { refusals_.push_back(std::move(r)); }
   void set_refusals(std::vector<Refusal> r) { refusals_ = std::move(r); }
 
-  bool is_delegate_call() const { return kind_ == NodeKind::Call && op_ == kCallDelegateOp; }
+  bool is_delegate_call() const { return kind_ == NodeKind::Call && op_.str() == kCallDelegateOp; }
 
   /// Only a Graph makes nodes (it holds them in its list, in place).
   class Key {
@@ -150,19 +150,25 @@ class Node {
   friend class Graph;
   friend class Value;
 
+  /// Plain operand groups of nodes with up to this many inputs are implied.
+  static constexpr size_t kImpliedPlainGroups = 64;
+  void store_groups(std::span<const OperandGroup> groups);
+
+  // A node of a large graph is one block, small enough for the
+  // allocator's 256-byte size class: names are interned, the usual few
+  // inputs inline, and plain operand groups implied.
   Graph* graph_;
+  Symbol op_;                          ///< Interned: a few hundred distinct names.
+  Symbol tag_;                         ///< Interned: one per partition.
+  mutable uint32_t position_ = 0;      ///< Valid while the graph's positions are (Graph::position).
   NodeKind kind_;
-  std::string op_;
-  // Inline for the usual few inputs: a node of a large graph is one block.
   SmallVector<Value*, 3> inputs_;
   SmallVector<uint32_t, 3> use_slots_;  ///< Per input: where its use sits in the input's uses().
-  SmallVector<OperandGroup, 3> groups_;
+  std::vector<OperandGroup> groups_;    ///< Empty: one plain operand per input (operand_groups()).
   Attrs attrs_;
   std::vector<std::unique_ptr<Value>> results_;
-  std::string tag_;
   std::vector<Refusal> refusals_;
   std::list<Node>::iterator self_;
-  mutable size_t position_ = 0;  ///< Valid while the graph's positions are (Graph::position).
   mutable const OpInfo* op_info_ = nullptr;
 };
 
