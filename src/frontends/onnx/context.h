@@ -204,7 +204,8 @@ class NodeContext {
 };
 
 using Handler = void (*)(NodeContext& n);
-using HandlerTable = std::map<std::string, Handler>;
+/// Handlers by op_type (looked up per node: hashed; listed sorted by the caller).
+using HandlerTable = std::unordered_map<std::string, Handler>;
 
 void register_elementwise_handlers(HandlerTable& table);  // ops_elementwise.cpp
 void register_shape_handlers(HandlerTable& table);        // ops_shape.cpp

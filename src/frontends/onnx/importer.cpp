@@ -30,6 +30,7 @@
 #include <fstream>
 #include <limits>
 #include <set>
+#include <unordered_set>
 
 #include "base/memory_limit.h"
 #include "frontends/onnx/context.h"
@@ -91,6 +92,7 @@ const HandlerTable& handlers() {
 std::vector<std::string> onnx_supported_operators() {
   std::vector<std::string> out;
   for (const auto& [op, handler] : handlers()) out.push_back(op);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -160,7 +162,9 @@ class ModelImporter {
       refuse("sparse initializer '" + g.sparse_initializer(0).values().name() +
              "' is not supported (edgec reads dense initializers; save the model with dense ones)");
     check_node_count(g);
-    std::set<std::string> initializer_names;
+    // Views of the proto's names (it outlives the import).
+    std::unordered_set<std::string_view> initializer_names;
+    initializer_names.reserve(static_cast<size_t>(g.initializer_size()));
     for (const auto& t : g.initializer()) {
       if (!initializer_names.insert(t.name()).second) refuse("initializer '" + t.name() + "' appears twice");
     }
@@ -449,8 +453,9 @@ class ModelImporter {
   /// Before importing: every node is of a supported operator at a
   /// supported opset, matches the operator's schema, and defines only
   /// names nothing else defines (SSA). Records each value's producer.
-  void check_nodes(const onnx::GraphProto& g, const std::set<std::string>& initializers) {
-    std::set<std::string> graph_inputs;
+  void check_nodes(const onnx::GraphProto& g, const std::unordered_set<std::string_view>& initializers) {
+    std::unordered_set<std::string_view> graph_inputs;
+    graph_inputs.reserve(static_cast<size_t>(g.input_size()));
     for (const auto& vi : g.input()) graph_inputs.insert(vi.name());
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& n = g.node(i);
