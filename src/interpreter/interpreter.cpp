@@ -29,26 +29,40 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
                                       KernelContext& ctx) {
   const OpInfo* op = op_of(call);
   if (!op) throw CompileError(node_where(call) + ": unknown operator");
+  static const std::string kUnnamed;
+  return evaluate_op(*op, call.operand_groups(), call.attrs(), inputs, ctx,
+                     call.num_results() ? call.result(0)->name() : kUnnamed, call.op());
+}
+
+std::vector<TensorData> evaluate_op(const OpInfo& op_row, std::span<const OperandGroup> groups, const Attrs& attrs,
+                                    std::span<const TensorData> inputs, KernelContext& ctx,
+                                    std::string_view result_name, std::string_view full_op_name) {
+  const OpInfo* op = &op_row;
+  // Built only for a message (Node::label's form).
+  auto where = [&] {
+    return "node " + (result_name.empty() ? std::string("<unnamed>") : "%" + std::string(result_name)) + " (" +
+           std::string(full_op_name) + ")";
+  };
   if (!op->core)
-    throw CompileError(node_where(call) + ": composite operator '" + op->name +
+    throw CompileError(where() + ": composite operator '" + op->name +
                        "' has no kernel; run to_edge to decompose it first");
   KernelFn kernel = find_kernel(op->name);
-  if (!kernel) throw CompileError(node_where(call) + ": operator '" + op->name + "' has no portable kernel");
+  if (!kernel) throw CompileError(where() + ": operator '" + op->name + "' has no portable kernel");
 
   // Size each output by the shape function on the actual input shapes: exact
   // for ordinary operators, an upper bound for data-dependent ones.
   SmallVector<const TensorType*, 4> in_types;
   in_types.reserve(inputs.size());
   for (const TensorData& d : inputs) {
-    if (!d.bytes) throw CompileError(node_where(call) + ": an input's data is elided (opaque)");
+    if (!d.bytes) throw CompileError(where() + ": an input's data is elided (opaque)");
     in_types.push_back(&d.type);
   }
   std::vector<TensorType> out_types;
   try {
     out_types = op->shape(ShapeQuery{op->name, TypeList(std::span<const TensorType* const>(in_types)),
-                                     call.operand_groups(), call.attrs()});
+                                     groups, attrs});
   } catch (const CompileError& e) {
-    throw CompileError(node_where(call) + ": " + e.what());
+    throw CompileError(where() + ": " + e.what());
   }
 
   SmallVector<Tensor, 3> in_tensors;
@@ -61,12 +75,12 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
   for (const TensorType& t : out_types) {
     const auto bytes = t.max_nbytes();
     if (!bytes)
-      throw CompileError(node_where(call) + ": result type " + t.str() +
+      throw CompileError(where() + ": result type " + t.str() +
                          (t.size_overflows() ? " is too large: its size in bytes does not fit in int64"
                                              : " has no size bound"));
     // Folding allocates what a file's shapes say (an Expand of a constant).
     if (const uint64_t limit = memory_limit(); static_cast<uint64_t>(*bytes) > limit)
-      throw CompileError(node_where(call) + ": result of type " + t.str() + " is " + std::to_string(*bytes) +
+      throw CompileError(where() + ": result of type " + t.str() + " is " + std::to_string(*bytes) +
                          " bytes, more than the memory limit of " + std::to_string(limit) +
                          " bytes (set EDGEC_MEMORY_LIMIT to change it)");
     auto buf = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(*bytes));
@@ -77,9 +91,9 @@ std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorDa
     buffers.push_back(std::move(buf));
     out_tensors.push_back(out);
   }
-  const Error err = kernel(ctx, in_tensors, call.attrs(), out_tensors);
+  const Error err = kernel(ctx, in_tensors, attrs, out_tensors);
   if (err != Error::Ok)
-    throw CompileError(node_where(call) + ": " + error_detail() + " (" + error_name(err) + ")");
+    throw CompileError(where() + ": " + error_detail() + " (" + error_name(err) + ")");
 
   std::vector<TensorData> results;
   results.reserve(out_tensors.size());

@@ -7,8 +7,10 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "ir/operator.h"
 #include "ir/program.h"
 #include "kernels/registry.h"
 
@@ -23,6 +25,13 @@ Tensor tensor_view(const TensorData& data);
 /// or the kernel fails.
 std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorData> inputs,
                                       KernelContext& ctx);
+
+/// The same for a call not (yet) in a graph: operator `op` with `groups`
+/// and `attrs`, whose first result would be named `result_name`. Errors
+/// begin "node %RESULT_NAME (FULL_OP_NAME): ".
+std::vector<TensorData> evaluate_op(const OpInfo& op, std::span<const OperandGroup> groups, const Attrs& attrs,
+                                    std::span<const TensorData> inputs, KernelContext& ctx,
+                                    std::string_view result_name, std::string_view full_op_name);
 
 /// Runs a whole program. `user_inputs` are keyed by the user_input specs'
 /// targets; each is checked against its placeholder's type (dtype, rank,

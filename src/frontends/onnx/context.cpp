@@ -74,6 +74,7 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
   const OpInfo* row = find_op_by_name(op);
   if (!row) internal_error("no operator '" + op + "' in the operator table");
   if (groups.empty()) groups.assign(inputs.size(), OperandGroup{});
+  if (auto folded = fold(*row, inputs, groups, attrs, hint)) return std::move(*folded);
   CallSpec spec;
   spec.op = row->full_name(kAtenDialect);
   spec.result_types = shape_of_call(*row, inputs, groups, attrs);
@@ -107,6 +108,47 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
   std::vector<Value*> results;
   for (size_t i = 0; i < call->num_results(); ++i) results.push_back(call->result(i));
   return results;
+}
+
+// A call of constants only is folded here, as constant_prop would fold it
+// later (SEMANTICS 3: not random or allocation operators, not parameters),
+// into constants named as constant_prop names them: an export without
+// constant folding (or a model of many literal tensors) would otherwise make
+// a call and its input placeholders per node only for constant_prop to
+// evaluate them again and erase them. Results past kMaxEvaluatedElements
+// stay calls, for constant_prop.
+std::optional<std::vector<Value*>> Importer::fold(const OpInfo& row, const std::vector<Value*>& inputs,
+                                                  const std::vector<OperandGroup>& groups, const Attrs& attrs,
+                                                  const std::string& hint) {
+  if (!row.core || (row.flags & (kOpRandom | kOpAllocation))) return std::nullopt;
+  int64_t total = 0;
+  for (const Value* v : inputs) {
+    const TensorData* d = v->producer()->is_placeholder() ? known(v) : nullptr;  // a constant
+    if (!d) return std::nullopt;
+    total += numel_of(d->type);
+    if (total > kMaxEvaluatedElements) return std::nullopt;
+  }
+  for (const TensorType& t : shape_of_call(row, inputs, groups, attrs))
+    if (numel_of(t) > kMaxEvaluatedElements) return std::nullopt;
+  std::vector<TensorData> data;
+  data.reserve(inputs.size());
+  for (const Value* v : inputs) data.push_back(*known(v));
+  auto outs = evaluate_op(row, groups, attrs, data, kernel_ctx_, hint, row.full_name(kAtenDialect));
+  std::vector<Value*> results;
+  results.reserve(outs.size());
+  for (TensorData& out : outs) results.push_back(add_constant_placeholder(next_folded_target(), out));
+  return results;
+}
+
+// `_prop_tensor_constant<N>`, the next N that no store key or ONNX tensor
+// name takes (a tensor may become a constant of its own name later).
+std::string Importer::next_folded_target() {
+  while (true) {
+    std::string t = "_prop_tensor_constant" + std::to_string(next_folded_++);
+    if (!program_.constants.count(t) && !program_.state.count(t) && !entries_.count(t) &&
+        !(producers_ && producers_->count(t)))
+      return t;
+  }
 }
 
 Value* Importer::emit(const std::string& op, const std::vector<Value*>& inputs, const Attrs& attrs,

@@ -28,6 +28,10 @@ namespace onnx {
 class OpSchema;
 }
 
+namespace edgec {
+struct OpInfo;
+}
+
 namespace edgec::onnx_import {
 
 struct Entry {
@@ -109,6 +113,10 @@ class Importer {
 
  private:
   Value* add_constant_placeholder(const std::string& target, const TensorData& data);
+  std::optional<std::vector<Value*>> fold(const OpInfo& row, const std::vector<Value*>& inputs,
+                                          const std::vector<OperandGroup>& groups, const Attrs& attrs,
+                                          const std::string& hint);
+  std::string next_folded_target();
 
   Program& program_;
   std::string what_;
@@ -119,6 +127,7 @@ class Importer {
   std::unordered_map<std::string, Entry> entries_;  // references stay valid as it grows
   std::unordered_map<const Value*, TensorData> known_;
   KernelContext kernel_ctx_;
+  int64_t next_folded_ = 0;
 };
 
 /// One node being imported: its inputs, attributes and outputs.
