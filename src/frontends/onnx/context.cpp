@@ -117,26 +117,40 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
 // a call and its input placeholders per node only for constant_prop to
 // evaluate them again and erase them. Results past kMaxEvaluatedElements
 // stay calls, for constant_prop.
-std::optional<std::vector<Value*>> Importer::fold(const OpInfo& row, const std::vector<Value*>& inputs,
-                                                  const std::vector<OperandGroup>& groups, const Attrs& attrs,
-                                                  const std::string& hint) {
+std::optional<std::vector<TensorData>> Importer::fold_data(const OpInfo& row, std::span<const TensorData* const> inputs,
+                                                           std::span<const OperandGroup> groups, const Attrs& attrs,
+                                                           const std::string& hint) {
   if (!row.core || (row.flags & (kOpRandom | kOpAllocation))) return std::nullopt;
   int64_t total = 0;
-  for (const Value* v : inputs) {
-    const TensorData* d = v->producer()->is_placeholder() ? known(v) : nullptr;  // a constant
-    if (!d) return std::nullopt;
+  SmallVector<const TensorType*, 4> types;
+  for (const TensorData* d : inputs) {
     total += numel_of(d->type);
     if (total > kMaxEvaluatedElements) return std::nullopt;
+    types.push_back(&d->type);
   }
-  for (const TensorType& t : shape_of_call(row, inputs, groups, attrs))
+  for (const TensorType& t :
+       row.shape(ShapeQuery{row.name, TypeList(std::span<const TensorType* const>(types)), groups, attrs}))
     if (numel_of(t) > kMaxEvaluatedElements) return std::nullopt;
   std::vector<TensorData> data;
   data.reserve(inputs.size());
-  for (const Value* v : inputs) data.push_back(*known(v));
-  auto outs = evaluate_op(row, groups, attrs, data, kernel_ctx_, hint, row.full_name(kAtenDialect));
+  for (const TensorData* d : inputs) data.push_back(*d);
+  return evaluate_op(row, groups, attrs, data, kernel_ctx_, hint, row.full_name(kAtenDialect));
+}
+
+std::optional<std::vector<Value*>> Importer::fold(const OpInfo& row, const std::vector<Value*>& inputs,
+                                                  const std::vector<OperandGroup>& groups, const Attrs& attrs,
+                                                  const std::string& hint) {
+  SmallVector<const TensorData*, 4> data;
+  for (const Value* v : inputs) {
+    const TensorData* d = v->producer()->is_placeholder() ? known(v) : nullptr;  // a constant
+    if (!d) return std::nullopt;
+    data.push_back(d);
+  }
+  auto outs = fold_data(row, data, groups, attrs, hint);
+  if (!outs) return std::nullopt;
   std::vector<Value*> results;
-  results.reserve(outs.size());
-  for (TensorData& out : outs) results.push_back(add_constant_placeholder(next_folded_target(), out));
+  results.reserve(outs->size());
+  for (TensorData& out : *outs) results.push_back(add_constant_placeholder(next_folded_target(), out));
   return results;
 }
 

@@ -71,6 +71,12 @@ class Importer {
               const std::string& hint = "");
   /// The data of an emitted value computed from constants only, or null.
   const TensorData* known(const Value* v) const;
+  /// The results of operator `op` (table row) on constant inputs, computed
+  /// now as constant_prop would later (not random or allocation operators,
+  /// results up to kMaxEvaluatedElements), or nullopt when it does not fold.
+  std::optional<std::vector<TensorData>> fold_data(const OpInfo& row, std::span<const TensorData* const> inputs,
+                                                   std::span<const OperandGroup> groups, const Attrs& attrs,
+                                                   const std::string& hint);
   /// An entry for an emitted value (type, value, known data).
   Entry entry_of(Value* v) const;
 
@@ -198,6 +204,11 @@ class NodeContext {
   Value* emit(const std::string& op, const std::vector<Value*>& inputs, const Attrs& attrs = {}) {
     return im_.emit(op, inputs, attrs, hint());
   }
+  /// When every input is a constant, computes output 0 as `op` (one
+  /// operand per input, in order) of them now and defines it as a
+  /// constant, made a placeholder only where something reads it; returns
+  /// whether it did (else the caller emits the call).
+  bool fold_constants(const std::string& op, const Attrs& attrs = {});
 
   /// Refuses the node; the importer adds the file and node to the message.
   [[noreturn]] void fail(const std::string& message,

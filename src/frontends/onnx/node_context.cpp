@@ -4,6 +4,8 @@
 
 #include "frontends/onnx/context.h"
 
+#include "ir/operator.h"
+
 namespace edgec::onnx_import {
 namespace {
 
@@ -158,6 +160,28 @@ std::string NodeContext::hint(size_t i) const {
   if (i < num_outputs() && !node_.output(static_cast<int>(i)).empty())
     return sanitize_name(node_.output(static_cast<int>(i)));
   return sanitize_name(node_.name().empty() ? node_.op_type() : node_.name());
+}
+
+bool NodeContext::fold_constants(const std::string& op, const Attrs& attrs) {
+  if (num_outputs() != 1) return false;
+  SmallVector<const TensorData*, 4> data;
+  for (size_t i = 0; i < num_inputs(); ++i) {
+    const Entry* e = input(i);
+    // A constant: data with no value yet, or a placeholder's (parameters
+    // and user inputs have no data; a call's data is not a constant).
+    if (!e || !e->data || (e->value && !e->value->producer()->is_placeholder())) return false;
+    data.push_back(&*e->data);
+  }
+  const OpInfo* row = find_op_by_name(op);
+  if (!row) internal_error("no operator '" + op + "' in the operator table");
+  const std::vector<OperandGroup> groups(data.size(), OperandGroup{});
+  auto outs = im_.fold_data(*row, data, groups, attrs, hint());
+  if (!outs || outs->size() != 1) return false;
+  Entry e;
+  e.type = (*outs)[0].type;
+  e.data = std::move((*outs)[0]);
+  set_output(0, std::move(e));
+  return true;
 }
 
 void NodeContext::set_output(size_t i, Value* v) {

@@ -40,7 +40,11 @@ const std::map<std::string, std::string>& unary_ops() {
   return m;
 }
 
-void unary(NodeContext& n) { n.set_output(0, n.emit(unary_ops().at(n.proto().op_type()), {n.value(0)})); }
+void unary(NodeContext& n) {
+  const std::string& op = unary_ops().at(n.proto().op_type());
+  if (n.fold_constants(op)) return;
+  n.set_output(0, n.emit(op, {n.value(0)}));
+}
 
 void leaky_relu(NodeContext& n) {
   n.set_output(0, n.emit("leaky_relu", {n.value(0)}, attrs_of({{"negative_slope", n.attr_float("alpha", 0.01)}})));
@@ -112,10 +116,12 @@ bool try_sym_binary(NodeContext& n, const std::string& op_type) {
 void binary(NodeContext& n) {
   const std::string& op_type = n.proto().op_type();
   if (try_sym_binary(n, op_type)) return;
+  Attrs attrs;
+  if (op_type == "Div" && !is_floating(n.type(0).dtype)) attrs.set("rounding_mode", std::string("trunc"));
+  if ((op_type != "Pow" || n.type(1).dtype == n.type(0).dtype) && n.fold_constants(binary_ops().at(op_type), attrs))
+    return;
   Value* a = n.value(0);
   Value* b = n.value(1);
-  Attrs attrs;
-  if (op_type == "Div" && !is_floating(a->type().dtype)) attrs.set("rounding_mode", std::string("trunc"));
   // ONNX Pow takes an exponent of any numeric type; ours wants one dtype.
   if (op_type == "Pow" && b->type().dtype != a->type().dtype)
     b = n.im().emit("cast", {b}, attrs_of({{"dtype", a->type().dtype}}), n.hint() + "_exponent");
