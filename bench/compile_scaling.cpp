@@ -30,6 +30,10 @@
 // entry smoke-runs it).
 #include <onnx/onnx_pb.h>
 
+#if EDGEC_MIMALLOC
+#include <mimalloc.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -260,6 +264,9 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if EDGEC_MIMALLOC
+  mi_option_enable(mi_option_large_os_pages);  // as `edgec compile` (tools/edgec/allocator.cpp)
+#endif
   int max_n = 100000, min_n = 1000, repeats = 1;
   std::vector<std::string> models = {"foldable", "chain", "concat", "sum"};
   std::vector<std::string> backends = {"none", "onednn"};

@@ -68,6 +68,7 @@ const PassInfo* find_any_pass(std::string_view name) {
 }
 
 void prepare_delegate_constants(Program& program) {
+  if (program.delegates.empty()) return;
   std::map<std::string, int> readers;  // target -> programs reading it
   auto count = [&](const Program& p) {
     for (const InputSpec& spec : p.inputs)

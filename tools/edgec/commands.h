@@ -44,6 +44,12 @@ std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>&
 /// One line (without "error: ") for a CLI11 parse error of `app`.
 std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app);
 
+/// Asks the allocator for 2 MiB pages from here on (with mimalloc; the
+/// kernel's transparent huge pages where it allows them). For compiling:
+/// its graphs of 10^5 nodes spread over hundreds of MB, and walking them
+/// missed the TLB at nearly every node.
+void prefer_large_pages();
+
 /// Imports a model file (by extension) into an aten program.
 /// `fixed_inputs`: an .npz whose arrays fix graph inputs of the same name at
 /// compile time (empty: none).

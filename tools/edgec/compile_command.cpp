@@ -40,6 +40,7 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 void run_compile(const CompileOptions& o) {
+  prefer_large_pages();
   LowerOptions lower;
   lower.dim_sizes = parse_dim_options(o.dims, "--dim");
   lower.dim_bounds = parse_dim_options(o.max_dims, "--max-dim");
