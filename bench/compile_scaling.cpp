@@ -6,6 +6,10 @@
 // linear (ratio about 2) or n log n; a ratio of 4 is a quadratic phase.
 //
 //   compile_scaling [--max N] [--min N] [--models LIST] [--backends LIST] [--repeats R] [--cpu-time]
+//                   [--save DIR]
+//
+// --save DIR also writes each model as DIR/MODEL_N.onnx, to time `edgec
+// compile` on it.
 //
 // Phases are timed by the wall clock, or with --cpu-time by the process's
 // CPU time (steadier on a machine other processes are busy on).
@@ -268,6 +272,7 @@ int main(int argc, char** argv) {
   mi_option_enable(mi_option_large_os_pages);  // as `edgec compile` (tools/edgec/allocator.cpp)
 #endif
   int max_n = 100000, min_n = 1000, repeats = 1;
+  std::string save_dir;
   std::vector<std::string> models = {"foldable", "chain", "concat", "sum"};
   std::vector<std::string> backends = {"none", "onednn"};
   auto split = [](const char* s) {
@@ -293,10 +298,11 @@ int main(int argc, char** argv) {
     else if (a == "--models" && v) models = split(argv[++i]);
     else if (a == "--backends" && v) backends = split(argv[++i]);
     else if (a == "--cpu-time") g_cpu_time = true;
+    else if (a == "--save" && v) save_dir = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: compile_scaling [--max N] [--min N] [--models foldable,chain,concat,sum] "
-                   "[--backends none,onednn] [--repeats R] [--cpu-time]\n");
+                   "[--backends none,onednn] [--repeats R] [--cpu-time] [--save DIR]\n");
       return 2;
     }
   }
@@ -320,6 +326,12 @@ int main(int argc, char** argv) {
         std::vector<Timing> rows;
         for (int n : sizes) {
           const std::string bytes = make_model(model, n).SerializeAsString();
+          if (!save_dir.empty()) {
+            const std::string path = save_dir + "/" + model + "_" + std::to_string(n) + ".onnx";
+            std::FILE* f = std::fopen(path.c_str(), "wb");
+            if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0)
+              throw std::runtime_error("cannot write " + path);
+          }
           std::vector<Timing> runs;
           for (int r = 0; r < repeats; ++r) runs.push_back(compile_once(bytes, be));
           Timing med;
