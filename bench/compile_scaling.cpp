@@ -58,7 +58,7 @@
 #include "lowering/partition.h"
 #include "lowering/pipeline.h"
 #include "lowering/to_backend.h"
-#include "passes/pass.h"
+#include "lowering/pass_registry.h"
 #include "serialize/writer.h"
 
 namespace {

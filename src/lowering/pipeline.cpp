@@ -11,61 +11,9 @@
 #include "lowering/backend.h"
 #include "lowering/partition.h"
 #include "lowering/to_backend.h"
+#include "passes/pass_list.h"
 
 namespace edgec {
-namespace {
-
-class PartitionPass : public Pass {
- public:
-  explicit PartitionPass(std::string_view list) : partitioners_(make_partitioners(std::string(list))) {}
-  bool run(Program& program) override { return partition_program(program, partitioners_) > 0; }
-
- private:
-  std::vector<std::unique_ptr<Partitioner>> partitioners_;
-};
-
-class ToBackendPass : public Pass {
- public:
-  explicit ToBackendPass(std::string_view options) {
-    size_t start = 0;
-    const std::string s(options);
-    while (!s.empty() && start <= s.size()) {
-      const size_t plus = s.find('+', start);
-      tags_.insert(s.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
-      if (plus == std::string::npos) break;
-      start = plus + 1;
-    }
-  }
-  bool run(Program& program) override { return to_backend(program, tags_) > 0; }
-
- private:
-  std::set<std::string> tags_;
-};
-
-const std::vector<PassInfo>& registry() {
-  static const std::vector<PassInfo> passes = {
-      {"partition",
-       "tags the calls each backend takes, in priority order (SEMANTICS 4); options: the --backends list, e.g. "
-       "reference:add+mul,reference",
-       [](std::string_view o) -> std::unique_ptr<Pass> { return std::make_unique<PartitionPass>(o); }},
-      {"to_backend",
-       "turns tagged partitions into delegate programs and call_delegate nodes, sharing constants "
-       "(SEMANTICS 4.4, 5); options: TAG+TAG... (default: every tag)",
-       [](std::string_view o) -> std::unique_ptr<Pass> { return std::make_unique<ToBackendPass>(o); }},
-  };
-  return passes;
-}
-
-}  // namespace
-
-std::span<const PassInfo> lowering_passes() { return registry(); }
-
-const PassInfo* find_any_pass(std::string_view name) {
-  if (const PassInfo* p = find_pass(name)) return p;
-  for (const auto& p : registry())
-    if (p.name == name) return &p;
-  return nullptr;
-}
 
 void prepare_delegate_constants(Program& program) {
   if (program.delegates.empty()) return;
@@ -147,7 +95,7 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
       throw CompileError(std::string("lowering to backends: ") + e.what());
     }
   }
-  run_pass_verified(program, "memory_plan");
+  run_pass_verified(program, "memory_plan", *create_memory_plan_pass(""));
   check_memory_limit(program);
   prepare_delegate_constants(program);
 }

@@ -1,7 +1,6 @@
-// The whole compile pipeline (DESIGN "Data flow"): optimize (to_edge,
-// constant_prop, dce), partition with the backends in priority order,
-// to_backend, memory_plan. Passes for `edgec opt` that need the lowering
-// layer (partition, to_backend) are registered here too.
+// The whole compile pipeline (docs/architecture.md "Data flow"): optimize
+// (to_edge, constant_prop, dce), partition with the backends in priority
+// order, to_backend, memory_plan.
 #pragma once
 
 #include <span>
@@ -23,10 +22,5 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
 /// program reads stays as it is (stored once). The last step of
 /// compile_program, after memory_plan.
 void prepare_delegate_constants(Program& program);
-
-/// partition=LIST and to_backend[=TAG+TAG...], for `edgec opt`.
-std::span<const PassInfo> lowering_passes();
-/// A pass of either registry (passes/ or lowering/), or nullptr.
-const PassInfo* find_any_pass(std::string_view name);
 
 }  // namespace edgec

@@ -1,6 +1,7 @@
 // Passes: small classes that take a Program and say whether they changed it
-// (MLIR style). Every pass is declared once in the registry (registry.cpp)
-// with its name and a one-line summary; `edgec opt --help` prints them.
+// (MLIR style). Every pass is declared once in the registry
+// (lowering/pass_registry.cpp) with its name and a one-line summary; `edgec
+// opt --help` prints them.
 #pragma once
 
 #include <functional>
@@ -29,9 +30,5 @@ struct PassInfo {
   /// bad options.
   std::function<std::unique_ptr<Pass>(std::string_view options)> create;
 };
-
-/// Every registered pass, in registry order.
-std::span<const PassInfo> all_passes();
-const PassInfo* find_pass(std::string_view name);
 
 }  // namespace edgec

@@ -1,4 +1,5 @@
-// Constructors of every pass; registry.cpp lists them with their summaries.
+// Constructors of the passes of this layer; lowering/pass_registry.cpp lists
+// them, with the lowering layer's, and their summaries.
 #pragma once
 
 #include "passes/pass.h"

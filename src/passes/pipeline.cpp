@@ -4,7 +4,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/verifier.h"
-#include "passes/pass.h"
+#include "passes/pass_list.h"
 #include "passes/program_edits.h"
 
 namespace edgec {
@@ -42,26 +42,26 @@ void specialize_symbols(Program& program, const LowerOptions& options) {
   if (changed) refresh_result_types(program);
 }
 
-void run_pass_verified(Program& program, const std::string& name) {
-  const PassInfo* info = find_pass(name);
-  if (!info) throw CompileError("internal error: pass '" + name + "' is not registered");
+void run_pass_verified(Program& program, std::string_view name, Pass& pass) {
   try {
-    info->create("")->run(program);
+    pass.run(program);
     verify_or_throw(program);
   } catch (const CompileError& e) {
-    throw CompileError("pass " + name + ": " + e.what());
+    throw CompileError("pass " + std::string(name) + ": " + e.what());
   }
 }
 
 void optimize_program(Program& program, const LowerOptions& options) {
   specialize_symbols(program, options);
   verify_or_throw(program);
-  for (const char* name : {"to_edge", "constant_prop", "dce"}) run_pass_verified(program, name);
+  run_pass_verified(program, "to_edge", *create_to_edge_pass(""));
+  run_pass_verified(program, "constant_prop", *create_constant_prop_pass(""));
+  run_pass_verified(program, "dce", *create_dce_pass(""));
 }
 
 void lower_program(Program& program, const LowerOptions& options) {
   optimize_program(program, options);
-  run_pass_verified(program, "memory_plan");
+  run_pass_verified(program, "memory_plan", *create_memory_plan_pass(""));
 }
 
 }  // namespace edgec

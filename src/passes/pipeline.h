@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "ir/program.h"
+#include "passes/pass.h"
 
 namespace edgec {
 
@@ -26,8 +28,8 @@ void specialize_symbols(Program& program, const LowerOptions& options);
 /// (naming the pass) on failure.
 void optimize_program(Program& program, const LowerOptions& options = {});
 
-/// Runs a pass by name and verifies; throws CompileError naming the pass.
-void run_pass_verified(Program& program, const std::string& name);
+/// Runs `pass` and verifies; throws CompileError naming the pass `name`.
+void run_pass_verified(Program& program, std::string_view name, Pass& pass);
 
 /// optimize_program, then memory_plan: everything on the portable kernels.
 /// (src/lowering/pipeline.h adds delegation between the two.)

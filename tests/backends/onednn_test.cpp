@@ -21,6 +21,7 @@
 #include "ir/diagnostic.h"
 #include "ir/text.h"
 #include "lowering/backend.h"
+#include "lowering/pass_registry.h"
 #include "lowering/pipeline.h"
 #include "passes/pipeline.h"
 #include "runtime/method.h"

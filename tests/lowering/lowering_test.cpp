@@ -12,6 +12,7 @@
 #include "ir/text.h"
 #include "ir/verifier.h"
 #include "lowering/partition.h"
+#include "lowering/pass_registry.h"
 #include "lowering/pipeline.h"
 #include "lowering/to_backend.h"
 #include "runtime/method.h"
@@ -109,7 +110,7 @@ void expect_each_program_takes_w_once(const Program& p) {
 std::unique_ptr<Program> parse(const std::string& text) { return parse_program(text, "test.ir"); }
 
 void finish(Program& p) {
-  find_any_pass("memory_plan")->create("")->run(p);
+  find_pass("memory_plan")->create("")->run(p);
   verify_or_throw(p);
 }
 

@@ -8,7 +8,7 @@
 #include "ir/diagnostic.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
-#include "lowering/pipeline.h"
+#include "lowering/pass_registry.h"
 #include "passes/pass.h"
 
 namespace edgec::cli {
@@ -37,11 +37,10 @@ void run_opt(const OptOptions& o) {
     const size_t eq = spec.find('=');
     const std::string name = spec.substr(0, eq);
     const std::string options = eq == std::string::npos ? "" : spec.substr(eq + 1);
-    const PassInfo* info = find_any_pass(name);
+    const PassInfo* info = find_pass(name);
     if (!info) {
       std::string known;
       for (const auto& p : all_passes()) known += (known.empty() ? "" : ", ") + p.name;
-      for (const auto& p : lowering_passes()) known += ", " + p.name;
       throw UsageError("unknown pass '" + name + "'; known passes: " + known);
     }
     try {
@@ -73,7 +72,6 @@ void add_opt_command(CLI::App& app) {
   auto opts = std::make_shared<OptOptions>();
   std::string pass_help = "a pass to run, in order (NAME or NAME=OPTIONS); passes:";
   for (const auto& p : all_passes()) pass_help += "\n  " + p.name + ": " + p.summary;
-  for (const auto& p : lowering_passes()) pass_help += "\n  " + p.name + ": " + p.summary;
   CLI::App* cmd = app.add_subcommand("opt", "run passes on a textual-IR program and print it");
   cmd->add_option("file", opts->input, "the .ir file")->required();
   cmd->add_option("--pass", opts->passes, pass_help);
