@@ -52,7 +52,7 @@
 #include <vector>
 
 #include "frontends/onnx/importer.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/verifier.h"
 #include "lowering/backend.h"
 #include "lowering/partition.h"

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
 

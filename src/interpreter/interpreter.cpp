@@ -1,7 +1,7 @@
 #include "interpreter/interpreter.h"
 
 #include "base/memory_limit.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 
 namespace edgec {

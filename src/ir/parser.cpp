@@ -12,7 +12,7 @@
 
 #include "base/half.h"
 #include "base/memory_limit.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 #include "ir/text.h"
 
@@ -404,7 +404,7 @@ class Parser {
   }
 
   void parse_call(const Token& op_tok, const std::vector<Token>& results) {
-    static const AttrSpec kDelegateAttr{"delegate", AttrKind::Int, false};
+    static const AttrDecl kDelegateAttr = attr_int("delegate", 0);
     const bool delegate_call = op_tok.text == kCallDelegateOp;
     const OpInfo* info = delegate_call ? nullptr : find_op(op_tok.text);
     if (!info && !delegate_call) {
@@ -440,7 +440,7 @@ class Parser {
           in_attrs = true;
           Token name = expect(Tok::Ident, "an operand or attribute");
           expect_punct("=");
-          const AttrSpec* spec = delegate_call ? (name.text == "delegate" ? &kDelegateAttr : nullptr) : info->attr(name.text);
+          const AttrDecl* spec = delegate_call ? (name.text == "delegate" ? &kDelegateAttr : nullptr) : info->attr(name.text);
           if (!spec) fail(name, "operator '" + op_tok.text + "' has no attribute '" + name.text + "'");
           if (attrs.has(name.text)) fail(name, "attribute '" + name.text + "' given twice");
           attrs.set(name.text, parse_attr_value(*spec));
@@ -490,7 +490,7 @@ class Parser {
     for (const Token& r : results) defined_.insert(r.text);
   }
 
-  AttrValue parse_attr_value(const AttrSpec& spec) {
+  AttrValue parse_attr_value(const AttrDecl& spec) {
     const Token t = tok_;
     auto mismatch = [&](const std::string& got) -> AttrValue {
       fail(t, "attribute '" + spec.name + "' expects " + std::string(attr_kind_name(spec.kind)) + ", got " + got);

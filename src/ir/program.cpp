@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 
 namespace edgec {
 

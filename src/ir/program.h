@@ -21,7 +21,8 @@
 
 #include "base/attrs.h"
 #include "base/small_vector.h"
-#include "ir/types.h"
+#include "ops/op_info.h"
+#include "base/tensor_type.h"
 
 namespace edgec {
 
@@ -82,14 +83,6 @@ class Value {
 };
 
 enum class NodeKind : uint8_t { Placeholder, Call, Output };
-
-/// How the flat inputs of a call group into schema operands: a plain
-/// operand takes one input, a list operand (concat's tensors) takes `count`.
-struct OperandGroup {
-  bool is_list = false;
-  int count = 1;
-  bool operator==(const OperandGroup& o) const = default;
-};
 
 class Node {
  public:

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 
 namespace edgec {

@@ -19,7 +19,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 
 namespace edgec {
 namespace {

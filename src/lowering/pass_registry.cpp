@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "passes/pass_list.h"
 #include "passes/pipeline.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/memory_limit.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/verifier.h"
 #include "lowering/backend.h"
 #include "lowering/partition.h"

@@ -27,7 +27,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/verifier.h"
 #include "lowering/partition.h"
 

@@ -135,38 +135,24 @@ std::vector<TensorType> filled_shape(const ShapeQuery& q) {
   return full_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs});
 }
 
-template <int Value>
-void decompose_filled(Graph& g, Node* call, const std::string& dialect) {
-  CallSpec full;
-  full.op = dialect + ".full.default";
-  full.attrs = call->attrs();
-  full.attrs.set("value", static_cast<double>(Value));
-  full.result_types = {call->result()->type()};
-  Node* f = g.create_call(std::move(full), call);
-  call->result()->replace_all_uses_with(f->result());
-}
-
 }  // namespace
 
 std::vector<OpInfo> creation_rows() {
-  using K = AttrKind;
+  const AttrDecl shape = required(attr_ints("shape", AttrRule::NonNegative));
+  const AttrDecl dtype = required(attr_dtype("dtype", DType::Float32));
   std::vector<OpInfo> rows = {
       make_row("arange", "default", {},
-               {{"start", K::Float, false}, {"end", K::Float, true}, {"step", K::Float, false},
-                {"dtype", K::DType, true}},
-               arange_shape, kOpAllocation,
-               "[start, end) by step (default 0 and 1) as a 1-D tensor of dtype"),
-      make_row("full", "default", {}, {{"shape", K::Ints, true}, {"value", K::Float, false}, {"dtype", K::DType, true}},
-               full_shape, kOpAllocation, "a tensor of shape and dtype filled with value (default 0)"),
+               {attr_float("start", 0), required(attr_float("end", 0)), attr_float("step", 1, AttrRule::NonZero), dtype},
+               arange_shape, kOpAllocation, "[start, end) by step (default 0 and 1) as a 1-D tensor of dtype"),
+      make_row("full", "default", {}, {shape, attr_float("value", 0), dtype}, full_shape, kOpAllocation,
+               "a tensor of shape and dtype filled with value (default 0)"),
+      make_row("rand_like", "default", {{"self"}}, {attr_int("seed", 0)}, rand_like_shape, kOpRandom,
+               "uniform [0, 1) values with self's shape and dtype (never folded)"),
   };
-  rows.push_back(make_row("rand_like", "default", {{"self"}}, {{"seed", K::Int, false}}, rand_like_shape, kOpRandom,
-                          "uniform [0, 1) values with self's shape and dtype (never folded)"));
-  for (auto [name, fn] : {std::pair{"zeros", &decompose_filled<0>}, std::pair{"ones", &decompose_filled<1>}}) {
-    OpInfo row = make_row(name, "default", {}, {{"shape", K::Ints, true}, {"dtype", K::DType, true}}, filled_shape,
-                          kOpAllocation, std::string("a tensor of shape and dtype filled with ") +
-                                             (fn == &decompose_filled<0> ? "0" : "1") + " (composite: full)");
+  for (auto [name, summary] : {std::pair{"zeros", "a tensor of shape and dtype filled with 0 (composite: full)"},
+                               std::pair{"ones", "a tensor of shape and dtype filled with 1 (composite: full)"}}) {
+    OpInfo row = make_row(name, "default", {}, {shape, dtype}, filled_shape, kOpAllocation, summary);
     row.core = false;
-    row.decompose = fn;
     rows.push_back(std::move(row));
   }
   return rows;

@@ -1,6 +1,8 @@
 // Operator-table rows of the elementwise family: numpy broadcasting, one
 // dtype across tensor operands (importers insert casts), comparisons give
 // bool. The dtype sets mirror the kernels in src/kernels/elementwise*.cpp.
+#include <cmath>
+
 #include "ops/op_rows.h"
 
 namespace edgec::ops {
@@ -72,44 +74,25 @@ std::vector<TensorType> masked_fill_shape(const ShapeQuery& q) {
   return {TensorType(q.inputs[0].dtype, broadcast_dims(q, q.inputs[0].dims, q.inputs[1].dims))};
 }
 
-void decompose_masked_fill(Graph& g, Node* call, const std::string& dialect) {
-  Value* x = call->input(0);
-  Value* mask = call->input(1);
-  CallSpec fill;
-  fill.op = dialect + ".full.default";
-  fill.attrs.set("shape", std::vector<int64_t>{});
-  fill.attrs.set("value", call->attrs().get_float("value", 0.0));
-  fill.attrs.set("dtype", x->type().dtype);
-  fill.result_types = {TensorType(x->type().dtype, {})};
-  Node* scalar = g.create_call(std::move(fill), call);
-  CallSpec where;
-  where.op = dialect + ".where.default";
-  where.inputs = {mask, scalar->result(), x};
-  where.result_types = {call->result()->type()};
-  Node* w = g.create_call(std::move(where), call);
-  call->result()->replace_all_uses_with(w->result());
-}
+const std::vector<OperandDecl> kAB = {{"self"}, {"other"}};
+const std::vector<OperandDecl> kX = {{"self"}};
 
-const std::vector<OperandSpec> kAB = {{"self"}, {"other"}};
-const std::vector<OperandSpec> kX = {{"self"}};
-
-OpInfo bin(std::string name, ShapeFn fn, std::string summary, std::vector<AttrSpec> attrs = {}) {
-  return make_row(std::move(name), "Tensor", kAB, std::move(attrs), fn, kOpElementwise, std::move(summary));
+OpInfo bin(std::string_view name, ShapeFn fn, std::string_view summary, std::vector<AttrDecl> attrs = {}) {
+  return make_row(name, "Tensor", kAB, std::move(attrs), fn, kOpElementwise, summary);
 }
-OpInfo un(std::string name, ShapeFn fn, std::string summary, std::vector<AttrSpec> attrs = {}) {
-  return make_row(std::move(name), "default", kX, std::move(attrs), fn, kOpElementwise, std::move(summary));
+OpInfo un(std::string_view name, ShapeFn fn, std::string_view summary, std::vector<AttrDecl> attrs = {}) {
+  return make_row(name, "default", kX, std::move(attrs), fn, kOpElementwise, summary);
 }
 
 }  // namespace
 
 std::vector<OpInfo> elementwise_rows() {
-  constexpr auto F = AttrKind::Float;
-  constexpr auto S = AttrKind::String;
   std::vector<OpInfo> rows = {
       bin("add", binary<kNumeric, false>, "a + b"),
       bin("sub", binary<kNumeric, false>, "a - b"),
       bin("mul", binary<kNumeric, false>, "a * b"),
-      bin("div", div_shape, "a / b; rounding_mode none (float), trunc or floor", {{"rounding_mode", S}}),
+      bin("div", div_shape, "a / b; rounding_mode none (float), trunc or floor",
+          {attr_string("rounding_mode", "none", {"none", "trunc", "floor"})}),
       bin("pow", binary<kNumeric, false>, "a ** b"),
       bin("maximum", binary<kAll, false>, "elementwise max"),
       bin("minimum", binary<kAll, false>, "elementwise min"),
@@ -130,7 +113,8 @@ std::vector<OpInfo> elementwise_rows() {
       un("abs", unary<kNumeric, false>, "|x|"),
       un("relu", unary<kNumeric, false>, "max(x, 0)"),
       un("sign", unary<kNumeric, false>, "-1, 0 or 1"),
-      un("clamp", unary<kNumeric, false>, "min(max(x, min), max); either bound optional", {{"min", F}, {"max", F}}),
+      un("clamp", unary<kNumeric, false>, "min(max(x, min), max); either bound optional",
+         {attr_float("min", -INFINITY), attr_float("max", INFINITY)}),
       un("exp", unary<kFloat, false>, "e^x"),
       un("log", unary<kFloat, false>, "natural log"),
       un("sqrt", unary<kFloat, false>, "square root"),
@@ -148,20 +132,19 @@ std::vector<OpInfo> elementwise_rows() {
       un("hardswish", unary<kFloat, false>, "x * relu6(x + 3) / 6"),
       un("isnan", unary<kFloat, true>, "x is NaN"),
       un("softplus", unary<kFloat, false>, "log(1 + e^(beta x)) / beta, linear above threshold",
-         {{"beta", F}, {"threshold", F}}),
+         {attr_float("beta", 1.0, AttrRule::NonZero), attr_float("threshold", 20.0)}),
       un("mish", unary<kFloat, false>, "x * tanh(softplus(x))"),
-      un("leaky_relu", unary<kFloat, false>, "x if x > 0 else negative_slope * x", {{"negative_slope", F}}),
-      un("elu", unary<kFloat, false>, "x if x > 0 else alpha (e^x - 1)", {{"alpha", F}}),
-      un("gelu", gelu_shape, "x * Phi(x); approximate none (erf) or tanh", {{"approximate", S}}),
+      un("leaky_relu", unary<kFloat, false>, "x if x > 0 else negative_slope * x", {attr_float("negative_slope", 0.01)}),
+      un("elu", unary<kFloat, false>, "x if x > 0 else alpha (e^x - 1)", {attr_float("alpha", 1.0)}),
+      un("gelu", gelu_shape, "x * Phi(x); approximate none (erf) or tanh", {attr_string("approximate", "none", {"none", "tanh"})}),
       un("logical_not", unary<kBool, false>, "not x"),
       un("clone", unary<kAll, false>, "a contiguous copy"),
-      make_row("cast", "default", kX, {{"dtype", AttrKind::DType, true}}, cast_shape, kOpElementwise,
+      make_row("cast", "default", kX, {required(attr_dtype("dtype", DType::Float32))}, cast_shape, kOpElementwise,
                "converts to dtype (float to int truncates toward zero)"),
   };
-  OpInfo masked_fill = make_row("masked_fill", "Scalar", {{"self"}, {"mask"}}, {{"value", F, true}},
+  OpInfo masked_fill = make_row("masked_fill", "Scalar", {{"self"}, {"mask"}}, {required(attr_float("value", 0))},
                                 masked_fill_shape, kOpElementwise, "x with value where mask is true");
   masked_fill.core = false;
-  masked_fill.decompose = decompose_masked_fill;
   rows.push_back(std::move(masked_fill));
   return rows;
 }

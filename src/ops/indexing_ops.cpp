@@ -203,49 +203,28 @@ std::vector<TensorType> index_select_shape(const ShapeQuery& q) {
   return take_shape(q);
 }
 
-// Both composites become one take along the same dim.
-void decompose_to_take(Graph& g, Node* call, const std::string& dialect, int64_t dim) {
-  CallSpec take;
-  take.op = dialect + ".take.default";
-  take.inputs = {call->input(0), call->input(1)};
-  take.attrs.set("dim", dim);
-  take.result_types = {call->result()->type()};
-  Node* t = g.create_call(std::move(take), call);
-  call->result()->replace_all_uses_with(t->result());
-}
-
-void decompose_embedding(Graph& g, Node* call, const std::string& dialect) { decompose_to_take(g, call, dialect, 0); }
-void decompose_index_select(Graph& g, Node* call, const std::string& dialect) {
-  decompose_to_take(g, call, dialect, call->attrs().get_int("dim", 0));
-}
-
-OpInfo composite(OpInfo row, DecomposeFn decompose) {
-  row.core = false;
-  row.decompose = decompose;
-  return row;
-}
-
 }  // namespace
 
 std::vector<OpInfo> indexing_rows() {
-  using K = AttrKind;
   const uint32_t kMoves = kOpShapeOnly;
+  auto composite = [](OpInfo row) {
+    row.core = false;
+    return row;
+  };
   return {
-      make_row("take", "default", {{"self"}, {"indices"}}, {{"dim", K::Int, false}}, take_shape, kMoves,
+      make_row("take", "default", {{"self"}, {"indices"}}, {attr_int("dim", 0)}, take_shape, kMoves,
                "ONNX Gather: whole slices along dim picked by indices"),
-      make_row("gather", "default", {{"self"}, {"index"}}, {{"dim", K::Int, false}}, gather_shape,
-               kMoves, "torch.gather: elements along dim picked by an index of the result's shape"),
+      make_row("gather", "default", {{"self"}, {"index"}}, {attr_int("dim", 0)}, gather_shape, kMoves,
+               "torch.gather: elements along dim picked by an index of the result's shape"),
       make_row("index", "default", {{"self"}, {"indices", OperandKind::List}}, {}, index_shape,
                kMoves | kOpDataDependent,
                "x[i0, i1, ...] on the leading dims (integer indices), or x[mask] (one bool mask)"),
       make_row("nonzero", "default", {{"self"}}, {}, nonzero_shape, kOpDataDependent,
                "i64 [n, rank] coordinates of the nonzero elements"),
       composite(make_row("embedding", "default", {{"weight"}, {"indices"}}, {}, embedding_shape, kMoves,
-                         "rows of weight picked by indices (composite: take along dim 0)"),
-                decompose_embedding),
-      composite(make_row("index_select", "default", {{"self"}, {"index"}}, {{"dim", K::Int, true}},
-                         index_select_shape, kMoves, "slices along dim picked by a 1-D index (composite: take)"),
-                decompose_index_select),
+                         "rows of weight picked by indices (composite: take along dim 0)")),
+      composite(make_row("index_select", "default", {{"self"}, {"index"}}, {required(attr_int("dim", 0))},
+                         index_select_shape, kMoves, "slices along dim picked by a 1-D index (composite: take)")),
   };
 }
 

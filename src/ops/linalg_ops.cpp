@@ -58,73 +58,16 @@ std::vector<TensorType> addmm_shape(const ShapeQuery& q) {
   return out;
 }
 
-Value* emit(Graph& g, Node* before, const std::string& op, std::vector<Value*> inputs, Attrs attrs,
-            TensorType type) {
-  CallSpec s;
-  s.op = op;
-  s.inputs = std::move(inputs);
-  s.attrs = std::move(attrs);
-  s.result_types = {std::move(type)};
-  return g.create_call(std::move(s), before)->result();
-}
-
-Value* scaled(Graph& g, Node* before, const std::string& dialect, Value* v, double factor) {
-  if (factor == 1.0) return v;
-  Attrs fill;
-  fill.set("shape", std::vector<int64_t>{});
-  fill.set("value", factor);
-  fill.set("dtype", v->type().dtype);
-  Value* s = emit(g, before, dialect + ".full.default", {}, fill, TensorType(v->type().dtype, {}));
-  return emit(g, before, dialect + ".mul.Tensor", {v, s}, {}, v->type());
-}
-
-void decompose_linear(Graph& g, Node* call, const std::string& dialect) {
-  Value* x = call->input(0);
-  Value* w = call->input(1);
-  Attrs perm;
-  perm.set("dims", std::vector<int64_t>{1, 0});
-  Value* wt = emit(g, call, dialect + ".permute.default", {w}, perm,
-                   TensorType(w->type().dtype, {w->type().dims[1], w->type().dims[0]}));
-  const TensorType& out_type = call->result()->type();
-  TensorType mm_type = out_type;
-  if (call->inputs().size() == 3) {
-    std::vector<TensorType> types{x->type(), wt->type()};
-    std::vector<OperandGroup> groups(2);
-    Attrs none;
-    mm_type = matmul_types(ShapeQuery{"linear", types, groups, none}, x->type(), wt->type())[0];
-  }
-  Value* y = emit(g, call, dialect + ".matmul.default", {x, wt}, {}, mm_type);
-  if (call->inputs().size() == 3) y = emit(g, call, dialect + ".add.Tensor", {y, call->input(2)}, {}, out_type);
-  call->result()->replace_all_uses_with(y);
-}
-
-void decompose_addmm(Graph& g, Node* call, const std::string& dialect) {
-  Value* bias = call->input(0);
-  Value* a = call->input(1);
-  Value* b = call->input(2);
-  std::vector<TensorType> types{a->type(), b->type()};
-  std::vector<OperandGroup> groups(2);
-  Attrs none;
-  TensorType mm_type = matmul_types(ShapeQuery{"addmm", types, groups, none}, a->type(), b->type())[0];
-  Value* mm = emit(g, call, dialect + ".matmul.default", {a, b}, {}, mm_type);
-  mm = scaled(g, call, dialect, mm, call->attrs().get_float("alpha", 1.0));
-  bias = scaled(g, call, dialect, bias, call->attrs().get_float("beta", 1.0));
-  Value* y = emit(g, call, dialect + ".add.Tensor", {mm, bias}, {}, call->result()->type());
-  call->result()->replace_all_uses_with(y);
-}
-
 }  // namespace
 
 std::vector<OpInfo> linalg_rows() {
   OpInfo linear = make_row("linear", "default", {{"input"}, {"weight"}, {"bias", OperandKind::Optional}}, {},
                            linear_shape, 0, "x @ weight^T + bias");
   linear.core = false;
-  linear.decompose = decompose_linear;
   OpInfo addmm = make_row("addmm", "default", {{"self"}, {"mat1"}, {"mat2"}},
-                          {{"beta", AttrKind::Float}, {"alpha", AttrKind::Float}}, addmm_shape, 0,
+                          {attr_float("beta", 1.0), attr_float("alpha", 1.0)}, addmm_shape, 0,
                           "beta * self + alpha * (mat1 @ mat2)");
   addmm.core = false;
-  addmm.decompose = decompose_addmm;
   return {
       make_row("matmul", "default", {{"self"}, {"other"}}, {}, matmul_shape, 0,
                "numpy matmul: 1-D operands and batch broadcasting"),

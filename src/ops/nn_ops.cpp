@@ -491,55 +491,52 @@ std::vector<TensorType> layer_norm_shape(const ShapeQuery& q) {
 }  // namespace
 
 std::vector<OpInfo> nn_rows() {
-  using K = AttrKind;
-  const OperandSpec self{"self"};
-  const OperandSpec input{"input"};
-  const OperandSpec weight{"weight"};
-  const OperandSpec opt_weight{"weight", OperandKind::Optional};
-  const OperandSpec opt_bias{"bias", OperandKind::Optional};
-  const AttrSpec eps{"eps", K::Float, false};
+  const OperandDecl self{"self"};
+  const OperandDecl input{"input"};
+  const OperandDecl weight{"weight"};
+  const OperandDecl opt_weight{"weight", OperandKind::Optional};
+  const OperandDecl opt_bias{"bias", OperandKind::Optional};
+  const AttrDecl eps = attr_float("eps", 1e-5);
+  const AttrDecl stride = attr_ints("stride", AttrRule::Positive);
+  const AttrDecl padding = attr_ints("padding", AttrRule::NonNegative);
+  const AttrDecl dilation = attr_ints("dilation", AttrRule::Positive);
+  const AttrDecl groups = attr_int("groups", 1, AttrRule::Positive);
+  const AttrDecl ceil_mode = attr_bool("ceil_mode", false);
+  const AttrDecl output_size = required(attr_ints("output_size", AttrRule::Positive));
+  // Set by the onednn backend on the convolutions whose weights it stores in
+  // its own blocked layout (BackendCompiler::prepare_constants).
+  const AttrDecl weights_layout[] = {attr_ints("weights_strides"), attr_ints("weights_blocks"),
+                                     attr_ints("weights_block_dims")};
   return {
       make_row("conv", "default", {input, weight, opt_bias},
-               {{"stride", K::Ints}, {"padding", K::Ints}, {"dilation", K::Ints}, {"groups", K::Int}}, conv_shape,
-               0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
+               {stride, padding, dilation, groups, weights_layout[0], weights_layout[1], weights_layout[2]},
+               conv_shape, 0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
       make_row("conv_transpose", "default", {input, weight, opt_bias},
-               {{"stride", K::Ints},
-                {"padding", K::Ints},
-                {"output_padding", K::Ints},
-                {"dilation", K::Ints},
-                {"groups", K::Int}},
+               {stride, padding, attr_ints("output_padding", AttrRule::NonNegative), dilation, groups},
                conv_transpose_shape, 0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
       make_row("max_pool", "default", {self},
-               {{"kernel_size", K::Ints, true},
-                {"stride", K::Ints},
-                {"padding", K::Ints},
-                {"dilation", K::Ints},
-                {"ceil_mode", K::Bool}},
+               {required(attr_ints("kernel_size", AttrRule::Positive)), stride, padding, dilation, ceil_mode},
                max_pool_shape, 0, "1-d / 2-d max pooling"),
       make_row("avg_pool", "default", {self},
-               {{"kernel_size", K::Ints, true},
-                {"stride", K::Ints},
-                {"padding", K::Ints},
-                {"ceil_mode", K::Bool},
-                {"count_include_pad", K::Bool},
-                {"dilation", K::Ints}},
+               {required(attr_ints("kernel_size", AttrRule::Positive)), stride, padding, ceil_mode,
+                attr_bool("count_include_pad", true), dilation},
                avg_pool_shape, 0, "1-d / 2-d average pooling"),
-      make_row("adaptive_avg_pool", "default", {self}, {{"output_size", K::Ints, true}}, output_size_shape, 0,
+      make_row("adaptive_avg_pool", "default", {self}, {output_size}, output_size_shape, 0,
                "1-d / 2-d average pooling to a given output size"),
-      make_row("upsample_nearest", "default", {self}, {{"output_size", K::Ints, true}}, output_size_shape,
-               kOpShapeOnly, "nearest-neighbour resize of the spatial dims (torch 'nearest')"),
-      make_row("upsample_bilinear", "default", {self},
-               {{"output_size", K::Ints, true}, {"align_corners", K::Bool}}, output_size_shape, 0,
-               "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
-      make_row("softmax", "default", {self}, {{"dim", K::Int, true}}, softmax_shape, 0, "softmax along dim"),
-      make_row("log_softmax", "default", {self}, {{"dim", K::Int, true}}, softmax_shape, 0,
+      make_row("upsample_nearest", "default", {self}, {output_size}, output_size_shape, kOpShapeOnly,
+               "nearest-neighbour resize of the spatial dims (torch 'nearest')"),
+      make_row("upsample_bilinear", "default", {self}, {output_size, attr_bool("align_corners", false)},
+               output_size_shape, 0, "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
+      make_row("softmax", "default", {self}, {required(attr_int("dim", 0))}, softmax_shape, 0, "softmax along dim"),
+      make_row("log_softmax", "default", {self}, {required(attr_int("dim", 0))}, softmax_shape, 0,
                "log of softmax along dim"),
       make_row("batch_norm", "default", {input, weight, {"bias"}, {"running_mean"}, {"running_var"}}, {eps},
                batch_norm_shape, 0, "inference batch normalization over channel dim 1"),
-      make_row("layer_norm", "default", {input, opt_weight, opt_bias}, {{"axis", K::Int}, eps}, layer_norm_shape,
+      make_row("layer_norm", "default", {input, opt_weight, opt_bias}, {attr_int("axis", -1), eps}, layer_norm_shape,
                0, "normalization over dims [axis, rank) with optional affine"),
-      make_row("group_norm", "default", {input, opt_weight, opt_bias}, {{"num_groups", K::Int, true}, eps},
-               group_norm_shape, 0, "normalization over groups of channels with per-channel affine"),
+      make_row("group_norm", "default", {input, opt_weight, opt_bias},
+               {required(attr_int("num_groups", 1, AttrRule::Positive)), eps}, group_norm_shape, 0,
+               "normalization over groups of channels with per-channel affine"),
       make_row("instance_norm", "default", {input, opt_weight, opt_bias}, {eps}, instance_norm_shape, 0,
                "normalization per sample and channel with per-channel affine"),
   };

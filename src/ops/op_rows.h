@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/diagnostic.h"
-#include "ir/operator.h"
+#include "base/diagnostic.h"
+#include "ops/op_info.h"
 
 namespace edgec::ops {
 
@@ -20,8 +20,8 @@ std::vector<OpInfo> indexing_rows();     // indexing_ops.cpp
 std::vector<OpInfo> creation_rows();     // creation_ops.cpp
 
 /// A row with the common fields filled in.
-OpInfo make_row(std::string name, std::string overload, std::vector<OperandSpec> operands,
-                std::vector<AttrSpec> attrs, ShapeFn shape, uint32_t flags, std::string summary);
+OpInfo make_row(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,
+                std::vector<AttrDecl> attrs, ShapeFn shape, uint32_t flags, std::string_view summary);
 
 /// Throws "[op] message".
 [[noreturn]] void op_error(std::string_view op, const std::string& message);

@@ -5,8 +5,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "ir/diagnostic.h"
-#include "ir/operator.h"
+#include "base/diagnostic.h"
+#include "ops/op_info.h"
 #include "ops/op_rows.h"
 
 namespace edgec {
@@ -32,7 +32,7 @@ struct Table {
               [](const OpInfo* a, const OpInfo* b) { return a->name < b->name; });
     for (size_t i = 1; i < sorted.size(); ++i)
       if (sorted[i - 1]->name == sorted[i]->name)
-        throw CompileError("operator table: two rows named '" + sorted[i]->name + "'");
+        throw CompileError("operator table: two rows named '" + std::string(sorted[i]->name) + "'");
     full_names.reserve(2 * sorted.size());
     for (const OpInfo* op : sorted)
       for (std::string_view dialect : {kAtenDialect, kEdgeDialect}) full_names.push_back(op->full_name(dialect));
@@ -86,31 +86,11 @@ bool dialect_allows(std::string_view dialect, const OpInfo& op, std::string_view
 
 std::span<const OpInfo* const> all_ops() { return table().sorted; }
 
-std::vector<TensorType> shape_of_call(const OpInfo& op, std::span<Value* const> inputs,
-                                      std::span<const OperandGroup> groups, const Attrs& attrs) {
-  // Pointers to the inputs' types, on the stack for the usual few inputs
-  // (a concat may have 10^5).
-  constexpr size_t kInline = 8;
-  const TensorType* inline_types[kInline];
-  std::vector<const TensorType*> many;
-  const TensorType** types = inline_types;
-  if (inputs.size() > kInline) {
-    many.resize(inputs.size());
-    types = many.data();
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) types[i] = &inputs[i]->type();
-  return op.shape(ShapeQuery{op.name, TypeList(std::span<const TensorType* const>(types, inputs.size())), groups, attrs});
-}
-
-std::vector<TensorType> infer_result_types(const OpInfo& op, const Node& call) {
-  std::vector<TensorType> results = shape_of_call(op, call.inputs(), call.operand_groups(), call.attrs());
-  // Whatever an operator's sizes come from (attributes, input shapes), a
-  // result whose bytes do not fit in int64 would wrap every size computed
-  // from it later.
-  for (const TensorType& t : results)
-    if (t.size_overflows())
-      ops::op_error(op.name, "result type " + t.str() + " is too large: its size in bytes does not fit in int64");
-  return results;
+const AttrDecl& ShapeQuery::attr(std::string_view attr_name) const {
+  const AttrDecl* a = decl ? decl->attr(attr_name) : nullptr;
+  if (!a) throw CompileError("internal error: [" + std::string(op) + "] reads attribute '" + std::string(attr_name) +
+                             "', which its declaration does not have");
+  return *a;
 }
 
 }  // namespace edgec

@@ -86,9 +86,9 @@ std::vector<TensorType> cumsum_shape(const ShapeQuery& q) {
 }  // namespace
 
 std::vector<OpInfo> reduction_rows() {
-  const std::vector<AttrSpec> reduce_attrs = {{"dims", AttrKind::Ints}, {"keepdim", AttrKind::Bool}};
-  const std::vector<AttrSpec> arg_attrs = {
-      {"dim", AttrKind::Int, true}, {"keepdim", AttrKind::Bool}, {"select_last_index", AttrKind::Bool}};
+  const std::vector<AttrDecl> reduce_attrs = {attr_ints("dims"), attr_bool("keepdim", false)};
+  const std::vector<AttrDecl> arg_attrs = {required(attr_int("dim", 0)), attr_bool("keepdim", false),
+                                           attr_bool("select_last_index", false)};
   return {
       make_row("sum", "default", {{"self"}}, reduce_attrs, reduce<kSumTypes, false>, 0, "sum over dims"),
       make_row("mean", "default", {{"self"}}, reduce_attrs, reduce<kFloat, false>, 0, "mean over dims"),
@@ -98,7 +98,7 @@ std::vector<OpInfo> reduction_rows() {
       make_row("argmax", "default", {{"self"}}, arg_attrs, arg_reduce, 0, "index of the maximum along dim"),
       make_row("argmin", "default", {{"self"}}, arg_attrs, arg_reduce, 0, "index of the minimum along dim"),
       make_row("cumsum", "default", {{"self"}},
-               {{"dim", AttrKind::Int, true}, {"exclusive", AttrKind::Bool}, {"reverse", AttrKind::Bool}},
+               {required(attr_int("dim", 0)), attr_bool("exclusive", false), attr_bool("reverse", false)},
                cumsum_shape, 0, "running sum along dim (ONNX CumSum)"),
   };
 }

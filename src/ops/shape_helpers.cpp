@@ -11,16 +11,16 @@ void op_error(std::string_view op, const std::string& message) {
   throw CompileError(text);
 }
 
-OpInfo make_row(std::string name, std::string overload, std::vector<OperandSpec> operands,
-                std::vector<AttrSpec> attrs, ShapeFn shape, uint32_t flags, std::string summary) {
+OpInfo make_row(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,
+                std::vector<AttrDecl> attrs, ShapeFn shape, uint32_t flags, std::string_view summary) {
   OpInfo op;
-  op.name = std::move(name);
-  op.overload = std::move(overload);
+  op.name = name;
+  op.overload = overload;
   op.operands = std::move(operands);
   op.attrs = std::move(attrs);
   op.shape = shape;
   op.flags = flags;
-  op.summary = std::move(summary);
+  op.summary = summary;
   return op;
 }
 

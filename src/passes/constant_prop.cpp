@@ -19,7 +19,7 @@
 #include <unordered_set>
 
 #include "interpreter/interpreter.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 #include "passes/pass_list.h"
 #include "passes/program_edits.h"
@@ -65,7 +65,7 @@ void redirect_uses(Value* from, Value* to, Keep keep) {
 
 class ConstantPropagation : public Pass {
  public:
-  explicit ConstantPropagation(std::set<std::string> skip) : skip_(std::move(skip)) {}
+  explicit ConstantPropagation(std::set<std::string, std::less<>> skip) : skip_(std::move(skip)) {}
 
   bool run(Program& program) override {
     Graph& g = program.graph;
@@ -222,13 +222,13 @@ class ConstantPropagation : public Pass {
     int64_t next_index_ = 0;
   };
 
-  std::set<std::string> skip_;
+  std::set<std::string, std::less<>> skip_;
 };
 
 }  // namespace
 
 std::unique_ptr<Pass> create_constant_prop_pass(std::string_view options) {
-  std::set<std::string> skip;
+  std::set<std::string, std::less<>> skip;
   if (!options.empty()) {
     if (options.substr(0, 5) != "skip=")
       throw CompileError("constant_prop: expected options 'skip=OP+OP...', got '" + std::string(options) + "'");

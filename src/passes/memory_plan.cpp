@@ -26,7 +26,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "passes/pass_list.h"
 
 namespace edgec {

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/verifier.h"
 #include "passes/pass_list.h"
 #include "passes/program_edits.h"

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 
 namespace edgec {

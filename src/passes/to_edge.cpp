@@ -1,9 +1,10 @@
-// to_edge (SEMANTICS §2): converts an aten program to the edge dialect.
+// to_edge (docs/semantics.md §2): converts an aten program to the edge dialect.
 // Core operators are renamed to their edge form; composites (linear, addmm,
 // masked_fill, ...) are replaced by their decomposition, which emits edge
 // operators directly. Afterwards the program's dialect is edge.
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
+#include "passes/decompositions.h"
 #include "passes/pass_list.h"
 
 namespace edgec {
@@ -11,10 +12,10 @@ namespace {
 
 // Runs the row's decomposition and returns the values that replaced each
 // result (read off the first use, which the decomposition rewired).
-std::vector<Value*> decompose(Graph& graph, const OpInfo& op, Node* n, const std::string& dialect) {
+std::vector<Value*> decompose(Graph& graph, DecomposeFn fn, Node* n, const std::string& dialect) {
   std::vector<std::vector<Use>> before;
   for (size_t i = 0; i < n->num_results(); ++i) before.emplace_back(n->result(i)->uses().begin(), n->result(i)->uses().end());
-  op.decompose(graph, n, dialect);
+  fn(graph, n, dialect);
   std::vector<Value*> replacements;
   for (size_t i = 0; i < n->num_results(); ++i) {
     if (n->result(i)->has_uses())
@@ -38,13 +39,14 @@ class ToEdgePass : public Pass {
         n->set_op(op->full_name(edge));
         continue;
       }
-      if (!op->decompose)
+      const DecomposeFn fn = find_decomposition(op->name);
+      if (!fn)
         throw CompileError("to_edge: composite operator '" + n->op() + "' has no decomposition (node " + n->label() + ")");
       // The decomposition's final values take over the composite's result
       // names, so the printed program and the output specs stay readable.
       std::vector<std::string> names;
       for (size_t i = 0; i < n->num_results(); ++i) names.push_back(n->result(i)->name());
-      std::vector<Value*> replacements = decompose(program.graph, *op, n, edge);
+      std::vector<Value*> replacements = decompose(program.graph, fn, n, edge);
       program.graph.erase(n);
       for (size_t i = 0; i < replacements.size(); ++i)
         if (replacements[i] && replacements[i]->producer()->is_call()) program.graph.rename(replacements[i], names[i]);

@@ -12,7 +12,7 @@
 #include <tuple>
 #include <variant>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 #include <bit>
 

@@ -18,7 +18,7 @@
 
 #include "backends/onednn/compiler.h"
 #include "backends/onednn/runtime_state.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/text.h"
 #include "lowering/backend.h"
 #include "lowering/pass_registry.h"

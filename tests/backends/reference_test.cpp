@@ -10,7 +10,7 @@
 #include <random>
 
 #include "backends/reference/compiler.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 #include "ir/text.h"
 #include "lowering/backend.h"

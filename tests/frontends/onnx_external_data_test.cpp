@@ -22,7 +22,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "interpreter/interpreter.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/verifier.h"
 #include "lowering/pass_registry.h"
 #include "support/scoped_memory_limit.h"

@@ -14,7 +14,7 @@
 #include <span>
 
 #include "frontends/onnx/importer.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "lowering/pipeline.h"
 #include "serialize/writer.h"
 

@@ -18,7 +18,7 @@
 #include "frontends/onnx/importer.h"
 #include "interpreter/interpreter.h"
 #include "io/npz.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 #include "ir/text.h"
 #include "ir/verifier.h"

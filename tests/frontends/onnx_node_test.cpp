@@ -28,7 +28,7 @@
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/tensor_data.h"
 #include "io/npz.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "kernels/tensor.h"
 #include "passes/pipeline.h"
 #include "runtime/method.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/program.h"
 #include "ir/text.h"
 #include "ir/verifier.h"

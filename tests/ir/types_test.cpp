@@ -3,7 +3,7 @@
 // whatever the order of the dims, and a zero dim makes a type empty.
 #include <gtest/gtest.h>
 
-#include "ir/types.h"
+#include "base/tensor_type.h"
 
 namespace edgec {
 namespace {

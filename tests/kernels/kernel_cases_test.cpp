@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "io/npz.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 #include "kernels/registry.h"
 #include "support/compare.h"

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <map>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
 #include "lowering/partition.h"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/text.h"
 #include "lowering/pipeline.h"
 #include "support/scoped_memory_limit.h"

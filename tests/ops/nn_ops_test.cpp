@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ops/op_rows.h"
 
 namespace edgec {

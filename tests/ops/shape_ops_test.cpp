@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ops/op_rows.h"
+#include "passes/decompositions.h"
 
 namespace edgec {
 namespace {
@@ -102,7 +103,7 @@ TEST(ShapeRows, Schemas) {
   for (const char* n : composites) {
     const OpInfo& r = row(n);
     EXPECT_FALSE(r.core) << n;
-    EXPECT_NE(r.decompose, nullptr) << n;
+    EXPECT_NE(find_decomposition(n), nullptr) << n;
     EXPECT_NE(r.shape, nullptr) << n;
   }
   EXPECT_EQ(ops::shape_rows().size() + ops::indexing_rows().size() + ops::creation_rows().size(),

@@ -23,7 +23,7 @@
 #include "base/memory_limit.h"
 #include "commands.h"
 #include "io/npz.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "runtime/method.h"
 
 namespace edgec::cli {

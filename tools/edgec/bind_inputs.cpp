@@ -5,7 +5,7 @@
 #include <set>
 
 #include "commands.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 
 namespace edgec::cli {
 

@@ -8,7 +8,7 @@
 
 #include "commands.h"
 #include "io/pending_files.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/text.h"
 #include "lowering/pipeline.h"
 #include "serialize/writer.h"

@@ -6,7 +6,7 @@
 #include "commands.h"
 #include "interpreter/interpreter.h"
 #include "io/npz.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
 

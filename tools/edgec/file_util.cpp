@@ -8,7 +8,7 @@
 #include "base/regular_file.h"
 #include "commands.h"
 #include "io/pending_files.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 
 namespace edgec::cli {
 

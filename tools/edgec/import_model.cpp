@@ -2,7 +2,7 @@
 #include "commands.h"
 #include "frontends/onnx/importer.h"
 #include "io/npz.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 
 namespace edgec::cli {
 

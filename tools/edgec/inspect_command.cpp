@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "runtime/program.h"
 
 namespace edgec::cli {

@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "io/pending_files.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "runtime/method.h"
 
 int main(int argc, char** argv) {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
 #include "lowering/pass_registry.h"

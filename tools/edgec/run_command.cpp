@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "io/npz.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "runtime/method.h"
 
 namespace edgec::cli {

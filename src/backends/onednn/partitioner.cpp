@@ -9,7 +9,7 @@
 #include "backends/onednn/compiler.h"
 #include "lowering/mask_rules.h"
 #include "backends/onednn/geometry.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 
 namespace edgec {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "backends/reference/compiler.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "ir/operator.h"
 
 namespace edgec {

@@ -14,7 +14,7 @@
 #include <source_location>
 #include <string>
 
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 
 namespace edgec::onnx_import {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ir/program.h"
-#include "ir/types.h"
+#include "base/tensor_type.h"
 
 namespace edgec::onnx_import {
 

@@ -23,7 +23,7 @@
 
 #include "base/half.h"
 #include "base/memory_limit.h"
-#include "ir/diagnostic.h"
+#include "base/diagnostic.h"
 #include "kernels/tensor.h"
 
 namespace edgec::onnx_import {

@@ -1,4 +1,4 @@
-#include "ir/types.h"
+#include "base/tensor_type.h"
 
 #include <atomic>
 #include <memory>

@@ -1,0 +1,199 @@
+#include "kernels/op_decl.h"
+
+#include <cmath>
+#include <variant>
+
+namespace edgec {
+namespace {
+
+std::string number_text(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
+  std::string s = std::to_string(v);
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  return s;
+}
+
+std::string value_text(const AttrValue& v) {
+  switch (attr_kind(v)) {
+    case AttrKind::Int: return std::to_string(std::get<int64_t>(v));
+    case AttrKind::Float: return number_text(std::get<double>(v));
+    case AttrKind::Bool: return std::get<bool>(v) ? "true" : "false";
+    case AttrKind::String: return "'" + std::get<std::string>(v) + "'";
+    case AttrKind::Ints: {
+      std::string s = "[";
+      for (int64_t x : std::get<std::vector<int64_t>>(v)) s += (s.size() > 1 ? ", " : "") + std::to_string(x);
+      return s + "]";
+    }
+    case AttrKind::Floats: {
+      std::string s = "[";
+      for (double x : std::get<std::vector<double>>(v)) s += (s.size() > 1 ? ", " : "") + number_text(x);
+      return s + "]";
+    }
+    case AttrKind::DType: return std::string(dtype_name(std::get<DType>(v)));
+  }
+  return "?";
+}
+
+// Whether `x` passes a numeric rule.
+bool passes(AttrRule rule, double x) {
+  switch (rule) {
+    case AttrRule::NonZero: return x != 0;
+    case AttrRule::Positive: return x > 0;
+    case AttrRule::NonNegative: return x >= 0;
+    default: return true;
+  }
+}
+
+}  // namespace
+
+double AttrDecl::float_value(const Attrs& attrs) const { return attrs.get_float(name, number); }
+int64_t AttrDecl::int_value(const Attrs& attrs) const { return attrs.get_int(name, static_cast<int64_t>(number)); }
+bool AttrDecl::bool_value(const Attrs& attrs) const { return attrs.get_bool(name, number != 0); }
+std::string_view AttrDecl::string_value(const Attrs& attrs) const { return attrs.get_string(name, text); }
+DType AttrDecl::dtype_value(const Attrs& attrs) const { return attrs.get_dtype(name, dtype); }
+const std::vector<int64_t>* AttrDecl::ints_value(const Attrs& attrs) const { return attrs.get_ints(name); }
+
+std::string AttrDecl::allowed() const {
+  std::string kind_name(attr_kind_name(kind));
+  switch (rule) {
+    case AttrRule::Any: return "a " + kind_name;
+    case AttrRule::NonZero: return "a " + kind_name + " other than 0";
+    case AttrRule::Positive: return kind == AttrKind::Ints ? "a list of ints > 0" : "a " + kind_name + " > 0";
+    case AttrRule::NonNegative: return kind == AttrKind::Ints ? "a list of ints >= 0" : "a " + kind_name + " >= 0";
+    case AttrRule::OneOf: {
+      std::string s = "one of ";
+      for (size_t i = 0; i < choices.size(); ++i) s += (i ? ", '" : "'") + std::string(choices[i]) + "'";
+      return s;
+    }
+  }
+  return "a " + kind_name;
+}
+
+std::string AttrDecl::problem(const AttrValue& value) const {
+  const AttrKind got = attr_kind(value);
+  // An int where a float is declared is a float (the text form of 1.0 may be 1).
+  const bool kind_ok = got == kind || (kind == AttrKind::Float && got == AttrKind::Int);
+  if (!kind_ok)
+    return "expected " + std::string(attr_kind_name(kind)) + ", got " + std::string(attr_kind_name(got)) + " " +
+           value_text(value);
+  bool ok = true;
+  switch (rule) {
+    case AttrRule::Any: break;
+    case AttrRule::NonZero:
+    case AttrRule::Positive:
+    case AttrRule::NonNegative:
+      if (got == AttrKind::Int) ok = passes(rule, static_cast<double>(std::get<int64_t>(value)));
+      else if (got == AttrKind::Float) ok = passes(rule, std::get<double>(value));
+      else if (got == AttrKind::Ints)
+        for (int64_t x : std::get<std::vector<int64_t>>(value)) ok = ok && passes(rule, static_cast<double>(x));
+      break;
+    case AttrRule::OneOf: {
+      ok = false;
+      if (const std::string* s = std::get_if<std::string>(&value))
+        for (std::string_view c : choices) ok = ok || *s == c;
+      break;
+    }
+  }
+  if (ok) return {};
+  return "is " + value_text(value) + "; expected " + allowed();
+}
+
+AttrDecl attr_int(std::string_view name, int64_t dflt, AttrRule rule) {
+  AttrDecl a;
+  a.name = name;
+  a.kind = AttrKind::Int;
+  a.number = static_cast<double>(dflt);
+  a.rule = rule;
+  return a;
+}
+
+AttrDecl attr_float(std::string_view name, double dflt, AttrRule rule) {
+  AttrDecl a;
+  a.name = name;
+  a.kind = AttrKind::Float;
+  a.number = dflt;
+  a.rule = rule;
+  return a;
+}
+
+AttrDecl attr_bool(std::string_view name, bool dflt) {
+  AttrDecl a;
+  a.name = name;
+  a.kind = AttrKind::Bool;
+  a.number = dflt ? 1 : 0;
+  return a;
+}
+
+AttrDecl attr_string(std::string_view name, std::string_view dflt, std::initializer_list<std::string_view> choices) {
+  AttrDecl a;
+  a.name = name;
+  a.kind = AttrKind::String;
+  a.text = dflt;
+  a.choices.assign(choices.begin(), choices.end());
+  a.rule = a.choices.empty() ? AttrRule::Any : AttrRule::OneOf;
+  return a;
+}
+
+AttrDecl attr_ints(std::string_view name, AttrRule rule) {
+  AttrDecl a;
+  a.name = name;
+  a.kind = AttrKind::Ints;
+  a.rule = rule;
+  return a;
+}
+
+AttrDecl attr_floats(std::string_view name) {
+  AttrDecl a;
+  a.name = name;
+  a.kind = AttrKind::Floats;
+  return a;
+}
+
+AttrDecl attr_dtype(std::string_view name, DType dflt) {
+  AttrDecl a;
+  a.name = name;
+  a.kind = AttrKind::DType;
+  a.dtype = dflt;
+  return a;
+}
+
+AttrDecl required(AttrDecl a) {
+  a.required = true;
+  return a;
+}
+
+std::string DTypeSet::str() const {
+  std::string s;
+  for (int d = 0; d < 32; ++d)
+    if (bits_ & (uint32_t{1} << d)) s += (s.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(d)));
+  return s;
+}
+
+const AttrDecl* OpDecl::attr(std::string_view attr_name) const {
+  for (const AttrDecl& a : attrs)
+    if (a.name == attr_name) return &a;
+  return nullptr;
+}
+
+std::string OpDecl::attrs_problem(const Attrs& given) const {
+  for (const auto& [key, value] : given.items()) {
+    const AttrDecl* a = attr(key);
+    if (!a) {
+      std::string known;
+      for (const AttrDecl& d : attrs) known += (known.empty() ? "'" : ", '") + std::string(d.name) + "'";
+      return "attribute '" + key + "' is not an attribute of " + std::string(name) + "; expected " +
+             (known.empty() ? std::string("none") : "one of " + known);
+    }
+    if (std::string p = a->problem(value); !p.empty()) {
+      if (p.rfind("is ", 0) == 0) return "attribute '" + key + "' " + p;
+      return "attribute '" + key + "': " + p;
+    }
+  }
+  for (const AttrDecl& a : attrs)
+    if (a.required && !given.has(a.name))
+      return "attribute '" + std::string(a.name) + "' (" + std::string(attr_kind_name(a.kind)) +
+             ") is required, got none";
+  return {};
+}
+
+}  // namespace edgec
