@@ -179,6 +179,14 @@ class Verifier {
       error("node " + where_of(n) + ": " + e.what());
       return;
     }
+    // The attributes against the operator's declaration (docs/semantics.md
+    // §2.5): a value the kernel would refuse (softplus with beta 0) is
+    // refused here, before anything folds or runs it. After the shape
+    // function, whose own messages are more specific where it checks.
+    if (std::string problem = op.attrs_problem(n->attrs()); !problem.empty()) {
+      error("node " + where_of(n) + ": " + problem);
+      return;
+    }
     if (inferred.size() != n->num_results()) {
       error("node " + where_of(n) + " has " + std::to_string(n->num_results()) +
             " result(s), but the operator produces " + std::to_string(inferred.size()));

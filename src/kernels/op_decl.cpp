@@ -54,12 +54,13 @@ DType AttrDecl::dtype_value(const Attrs& attrs) const { return attrs.get_dtype(n
 const std::vector<int64_t>* AttrDecl::ints_value(const Attrs& attrs) const { return attrs.get_ints(name); }
 
 std::string AttrDecl::allowed() const {
-  std::string kind_name(attr_kind_name(kind));
+  const std::string kind_name(attr_kind_name(kind));
+  const std::string a = (kind == AttrKind::Int ? "an " : "a ") + kind_name;
   switch (rule) {
-    case AttrRule::Any: return "a " + kind_name;
-    case AttrRule::NonZero: return "a " + kind_name + " other than 0";
-    case AttrRule::Positive: return kind == AttrKind::Ints ? "a list of ints > 0" : "a " + kind_name + " > 0";
-    case AttrRule::NonNegative: return kind == AttrKind::Ints ? "a list of ints >= 0" : "a " + kind_name + " >= 0";
+    case AttrRule::Any: return a;
+    case AttrRule::NonZero: return a + " other than 0";
+    case AttrRule::Positive: return kind == AttrKind::Ints ? "a list of ints > 0" : a + " > 0";
+    case AttrRule::NonNegative: return kind == AttrKind::Ints ? "a list of ints >= 0" : a + " >= 0";
     case AttrRule::OneOf: {
       std::string s = "one of ";
       for (size_t i = 0; i < choices.size(); ++i) s += (i ? ", '" : "'") + std::string(choices[i]) + "'";
