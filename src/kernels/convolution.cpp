@@ -810,13 +810,15 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
   return Error::Ok;
 }
 
-constexpr KernelEntry kConvolutionKernels[] = {
-    {"conv", conv},
-    {"conv_transpose", conv_transpose},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> convolution_kernels() { return kConvolutionKernels; }
+std::span<const KernelEntry> convolution_kernels() {
+  static const KernelEntry kConvolutionKernels[] = {
+      {only_named("conv"), conv},
+      {only_named("conv_transpose"), conv_transpose},
+  };
+  return kConvolutionKernels;
+}
 
 }  // namespace edgec

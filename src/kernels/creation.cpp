@@ -176,14 +176,16 @@ Error rand_like_kernel(KernelContext&, std::span<const Tensor> inputs, const Att
   return Error::Ok;
 }
 
-constexpr KernelEntry kCreationKernels[] = {
-    {"rand_like", rand_like_kernel},
-    {"arange", arange_kernel},
-    {"full", full_kernel},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> creation_kernels() { return kCreationKernels; }
+std::span<const KernelEntry> creation_kernels() {
+  static const KernelEntry kCreationKernels[] = {
+      {only_named("rand_like"), rand_like_kernel},
+      {only_named("arange"), arange_kernel},
+      {only_named("full"), full_kernel},
+  };
+  return kCreationKernels;
+}
 
 }  // namespace edgec

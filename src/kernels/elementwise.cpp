@@ -331,31 +331,33 @@ Error where_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   return Error::Ok;
 }
 
-constexpr KernelEntry kBinaryKernels[] = {
-    {"add", binary_kernel<Add, NumericTypes>},
-    {"sub", binary_kernel<Sub, NumericTypes>},
-    {"mul", binary_kernel<Mul, NumericTypes>},
-    {"div", div_kernel},
-    {"pow", binary_kernel<Pow, NumericTypes>},
-    {"maximum", binary_kernel<Maximum, AllTypes>},
-    {"minimum", binary_kernel<Minimum, AllTypes>},
-    {"remainder", binary_kernel<Remainder, NumericTypes>},
-    {"fmod", binary_kernel<Fmod, NumericTypes>},
-    {"eq", binary_kernel<Eq, AllTypes, true>},
-    {"ne", binary_kernel<Ne, AllTypes, true>},
-    {"lt", binary_kernel<Lt, AllTypes, true>},
-    {"le", binary_kernel<Le, AllTypes, true>},
-    {"gt", binary_kernel<Gt, AllTypes, true>},
-    {"ge", binary_kernel<Ge, AllTypes, true>},
-    {"logical_and", binary_kernel<LogicalAnd, BoolTypes>},
-    {"logical_or", binary_kernel<LogicalOr, BoolTypes>},
-    {"logical_xor", binary_kernel<LogicalXor, BoolTypes>},
-    {"where", where_kernel},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> elementwise_binary_kernels() { return kBinaryKernels; }
+std::span<const KernelEntry> elementwise_binary_kernels() {
+  static const KernelEntry kBinaryKernels[] = {
+      {only_named("add"), binary_kernel<Add, NumericTypes>},
+      {only_named("sub"), binary_kernel<Sub, NumericTypes>},
+      {only_named("mul"), binary_kernel<Mul, NumericTypes>},
+      {only_named("div"), div_kernel},
+      {only_named("pow"), binary_kernel<Pow, NumericTypes>},
+      {only_named("maximum"), binary_kernel<Maximum, AllTypes>},
+      {only_named("minimum"), binary_kernel<Minimum, AllTypes>},
+      {only_named("remainder"), binary_kernel<Remainder, NumericTypes>},
+      {only_named("fmod"), binary_kernel<Fmod, NumericTypes>},
+      {only_named("eq"), binary_kernel<Eq, AllTypes, true>},
+      {only_named("ne"), binary_kernel<Ne, AllTypes, true>},
+      {only_named("lt"), binary_kernel<Lt, AllTypes, true>},
+      {only_named("le"), binary_kernel<Le, AllTypes, true>},
+      {only_named("gt"), binary_kernel<Gt, AllTypes, true>},
+      {only_named("ge"), binary_kernel<Ge, AllTypes, true>},
+      {only_named("logical_and"), binary_kernel<LogicalAnd, BoolTypes>},
+      {only_named("logical_or"), binary_kernel<LogicalOr, BoolTypes>},
+      {only_named("logical_xor"), binary_kernel<LogicalXor, BoolTypes>},
+      {only_named("where"), where_kernel},
+  };
+  return kBinaryKernels;
+}
 
 std::span<const KernelEntry> elementwise_kernels() {
   static const std::vector<KernelEntry> all = [] {

@@ -80,13 +80,15 @@ Error cast_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   return Error::Ok;
 }
 
-constexpr KernelEntry kCopyKernels[] = {
-    {"cast", cast_kernel},
-    {"clone", clone_kernel},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> elementwise_copy_kernels() { return kCopyKernels; }
+std::span<const KernelEntry> elementwise_copy_kernels() {
+  static const KernelEntry kCopyKernels[] = {
+      {only_named("cast"), cast_kernel},
+      {only_named("clone"), clone_kernel},
+  };
+  return kCopyKernels;
+}
 
 }  // namespace edgec

@@ -251,38 +251,40 @@ struct LogicalNot {
   bool operator()(bool x) const { return !x; }
 };
 
-constexpr KernelEntry kUnaryKernels[] = {
-    {"neg", unary_kernel<Neg, NumericTypes>},
-    {"abs", unary_kernel<Abs, NumericTypes>},
-    {"relu", unary_kernel<Relu, NumericTypes>},
-    {"sign", unary_kernel<Sign, NumericTypes>},
-    {"clamp", unary_kernel<Clamp, NumericTypes>},
-    {"exp", unary_kernel<Exp, FloatTypes>},
-    {"log", unary_kernel<Log, FloatTypes>},
-    {"sqrt", unary_kernel<Sqrt, FloatTypes>},
-    {"rsqrt", unary_kernel<Rsqrt, FloatTypes>},
-    {"reciprocal", unary_kernel<Reciprocal, FloatTypes>},
-    {"sin", unary_kernel<Sin, FloatTypes>},
-    {"cos", unary_kernel<Cos, FloatTypes>},
-    {"tanh", unary_kernel<Tanh, FloatTypes>},
-    {"sigmoid", unary_kernel<Sigmoid, FloatTypes>},
-    {"erf", unary_kernel<Erf, FloatTypes>},
-    {"floor", unary_kernel<Floor, FloatTypes>},
-    {"ceil", unary_kernel<Ceil, FloatTypes>},
-    {"round", unary_kernel<Round, FloatTypes>},
-    {"hardsigmoid", unary_kernel<Hardsigmoid, FloatTypes>},
-    {"hardswish", unary_kernel<Hardswish, FloatTypes>},
-    {"isnan", unary_kernel<IsNan, FloatTypes, true>},
-    {"softplus", unary_kernel<Softplus, FloatTypes>},
-    {"mish", unary_kernel<Mish, FloatTypes>},
-    {"leaky_relu", unary_kernel<LeakyRelu, FloatTypes>},
-    {"elu", unary_kernel<Elu, FloatTypes>},
-    {"gelu", gelu_kernel},
-    {"logical_not", unary_kernel<LogicalNot, BoolTypes>},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> elementwise_unary_kernels() { return kUnaryKernels; }
+std::span<const KernelEntry> elementwise_unary_kernels() {
+  static const KernelEntry kUnaryKernels[] = {
+      {only_named("neg"), unary_kernel<Neg, NumericTypes>},
+      {only_named("abs"), unary_kernel<Abs, NumericTypes>},
+      {only_named("relu"), unary_kernel<Relu, NumericTypes>},
+      {only_named("sign"), unary_kernel<Sign, NumericTypes>},
+      {only_named("clamp"), unary_kernel<Clamp, NumericTypes>},
+      {only_named("exp"), unary_kernel<Exp, FloatTypes>},
+      {only_named("log"), unary_kernel<Log, FloatTypes>},
+      {only_named("sqrt"), unary_kernel<Sqrt, FloatTypes>},
+      {only_named("rsqrt"), unary_kernel<Rsqrt, FloatTypes>},
+      {only_named("reciprocal"), unary_kernel<Reciprocal, FloatTypes>},
+      {only_named("sin"), unary_kernel<Sin, FloatTypes>},
+      {only_named("cos"), unary_kernel<Cos, FloatTypes>},
+      {only_named("tanh"), unary_kernel<Tanh, FloatTypes>},
+      {only_named("sigmoid"), unary_kernel<Sigmoid, FloatTypes>},
+      {only_named("erf"), unary_kernel<Erf, FloatTypes>},
+      {only_named("floor"), unary_kernel<Floor, FloatTypes>},
+      {only_named("ceil"), unary_kernel<Ceil, FloatTypes>},
+      {only_named("round"), unary_kernel<Round, FloatTypes>},
+      {only_named("hardsigmoid"), unary_kernel<Hardsigmoid, FloatTypes>},
+      {only_named("hardswish"), unary_kernel<Hardswish, FloatTypes>},
+      {only_named("isnan"), unary_kernel<IsNan, FloatTypes, true>},
+      {only_named("softplus"), unary_kernel<Softplus, FloatTypes>},
+      {only_named("mish"), unary_kernel<Mish, FloatTypes>},
+      {only_named("leaky_relu"), unary_kernel<LeakyRelu, FloatTypes>},
+      {only_named("elu"), unary_kernel<Elu, FloatTypes>},
+      {only_named("gelu"), gelu_kernel},
+      {only_named("logical_not"), unary_kernel<LogicalNot, BoolTypes>},
+  };
+  return kUnaryKernels;
+}
 
 }  // namespace edgec

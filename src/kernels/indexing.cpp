@@ -571,14 +571,16 @@ Error index_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   return index_by_integers(ctx, x, indices, outputs[0]);
 }
 
-constexpr KernelEntry kIndexingKernels[] = {
-    {"gather", gather_kernel}, {"index", index_kernel},
-    {"nonzero", nonzero_kernel}, {"take", take_kernel},
-    {"topk", shape_detail::topk_kernel},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> indexing_kernels() { return kIndexingKernels; }
+std::span<const KernelEntry> indexing_kernels() {
+  static const KernelEntry kIndexingKernels[] = {
+      {only_named("gather"), gather_kernel}, {only_named("index"), index_kernel},
+      {only_named("nonzero"), nonzero_kernel}, {only_named("take"), take_kernel},
+      {only_named("topk"), shape_detail::topk_kernel},
+  };
+  return kIndexingKernels;
+}
 
 }  // namespace edgec

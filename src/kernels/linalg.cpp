@@ -162,12 +162,14 @@ Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   return Error::Ok;
 }
 
-constexpr KernelEntry kLinalgKernels[] = {
-    {"matmul", matmul_kernel},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> linalg_kernels() { return kLinalgKernels; }
+std::span<const KernelEntry> linalg_kernels() {
+  static const KernelEntry kLinalgKernels[] = {
+      {only_named("matmul"), matmul_kernel},
+  };
+  return kLinalgKernels;
+}
 
 }  // namespace edgec

@@ -680,17 +680,19 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   return Error::Ok;
 }
 
-constexpr KernelEntry kNormalizationKernels[] = {
-    {"batch_norm", batch_norm_kernel},
-    {"group_norm", group_norm_kernel},
-    {"instance_norm", instance_norm_kernel},
-    {"layer_norm", layer_norm_kernel},
-    {"log_softmax", softmax_kernel<true>},
-    {"softmax", softmax_kernel<false>},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> normalization_kernels() { return kNormalizationKernels; }
+std::span<const KernelEntry> normalization_kernels() {
+  static const KernelEntry kNormalizationKernels[] = {
+      {only_named("batch_norm"), batch_norm_kernel},
+      {only_named("group_norm"), group_norm_kernel},
+      {only_named("instance_norm"), instance_norm_kernel},
+      {only_named("layer_norm"), layer_norm_kernel},
+      {only_named("log_softmax"), softmax_kernel<true>},
+      {only_named("softmax"), softmax_kernel<false>},
+  };
+  return kNormalizationKernels;
+}
 
 }  // namespace edgec

@@ -72,8 +72,11 @@ std::string AttrDecl::allowed() const {
 
 std::string AttrDecl::problem(const AttrValue& value) const {
   const AttrKind got = attr_kind(value);
-  // An int where a float is declared is a float (the text form of 1.0 may be 1).
-  const bool kind_ok = got == kind || (kind == AttrKind::Float && got == AttrKind::Int);
+  // As the readers take them: an int where a float is declared (the text
+  // form of 1.0 may be 1), an int where a bool is and a bool where an int is.
+  const bool kind_ok = got == kind || (kind == AttrKind::Float && got == AttrKind::Int) ||
+                       (kind == AttrKind::Int && got == AttrKind::Bool) ||
+                       (kind == AttrKind::Bool && got == AttrKind::Int);
   if (!kind_ok)
     return "expected " + std::string(attr_kind_name(kind)) + ", got " + std::string(attr_kind_name(got)) + " " +
            value_text(value);
@@ -195,6 +198,87 @@ std::string OpDecl::attrs_problem(const Attrs& given) const {
       return "attribute '" + std::string(a.name) + "' (" + std::string(attr_kind_name(a.kind)) +
              ") is required, got none";
   return {};
+}
+
+namespace {
+
+Error wrong_kind(std::string_view op, const AttrDecl& decl, const AttrValue& v, const char* want) {
+  return fail(Error::InvalidArgument, std::string(op) + ": expected attribute " + std::string(decl.name) + " to be " +
+                                          want + ", got " + std::string(attr_kind_name(attr_kind(v))));
+}
+
+// The rule's refusal, in the kernels' words.
+Error refused(std::string_view op, const AttrDecl& decl, const AttrValue& v) {
+  if (decl.rule == AttrRule::NonZero)
+    return fail(Error::InvalidArgument,
+                std::string(op) + ": expected a non-zero " + std::string(decl.name) + ", got " + value_text(v));
+  return fail(Error::InvalidArgument, std::string(op) + ": expected attribute " + std::string(decl.name) + " to be " +
+                                          decl.allowed() + ", got " + value_text(v));
+}
+
+}  // namespace
+
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, double& value) {
+  const AttrValue* v = attrs.find(decl.name);
+  if (!v) {
+    value = decl.number;
+    return Error::Ok;
+  }
+  if (const double* f = std::get_if<double>(v)) value = *f;
+  else if (const int64_t* i = std::get_if<int64_t>(v)) value = static_cast<double>(*i);
+  else return wrong_kind(op, decl, *v, "a float");
+  if (!decl.problem(*v).empty()) return refused(op, decl, *v);
+  return Error::Ok;
+}
+
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, std::string_view& value) {
+  const AttrValue* v = attrs.find(decl.name);
+  if (!v) {
+    value = decl.text;
+    return Error::Ok;
+  }
+  const std::string* s = std::get_if<std::string>(v);
+  if (s && decl.problem(*v).empty()) {
+    // A view of the declaration's own text where it is a choice, so that
+    // it outlives `attrs`.
+    value = *s;
+    for (std::string_view c : decl.choices)
+      if (c == *s) value = c;
+    return Error::Ok;
+  }
+  if (decl.rule == AttrRule::OneOf) {
+    std::string expected;
+    for (std::string_view c : decl.choices) expected += (expected.empty() ? "'" : ", '") + std::string(c) + "'";
+    const std::string got = s ? "'" + *s + "'" : "a " + std::string(attr_kind_name(attr_kind(*v)));
+    return fail(Error::InvalidArgument, std::string(op) + ": expected attribute " + std::string(decl.name) +
+                                            " to be one of " + expected + ", got " + got);
+  }
+  return wrong_kind(op, decl, *v, "a str");
+}
+
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int64_t& value) {
+  const AttrValue* v = attrs.find(decl.name);
+  if (!v) {
+    value = static_cast<int64_t>(decl.number);
+    return Error::Ok;
+  }
+  if (const int64_t* i = std::get_if<int64_t>(v)) value = *i;
+  else if (const bool* b = std::get_if<bool>(v)) value = *b ? 1 : 0;
+  else return wrong_kind(op, decl, *v, "an int");
+  if (!decl.problem(*v).empty()) return refused(op, decl, *v);
+  return Error::Ok;
+}
+
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, bool& value) {
+  const AttrValue* v = attrs.find(decl.name);
+  if (!v) {
+    value = decl.number != 0;
+    return Error::Ok;
+  }
+  if (const bool* b = std::get_if<bool>(v)) value = *b;
+  else if (const int64_t* i = std::get_if<int64_t>(v)) value = *i != 0;
+  else return wrong_kind(op, decl, *v, "a bool");
+  return Error::Ok;
 }
 
 }  // namespace edgec

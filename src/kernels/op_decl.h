@@ -19,6 +19,7 @@
 
 #include "base/attrs.h"
 #include "base/dtype.h"
+#include "base/error.h"
 
 namespace edgec {
 
@@ -109,6 +110,7 @@ class DTypeSet {
 enum class ResultRule : uint8_t {
   Custom,            ///< A shape function registered under the operator's name (src/ops).
   SameAsInput,       ///< Unary: input 0's type.
+  SameShapeBool,     ///< Unary predicate: bool of input 0's shape.
   Broadcast,         ///< Binary: the operands' dtype, their broadcast shape.
   BroadcastToBool,   ///< Binary comparison: bool, the broadcast shape.
 };
@@ -123,6 +125,9 @@ enum OpFlags : uint32_t {
 
 struct OpDecl {
   std::string_view name;             ///< Base name: "add".
+  /// The family the operator belongs to ("elementwise", "nn", "shape", ...):
+  /// the kernel file, or for composites src/ops/composite_ops.cpp.
+  std::string_view family;
   std::string_view overload = "default";  ///< "Tensor", "default".
   /// Core operators exist in both dialects and have kernels; composites
   /// exist only in aten and are decomposed by to_edge.
@@ -143,5 +148,29 @@ struct OpDecl {
   /// 'beta' is 0; expected a float other than 0"; or "" when it fits.
   std::string attrs_problem(const Attrs& attrs) const;
 };
+
+/// A declaration with only a name: the row of a kernel whose family still
+/// declares its operators in src/ops (migrating to declarations here).
+inline OpDecl only_named(std::string_view name) {
+  OpDecl d;
+  d.name = name;
+  return d;
+}
+
+// ---- kernel-side reading ---------------------------------------------------
+// A kernel reads its attributes through their declarations: the value, or
+// the declared default when absent. A value of another kind, or one the
+// declaration does not allow, is an InvalidArgument naming the operator and
+// the attribute (a program file is untrusted; the compiler's verifier has
+// already refused such values in what it writes).
+
+/// Float (an int is read as a float).
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, double& value);
+/// String (one of the declared choices, when there are some).
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, std::string_view& value);
+/// Int (a bool is read as 0 or 1).
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int64_t& value);
+/// Bool (an int is read as false for 0).
+Error read_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, bool& value);
 
 }  // namespace edgec

@@ -407,14 +407,16 @@ Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, cons
   return Error::Ok;
 }
 
-constexpr KernelEntry kPoolingKernels[] = {
-    {"adaptive_avg_pool", adaptive_avg_pool},
-    {"avg_pool", avg_pool},
-    {"max_pool", max_pool},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> pooling_kernels() { return kPoolingKernels; }
+std::span<const KernelEntry> pooling_kernels() {
+  static const KernelEntry kPoolingKernels[] = {
+      {only_named("adaptive_avg_pool"), adaptive_avg_pool},
+      {only_named("avg_pool"), avg_pool},
+      {only_named("max_pool"), max_pool},
+  };
+  return kPoolingKernels;
+}
 
 }  // namespace edgec

@@ -711,19 +711,21 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   return Error::Ok;
 }
 
-constexpr KernelEntry kReductionKernels[] = {
-    {"amax", amax_kernel},
-    {"amin", amin_kernel},
-    {"argmax", arg_kernel<true>},
-    {"argmin", arg_kernel<false>},
-    {"cumsum", cumsum_kernel},
-    {"mean", mean_kernel},
-    {"prod", prod_kernel},
-    {"sum", sum_kernel},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> reduction_kernels() { return kReductionKernels; }
+std::span<const KernelEntry> reduction_kernels() {
+  static const KernelEntry kReductionKernels[] = {
+      {only_named("amax"), amax_kernel},
+      {only_named("amin"), amin_kernel},
+      {only_named("argmax"), arg_kernel<true>},
+      {only_named("argmin"), arg_kernel<false>},
+      {only_named("cumsum"), cumsum_kernel},
+      {only_named("mean"), mean_kernel},
+      {only_named("prod"), prod_kernel},
+      {only_named("sum"), sum_kernel},
+  };
+  return kReductionKernels;
+}
 
 }  // namespace edgec

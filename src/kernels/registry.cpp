@@ -19,8 +19,8 @@ struct Registry {
       entries.insert(entries.end(), family.begin(), family.end());
     }
     std::sort(entries.begin(), entries.end(),
-              [](const KernelEntry& a, const KernelEntry& b) { return a.name < b.name; });
-    for (const auto& e : entries) names.push_back(e.name);
+              [](const KernelEntry& a, const KernelEntry& b) { return a.decl.name < b.decl.name; });
+    for (const auto& e : entries) names.push_back(e.decl.name);
   }
 };
 
@@ -29,14 +29,26 @@ const Registry& registry() {
   return r;
 }
 
+const KernelEntry* find_entry(std::string_view op_name) {
+  const auto& entries = registry().entries;
+  auto it = std::lower_bound(entries.begin(), entries.end(), op_name,
+                             [](const KernelEntry& e, std::string_view n) { return e.decl.name < n; });
+  return (it != entries.end() && it->decl.name == op_name) ? &*it : nullptr;
+}
+
 }  // namespace
 
 KernelFn find_kernel(std::string_view op_name) {
-  const auto& entries = registry().entries;
-  auto it = std::lower_bound(entries.begin(), entries.end(), op_name,
-                             [](const KernelEntry& e, std::string_view n) { return e.name < n; });
-  return (it != entries.end() && it->name == op_name) ? it->fn : nullptr;
+  const KernelEntry* e = find_entry(op_name);
+  return e ? e->fn : nullptr;
 }
+
+const OpDecl* find_kernel_decl(std::string_view op_name) {
+  const KernelEntry* e = find_entry(op_name);
+  return e && !e->decl.family.empty() ? &e->decl : nullptr;
+}
+
+std::span<const KernelEntry> kernel_entries() { return registry().entries; }
 
 std::span<const std::string_view> kernel_names() { return registry().names; }
 

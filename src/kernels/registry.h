@@ -19,6 +19,7 @@
 
 #include "base/attrs.h"
 #include "base/error.h"
+#include "kernels/op_decl.h"
 #include "kernels/tensor.h"
 
 namespace edgec {
@@ -41,11 +42,18 @@ std::span<const std::string_view> kernel_names();
 
 namespace edgec {
 
-/// One row of a family's kernel list; each family file exports its rows
-/// (e.g. elementwise_kernels()) and registry.cpp gathers them.
+/// One row of a family's kernel list: the operator's declaration (at least
+/// its name) and its kernel. Each family file exports its rows (e.g.
+/// elementwise_kernels()) and registry.cpp gathers them.
 struct KernelEntry {
-  std::string_view name;
+  OpDecl decl;
   KernelFn fn;
 };
+
+/// The declaration of the operator whose kernel is `op_name`, or nullptr
+/// (no kernel, or one whose family declares its operators in src/ops).
+const OpDecl* find_kernel_decl(std::string_view op_name);
+/// Every kernel's row, sorted by name.
+std::span<const KernelEntry> kernel_entries();
 
 }  // namespace edgec

@@ -207,13 +207,15 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
   return Error::Ok;
 }
 
-constexpr KernelEntry kResizeKernels[] = {
-    {"upsample_bilinear", upsample_bilinear},
-    {"upsample_nearest", upsample_nearest},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> resize_kernels() { return kResizeKernels; }
+std::span<const KernelEntry> resize_kernels() {
+  static const KernelEntry kResizeKernels[] = {
+      {only_named("upsample_bilinear"), upsample_bilinear},
+      {only_named("upsample_nearest"), upsample_nearest},
+  };
+  return kResizeKernels;
+}
 
 }  // namespace edgec

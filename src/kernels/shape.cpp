@@ -498,18 +498,20 @@ Error split_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   return Error::Ok;
 }
 
-constexpr KernelEntry kShapeKernels[] = {
-    {"concat", concat_kernel},   {"expand", expand_kernel},
-    {"flatten", flatten_kernel}, {"pad", shape_detail::pad_kernel},
-    {"permute", permute_kernel}, {"reshape", reshape_kernel},
-    {"select", select_kernel},   {"slice", slice_kernel},
-    {"split", split_kernel},     {"squeeze", squeeze_kernel},
-    {"tile", shape_detail::tile_kernel}, {"tril", shape_detail::tril_kernel},
-    {"triu", shape_detail::triu_kernel}, {"unsqueeze", unsqueeze_kernel},
-};
 
 }  // namespace
 
-std::span<const KernelEntry> shape_kernels() { return kShapeKernels; }
+std::span<const KernelEntry> shape_kernels() {
+  static const KernelEntry kShapeKernels[] = {
+      {only_named("concat"), concat_kernel},   {only_named("expand"), expand_kernel},
+      {only_named("flatten"), flatten_kernel}, {only_named("pad"), shape_detail::pad_kernel},
+      {only_named("permute"), permute_kernel}, {only_named("reshape"), reshape_kernel},
+      {only_named("select"), select_kernel},   {only_named("slice"), slice_kernel},
+      {only_named("split"), split_kernel},     {only_named("squeeze"), squeeze_kernel},
+      {only_named("tile"), shape_detail::tile_kernel}, {only_named("tril"), shape_detail::tril_kernel},
+      {only_named("triu"), shape_detail::triu_kernel}, {only_named("unsqueeze"), unsqueeze_kernel},
+  };
+  return kShapeKernels;
+}
 
 }  // namespace edgec
