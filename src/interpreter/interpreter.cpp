@@ -59,8 +59,7 @@ std::vector<TensorData> evaluate_op(const OpInfo& op_row, std::span<const Operan
   }
   std::vector<TensorType> out_types;
   try {
-    out_types = op->shape(ShapeQuery{op->name, TypeList(std::span<const TensorType* const>(in_types)),
-                                     groups, attrs});
+    out_types = op->infer(TypeList(std::span<const TensorType* const>(in_types)), groups, attrs);
   } catch (const CompileError& e) {
     throw CompileError(where() + ": " + e.what());
   }

@@ -201,11 +201,12 @@ struct DivFloor {
   }
 };
 
+const AttrDecl kRoundingMode = attr_string("rounding_mode", "none", {"none", "trunc", "floor"});
+
 Error div_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                  std::span<Tensor> outputs) {
   std::string_view mode;
-  EDGEC_TRY(read_choice_attr("div", attrs, "rounding_mode", "none", {"none", "trunc", "floor"},
-                             mode));
+  EDGEC_TRY(read_attr("div", attrs, kRoundingMode, mode));
   if (mode == "trunc") return binary_kernel<DivTrunc, NumericTypes>(ctx, inputs, attrs, outputs);
   if (mode == "floor") return binary_kernel<DivFloor, NumericTypes>(ctx, inputs, attrs, outputs);
   // True division of integers would need a float output; the graph must cast.
@@ -331,30 +332,41 @@ Error where_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   return Error::Ok;
 }
 
+// A binary operator's row: declared dtypes and kernel from one type list.
+template <typename Op, typename Types, bool kBoolOut = false>
+KernelEntry binary_entry(std::string_view summary) {
+  return {elementwise_decl(Op::kName, "Tensor", {{"self"}, {"other"}}, dtype_set(Types{}),
+                           kBoolOut ? ResultRule::BroadcastToBool : ResultRule::Broadcast, summary),
+          binary_kernel<Op, Types, kBoolOut>};
+}
 
 }  // namespace
 
 std::span<const KernelEntry> elementwise_binary_kernels() {
   static const KernelEntry kBinaryKernels[] = {
-      {only_named("add"), binary_kernel<Add, NumericTypes>},
-      {only_named("sub"), binary_kernel<Sub, NumericTypes>},
-      {only_named("mul"), binary_kernel<Mul, NumericTypes>},
-      {only_named("div"), div_kernel},
-      {only_named("pow"), binary_kernel<Pow, NumericTypes>},
-      {only_named("maximum"), binary_kernel<Maximum, AllTypes>},
-      {only_named("minimum"), binary_kernel<Minimum, AllTypes>},
-      {only_named("remainder"), binary_kernel<Remainder, NumericTypes>},
-      {only_named("fmod"), binary_kernel<Fmod, NumericTypes>},
-      {only_named("eq"), binary_kernel<Eq, AllTypes, true>},
-      {only_named("ne"), binary_kernel<Ne, AllTypes, true>},
-      {only_named("lt"), binary_kernel<Lt, AllTypes, true>},
-      {only_named("le"), binary_kernel<Le, AllTypes, true>},
-      {only_named("gt"), binary_kernel<Gt, AllTypes, true>},
-      {only_named("ge"), binary_kernel<Ge, AllTypes, true>},
-      {only_named("logical_and"), binary_kernel<LogicalAnd, BoolTypes>},
-      {only_named("logical_or"), binary_kernel<LogicalOr, BoolTypes>},
-      {only_named("logical_xor"), binary_kernel<LogicalXor, BoolTypes>},
-      {only_named("where"), where_kernel},
+      binary_entry<Add, NumericTypes>("a + b"),
+      binary_entry<Sub, NumericTypes>("a - b"),
+      binary_entry<Mul, NumericTypes>("a * b"),
+      {elementwise_decl("div", "Tensor", {{"self"}, {"other"}}, dtype_set(NumericTypes{}), ResultRule::Custom,
+                        "a / b; rounding_mode none (float), trunc or floor", {kRoundingMode}),
+       div_kernel},
+      binary_entry<Pow, NumericTypes>("a ** b"),
+      binary_entry<Maximum, AllTypes>("elementwise max"),
+      binary_entry<Minimum, AllTypes>("elementwise min"),
+      binary_entry<Remainder, NumericTypes>("python-style modulo (sign of the divisor)"),
+      binary_entry<Fmod, NumericTypes>("C-style modulo (sign of the dividend)"),
+      binary_entry<Eq, AllTypes, true>("a == b"),
+      binary_entry<Ne, AllTypes, true>("a != b"),
+      binary_entry<Lt, AllTypes, true>("a < b"),
+      binary_entry<Le, AllTypes, true>("a <= b"),
+      binary_entry<Gt, AllTypes, true>("a > b"),
+      binary_entry<Ge, AllTypes, true>("a >= b"),
+      binary_entry<LogicalAnd, BoolTypes, true>("a and b"),
+      binary_entry<LogicalOr, BoolTypes, true>("a or b"),
+      binary_entry<LogicalXor, BoolTypes, true>("a xor b"),
+      {elementwise_decl("where", "default", {{"condition"}, {"self"}, {"other"}}, dtype_set(AllTypes{}),
+                        ResultRule::Custom, "condition ? a : b"),
+       where_kernel},
   };
   return kBinaryKernels;
 }

@@ -85,8 +85,13 @@ Error cast_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
 
 std::span<const KernelEntry> elementwise_copy_kernels() {
   static const KernelEntry kCopyKernels[] = {
-      {only_named("cast"), cast_kernel},
-      {only_named("clone"), clone_kernel},
+      {elementwise_decl("cast", "default", {{"self"}}, dtype_set(AllTypes{}), ResultRule::Custom,
+                        "converts to dtype (float to int truncates toward zero)",
+                        {required(attr_dtype("dtype", DType::Float32))}),
+       cast_kernel},
+      {elementwise_decl("clone", "default", {{"self"}}, dtype_set(AllTypes{}), ResultRule::SameAsInput,
+                        "a contiguous copy"),
+       clone_kernel},
   };
   return kCopyKernels;
 }

@@ -99,4 +99,19 @@ Error read_choice_attr(std::string_view op, const Attrs& attrs, std::string_view
                                           ", got " + got);
 }
 
+OpDecl elementwise_decl(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,
+                        DTypeSet dtypes, ResultRule result, std::string_view summary, std::vector<AttrDecl> attrs) {
+  OpDecl d;
+  d.name = name;
+  d.family = "elementwise";
+  d.overload = overload;
+  d.operands = std::move(operands);
+  d.attrs = std::move(attrs);
+  d.dtypes = dtypes;
+  d.result = result;
+  d.flags = kOpElementwise;
+  d.summary = summary;
+  return d;
+}
+
 }  // namespace edgec

@@ -192,6 +192,17 @@ Error check_dtype_in(std::string_view op, const Tensor& t, TypeList<Ts...> list)
                                       ", got " + std::string(dtype_name(t.dtype)));
 }
 
+/// The dtypes of a type list, for an operator's declaration.
+template <typename... Ts>
+DTypeSet dtype_set(TypeList<Ts...>) {
+  return DTypeSet{dtype_of<Ts>()...};
+}
+
+/// The declaration of an elementwise operator (docs: "Adding an operator").
+OpDecl elementwise_decl(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,
+                        DTypeSet dtypes, ResultRule result, std::string_view summary,
+                        std::vector<AttrDecl> attrs = {});
+
 /// Reads a float attribute (an int is accepted); `dflt` when absent.
 Error read_float_attr(std::string_view op, const Attrs& attrs, std::string_view name, double dflt,
                       double& value);

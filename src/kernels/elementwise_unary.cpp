@@ -93,9 +93,19 @@ struct Clamp {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
 
+  static std::vector<AttrDecl> attrs() { return {min_decl(), max_decl()}; }
+  static const AttrDecl& min_decl() {
+    static const AttrDecl d = attr_float("min", -std::numeric_limits<double>::infinity());
+    return d;
+  }
+  static const AttrDecl& max_decl() {
+    static const AttrDecl d = attr_float("max", std::numeric_limits<double>::infinity());
+    return d;
+  }
+
   static Error from_attrs(const Attrs& attrs, Clamp& op) {
-    EDGEC_TRY(read_float_attr(kName, attrs, "min", op.lo, op.lo));
-    EDGEC_TRY(read_float_attr(kName, attrs, "max", op.hi, op.hi));
+    EDGEC_TRY(read_attr(kName, attrs, min_decl(), op.lo));
+    EDGEC_TRY(read_attr(kName, attrs, max_decl(), op.hi));
     if (std::isnan(op.lo) || std::isnan(op.hi)) {
       return fail(Error::InvalidArgument, "clamp: expected numeric bounds, got min " +
                                               std::to_string(op.lo) + ", max " +
@@ -181,11 +191,20 @@ struct Softplus {
   float beta = 1.0f;
   float threshold = 20.0f;
 
+  static std::vector<AttrDecl> attrs() { return {beta_decl(), threshold_decl()}; }
+  static const AttrDecl& beta_decl() {
+    static const AttrDecl d = attr_float("beta", 1.0, AttrRule::NonZero);
+    return d;
+  }
+  static const AttrDecl& threshold_decl() {
+    static const AttrDecl d = attr_float("threshold", 20.0);
+    return d;
+  }
+
   static Error from_attrs(const Attrs& attrs, Softplus& op) {
     double beta, threshold;
-    EDGEC_TRY(read_float_attr(kName, attrs, "beta", 1.0, beta));
-    EDGEC_TRY(read_float_attr(kName, attrs, "threshold", 20.0, threshold));
-    if (beta == 0) return fail(Error::InvalidArgument, "softplus: expected a non-zero beta, got 0");
+    EDGEC_TRY(read_attr(kName, attrs, beta_decl(), beta));
+    EDGEC_TRY(read_attr(kName, attrs, threshold_decl(), threshold));
     op.beta = static_cast<float>(beta);
     op.threshold = static_cast<float>(threshold);
     return Error::Ok;
@@ -202,9 +221,15 @@ struct LeakyRelu {
   static constexpr std::string_view kName = "leaky_relu";
   float slope = 0.01f;
 
+  static std::vector<AttrDecl> attrs() { return {slope_decl()}; }
+  static const AttrDecl& slope_decl() {
+    static const AttrDecl d = attr_float("negative_slope", 0.01);
+    return d;
+  }
+
   static Error from_attrs(const Attrs& attrs, LeakyRelu& op) {
     double slope;
-    EDGEC_TRY(read_float_attr(kName, attrs, "negative_slope", 0.01, slope));
+    EDGEC_TRY(read_attr(kName, attrs, slope_decl(), slope));
     op.slope = static_cast<float>(slope);
     return Error::Ok;
   }
@@ -215,9 +240,15 @@ struct Elu {
   static constexpr std::string_view kName = "elu";
   float alpha = 1.0f;
 
+  static std::vector<AttrDecl> attrs() { return {alpha_decl()}; }
+  static const AttrDecl& alpha_decl() {
+    static const AttrDecl d = attr_float("alpha", 1.0);
+    return d;
+  }
+
   static Error from_attrs(const Attrs& attrs, Elu& op) {
     double alpha;
-    EDGEC_TRY(read_float_attr(kName, attrs, "alpha", 1.0, alpha));
+    EDGEC_TRY(read_attr(kName, attrs, alpha_decl(), alpha));
     op.alpha = static_cast<float>(alpha);
     return Error::Ok;
   }
@@ -238,10 +269,15 @@ struct GeluTanh {
   }
 };
 
+const AttrDecl& gelu_approximate() {
+  static const AttrDecl d = attr_string("approximate", "none", {"none", "tanh"});
+  return d;
+}
+
 Error gelu_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   std::string_view approximate;
-  EDGEC_TRY(read_choice_attr("gelu", attrs, "approximate", "none", {"none", "tanh"}, approximate));
+  EDGEC_TRY(read_attr("gelu", attrs, gelu_approximate(), approximate));
   if (approximate == "tanh") return unary_kernel<GeluTanh, FloatTypes>(ctx, inputs, attrs, outputs);
   return unary_kernel<GeluErf, FloatTypes>(ctx, inputs, attrs, outputs);
 }
@@ -251,38 +287,50 @@ struct LogicalNot {
   bool operator()(bool x) const { return !x; }
 };
 
+// A unary operator's row: declared dtypes and kernel from one type list,
+// attributes from the functor's own declarations.
+template <typename Op, typename Types, bool kBoolOut = false>
+KernelEntry unary_entry(std::string_view summary) {
+  std::vector<AttrDecl> attrs;
+  if constexpr (requires { Op::attrs(); }) attrs = Op::attrs();
+  return {elementwise_decl(Op::kName, "default", {{"self"}}, dtype_set(Types{}),
+                           kBoolOut ? ResultRule::SameShapeBool : ResultRule::SameAsInput, summary, std::move(attrs)),
+          unary_kernel<Op, Types, kBoolOut>};
+}
 
 }  // namespace
 
 std::span<const KernelEntry> elementwise_unary_kernels() {
   static const KernelEntry kUnaryKernels[] = {
-      {only_named("neg"), unary_kernel<Neg, NumericTypes>},
-      {only_named("abs"), unary_kernel<Abs, NumericTypes>},
-      {only_named("relu"), unary_kernel<Relu, NumericTypes>},
-      {only_named("sign"), unary_kernel<Sign, NumericTypes>},
-      {only_named("clamp"), unary_kernel<Clamp, NumericTypes>},
-      {only_named("exp"), unary_kernel<Exp, FloatTypes>},
-      {only_named("log"), unary_kernel<Log, FloatTypes>},
-      {only_named("sqrt"), unary_kernel<Sqrt, FloatTypes>},
-      {only_named("rsqrt"), unary_kernel<Rsqrt, FloatTypes>},
-      {only_named("reciprocal"), unary_kernel<Reciprocal, FloatTypes>},
-      {only_named("sin"), unary_kernel<Sin, FloatTypes>},
-      {only_named("cos"), unary_kernel<Cos, FloatTypes>},
-      {only_named("tanh"), unary_kernel<Tanh, FloatTypes>},
-      {only_named("sigmoid"), unary_kernel<Sigmoid, FloatTypes>},
-      {only_named("erf"), unary_kernel<Erf, FloatTypes>},
-      {only_named("floor"), unary_kernel<Floor, FloatTypes>},
-      {only_named("ceil"), unary_kernel<Ceil, FloatTypes>},
-      {only_named("round"), unary_kernel<Round, FloatTypes>},
-      {only_named("hardsigmoid"), unary_kernel<Hardsigmoid, FloatTypes>},
-      {only_named("hardswish"), unary_kernel<Hardswish, FloatTypes>},
-      {only_named("isnan"), unary_kernel<IsNan, FloatTypes, true>},
-      {only_named("softplus"), unary_kernel<Softplus, FloatTypes>},
-      {only_named("mish"), unary_kernel<Mish, FloatTypes>},
-      {only_named("leaky_relu"), unary_kernel<LeakyRelu, FloatTypes>},
-      {only_named("elu"), unary_kernel<Elu, FloatTypes>},
-      {only_named("gelu"), gelu_kernel},
-      {only_named("logical_not"), unary_kernel<LogicalNot, BoolTypes>},
+      unary_entry<Neg, NumericTypes>("-x"),
+      unary_entry<Abs, NumericTypes>("|x|"),
+      unary_entry<Relu, NumericTypes>("max(x, 0)"),
+      unary_entry<Sign, NumericTypes>("-1, 0 or 1"),
+      unary_entry<Clamp, NumericTypes>("min(max(x, min), max); either bound optional"),
+      unary_entry<Exp, FloatTypes>("e^x"),
+      unary_entry<Log, FloatTypes>("natural log"),
+      unary_entry<Sqrt, FloatTypes>("square root"),
+      unary_entry<Rsqrt, FloatTypes>("1 / sqrt(x)"),
+      unary_entry<Reciprocal, FloatTypes>("1 / x"),
+      unary_entry<Sin, FloatTypes>("sine"),
+      unary_entry<Cos, FloatTypes>("cosine"),
+      unary_entry<Tanh, FloatTypes>("hyperbolic tangent"),
+      unary_entry<Sigmoid, FloatTypes>("1 / (1 + e^-x)"),
+      unary_entry<Erf, FloatTypes>("error function"),
+      unary_entry<Floor, FloatTypes>("round down"),
+      unary_entry<Ceil, FloatTypes>("round up"),
+      unary_entry<Round, FloatTypes>("round half to even"),
+      unary_entry<Hardsigmoid, FloatTypes>("relu6(x + 3) / 6"),
+      unary_entry<Hardswish, FloatTypes>("x * relu6(x + 3) / 6"),
+      unary_entry<IsNan, FloatTypes, true>("x is NaN"),
+      unary_entry<Softplus, FloatTypes>("log(1 + e^(beta x)) / beta, linear above threshold"),
+      unary_entry<Mish, FloatTypes>("x * tanh(softplus(x))"),
+      unary_entry<LeakyRelu, FloatTypes>("x if x > 0 else negative_slope * x"),
+      unary_entry<Elu, FloatTypes>("x if x > 0 else alpha (e^x - 1)"),
+      {elementwise_decl("gelu", "default", {{"self"}}, dtype_set(FloatTypes{}), ResultRule::Custom,
+                        "x * Phi(x); approximate none (erf) or tanh", {gelu_approximate()}),
+       gelu_kernel},
+      unary_entry<LogicalNot, BoolTypes>("not x"),
   };
   return kUnaryKernels;
 }

@@ -132,7 +132,7 @@ std::vector<TensorType> rand_like_shape(const ShapeQuery& q) {
 std::vector<TensorType> filled_shape(const ShapeQuery& q) {
   Attrs attrs = q.attrs;
   attrs.set("value", 0.0);
-  return full_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs});
+  return full_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs, q.decl});
 }
 
 }  // namespace

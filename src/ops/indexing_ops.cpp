@@ -193,7 +193,7 @@ std::vector<TensorType> embedding_shape(const ShapeQuery& q) {
   if (q.inputs[0].rank() != 2) op_error(q.op, "expected a 2-D weight, got " + q.inputs[0].str());
   Attrs attrs;
   attrs.set("dim", int64_t{0});
-  return take_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs});
+  return take_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs, q.decl});
 }
 
 // index_select(x, index; dim) = take(x, index; dim) with a 1-D index.

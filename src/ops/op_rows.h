@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/diagnostic.h"
@@ -19,6 +21,12 @@ std::vector<OpInfo> shape_rows();        // shape_ops.cpp
 std::vector<OpInfo> indexing_rows();     // indexing_ops.cpp
 std::vector<OpInfo> creation_rows();     // creation_ops.cpp
 
+/// The shape function of a declared ResultRule (nullptr for Custom).
+ShapeFn rule_shape(ResultRule rule);  // elementwise_ops.cpp
+/// Shape functions of operators declared beside their kernels with
+/// ResultRule::Custom, by name; each family file exports its own.
+std::vector<std::pair<std::string_view, ShapeFn>> elementwise_shapes();  // elementwise_ops.cpp
+
 /// A row with the common fields filled in.
 OpInfo make_row(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,
                 std::vector<AttrDecl> attrs, ShapeFn shape, uint32_t flags, std::string_view summary);
@@ -31,6 +39,7 @@ void expect_inputs(const ShapeQuery& q, size_t n);
 /// Requires `t` to have one of the dtypes; `what` names the operand.
 void expect_dtype(const ShapeQuery& q, const TensorType& t, std::initializer_list<DType> allowed,
                   const std::string& what);
+void expect_dtype(const ShapeQuery& q, const TensorType& t, DTypeSet allowed, const std::string& what);
 /// Normalizes a possibly negative dim against `rank`, or throws.
 int64_t normalize_dim(const ShapeQuery& q, int64_t dim, int64_t rank);
 

@@ -7,6 +7,7 @@
 
 #include "base/diagnostic.h"
 #include "ops/op_info.h"
+#include "kernels/registry.h"
 #include "ops/op_rows.h"
 
 namespace edgec {
@@ -23,6 +24,31 @@ struct Table {
   std::unordered_map<std::string_view, const OpInfo*> by_name;
 
   Table() {
+    // Operators declared beside their kernels, with the shape function of
+    // their rule or one registered under their name.
+    std::unordered_map<std::string_view, ShapeFn> custom;
+    for (auto family : {ops::elementwise_shapes()})
+      for (auto [name, fn] : family)
+        if (!custom.emplace(name, fn).second)
+          throw CompileError("operator table: two shape functions for '" + std::string(name) + "'");
+    for (const KernelEntry& e : kernel_entries()) {
+      if (e.decl.family.empty()) continue;  // declared in src/ops below
+      auto row = std::make_unique<OpInfo>();
+      static_cast<OpDecl&>(*row) = e.decl;
+      row->shape = ops::rule_shape(e.decl.result);
+      if (e.decl.result == ResultRule::Custom) {
+        auto it = custom.find(e.decl.name);
+        if (it == custom.end())
+          throw CompileError("operator table: '" + std::string(e.decl.name) +
+                             "' declares a custom result rule but src/ops registers no shape function for it");
+        row->shape = it->second;
+        custom.erase(it);
+      }
+      rows.push_back(std::move(row));
+    }
+    if (!custom.empty())
+      throw CompileError("operator table: a shape function for '" + std::string(custom.begin()->first) +
+                         "', which no kernel declares");
     for (auto family : {ops::elementwise_rows(), ops::reduction_rows(), ops::linalg_rows(), ops::nn_rows(),
                         ops::shape_rows(), ops::indexing_rows(), ops::creation_rows()}) {
       for (auto& row : family) rows.push_back(std::make_unique<OpInfo>(std::move(row)));

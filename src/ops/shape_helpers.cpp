@@ -30,15 +30,14 @@ void expect_inputs(const ShapeQuery& q, size_t n) {
                        std::to_string(q.inputs.size()));
 }
 
+void expect_dtype(const ShapeQuery& q, const TensorType& t, DTypeSet allowed, const std::string& what) {
+  if (allowed.contains(t.dtype)) return;
+  op_error(q.op, what + ": expected dtype " + allowed.str() + ", got " + std::string(dtype_name(t.dtype)));
+}
+
 void expect_dtype(const ShapeQuery& q, const TensorType& t, std::initializer_list<DType> allowed,
                   const std::string& what) {
-  if (std::find(allowed.begin(), allowed.end(), t.dtype) != allowed.end()) return;
-  std::string names;
-  for (DType d : allowed) {
-    if (!names.empty()) names += ", ";
-    names += dtype_name(d);
-  }
-  op_error(q.op, what + ": expected dtype " + names + ", got " + std::string(dtype_name(t.dtype)));
+  expect_dtype(q, t, DTypeSet(allowed), what);
 }
 
 int64_t normalize_dim(const ShapeQuery& q, int64_t dim, int64_t rank) {

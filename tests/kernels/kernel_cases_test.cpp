@@ -325,7 +325,7 @@ std::string check_shape_function(const CaseData& c) {
   }
   std::vector<TensorType> inferred;
   try {
-    inferred = op->shape(ShapeQuery{op->name, types, groups, c.attrs});
+    inferred = op->infer(types, groups, c.attrs);
   } catch (const CompileError& e) {
     if (c.error) return {};  // both reject: fine
     return "\n    the shape function rejects a case the kernel accepts: " + std::string(e.what());

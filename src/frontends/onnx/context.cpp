@@ -129,7 +129,7 @@ std::optional<std::vector<TensorData>> Importer::fold_data(const OpInfo& row, st
     types.push_back(&d->type);
   }
   for (const TensorType& t :
-       row.shape(ShapeQuery{row.name, TypeList(std::span<const TensorType* const>(types)), groups, attrs}))
+       row.infer(TypeList(std::span<const TensorType* const>(types)), groups, attrs))
     if (numel_of(t) > kMaxEvaluatedElements) return std::nullopt;
   std::vector<TensorData> data;
   data.reserve(inputs.size());
