@@ -73,10 +73,12 @@ std::string AttrDecl::allowed() const {
 std::string AttrDecl::problem(const AttrValue& value) const {
   const AttrKind got = attr_kind(value);
   // As the readers take them: an int where a float is declared (the text
-  // form of 1.0 may be 1), an int where a bool is and a bool where an int is.
+  // form of 1.0 may be 1), an int where a bool is and a bool where an int
+  // is, one int where a list is.
   const bool kind_ok = got == kind || (kind == AttrKind::Float && got == AttrKind::Int) ||
                        (kind == AttrKind::Int && got == AttrKind::Bool) ||
-                       (kind == AttrKind::Bool && got == AttrKind::Int);
+                       (kind == AttrKind::Bool && got == AttrKind::Int) ||
+                       (kind == AttrKind::Ints && got == AttrKind::Int);  // one int for a list of one (dims)
   if (!kind_ok)
     return "expected " + std::string(attr_kind_name(kind)) + ", got " + std::string(attr_kind_name(got)) + " " +
            value_text(value);
@@ -171,6 +173,19 @@ std::string DTypeSet::str() const {
   for (int d = 0; d < 32; ++d)
     if (bits_ & (uint32_t{1} << d)) s += (s.empty() ? "" : ", ") + std::string(dtype_name(static_cast<DType>(d)));
   return s;
+}
+
+OpDecl declare(std::string_view name, std::string_view family, std::vector<OperandDecl> operands,
+               std::vector<AttrDecl> attrs, DTypeSet dtypes, uint32_t flags, std::string_view summary) {
+  OpDecl d;
+  d.name = name;
+  d.family = family;
+  d.operands = std::move(operands);
+  d.attrs = std::move(attrs);
+  d.dtypes = dtypes;
+  d.flags = flags;
+  d.summary = summary;
+  return d;
 }
 
 const AttrDecl* OpDecl::attr(std::string_view attr_name) const {

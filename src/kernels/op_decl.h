@@ -149,6 +149,11 @@ struct OpDecl {
   std::string attrs_problem(const Attrs& attrs) const;
 };
 
+/// A declaration whose result types a shape function of src/ops gives
+/// (registered under `name`).
+OpDecl declare(std::string_view name, std::string_view family, std::vector<OperandDecl> operands,
+               std::vector<AttrDecl> attrs, DTypeSet dtypes, uint32_t flags, std::string_view summary);
+
 /// A declaration with only a name: the row of a kernel whose family still
 /// declares its operators in src/ops (migrating to declarations here).
 inline OpDecl only_named(std::string_view name) {

@@ -237,18 +237,51 @@ void run_reduce(const ReducePlan& plan, const T* x, T* y, Finish finish, const K
 
 enum class ReduceKind { Sum, Mean, Prod, Max, Min };
 
-bool reduce_supports(ReduceKind kind, DType d) {
-  switch (kind) {
-    case ReduceKind::Mean: return is_floating(d);
-    case ReduceKind::Sum:
-    case ReduceKind::Prod:
-      return is_floating(d) || d == DType::Int64 || d == DType::Int32;
-    case ReduceKind::Max:
-    case ReduceKind::Min:
-      return is_floating(d) || d == DType::Int64 || d == DType::Int32 || d == DType::Bool;
-  }
-  return false;
+// The dtypes and attributes of the family, declared once: the rows at the
+// end of this file and the kernels read them.
+constexpr DTypeSet kSumTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32};
+constexpr DTypeSet kMeanTypes = {DType::Float32, DType::Float16};
+constexpr DTypeSet kExtremumTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32, DType::Bool};
+constexpr DTypeSet kArgTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32,
+                                DType::Int8,    DType::UInt8,   DType::Bool};
+
+const AttrDecl& dims_attr() {
+  static const AttrDecl a = attr_ints("dims");
+  return a;
 }
+const AttrDecl& keepdim_attr() {
+  static const AttrDecl a = attr_bool("keepdim", false);
+  return a;
+}
+const AttrDecl& dim_attr() {
+  static const AttrDecl a = required(attr_int("dim", 0));
+  return a;
+}
+const AttrDecl& select_last_attr() {
+  static const AttrDecl a = attr_bool("select_last_index", false);
+  return a;
+}
+const AttrDecl& exclusive_attr() {
+  static const AttrDecl a = attr_bool("exclusive", false);
+  return a;
+}
+const AttrDecl& reverse_attr() {
+  static const AttrDecl a = attr_bool("reverse", false);
+  return a;
+}
+
+DTypeSet reduce_dtypes(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::Mean: return kMeanTypes;
+    case ReduceKind::Sum:
+    case ReduceKind::Prod: return kSumTypes;
+    case ReduceKind::Max:
+    case ReduceKind::Min: return kExtremumTypes;
+  }
+  return {};
+}
+
+bool reduce_supports(ReduceKind kind, DType d) { return reduce_dtypes(kind).contains(d); }
 
 template <typename T>
 void reduce_typed(ReduceKind kind, const ReducePlan& plan, const Tensor& x, Tensor& y,
@@ -298,7 +331,7 @@ void reduce_typed(ReduceKind kind, const ReducePlan& plan, const Tensor& x, Tens
 Error parse_reduce_dims(std::string_view op, const Attrs& attrs, int rank,
                         std::array<bool, kMaxRank>& reduced) {
   reduced.fill(false);
-  const AttrValue* v = attrs.find("dims");
+  const AttrValue* v = attrs.find(dims_attr().name);
   int64_t single = 0;
   std::span<const int64_t> dims;
   if (v != nullptr) {
@@ -369,7 +402,7 @@ Error reduce_kernel(ReduceKind kind, std::string_view op, KernelContext& ctx,
   EDGEC_TRY(check_output_dtype(op, y, x.dtype));
   std::array<bool, kMaxRank> reduced;
   EDGEC_TRY(parse_reduce_dims(op, attrs, x.rank, reduced));
-  const bool keepdim = attrs.get_bool("keepdim", false);
+  const bool keepdim = keepdim_attr().bool_value(attrs);
 
   // Size the output.
   std::array<int64_t, kMaxRank> shape{};
@@ -548,15 +581,15 @@ Error arg_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
   const Tensor& x = inputs[0];
   Tensor& y = outputs[0];
   EDGEC_TRY(check_output_dtype(op, y, DType::Int64));
-  if (!attrs.has("dim")) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute dim");
-  const int64_t raw_dim = attrs.get_int("dim");
+  if (!attrs.has(dim_attr().name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute dim");
+  const int64_t raw_dim = dim_attr().int_value(attrs);
   const int dim = axis::wrap_dim(raw_dim, x.rank);
   if (dim < 0) {
     return fail(Error::InvalidArgument, std::string(op) + ": dim " + str(raw_dim) +
                                             " is out of range for an input of rank " + str(x.rank));
   }
-  const bool keepdim = attrs.get_bool("keepdim", false);
-  const bool last = attrs.get_bool("select_last_index", false);
+  const bool keepdim = keepdim_attr().bool_value(attrs);
+  const bool last = select_last_attr().bool_value(attrs);
   if (x.rank > 0 && x.sizes[dim] == 0) {
     return fail(Error::InvalidShape, std::string(op) + ": cannot reduce over dim " + str(raw_dim) +
                                          " of size 0 (input " + shape_of(x) + ")");
@@ -676,15 +709,15 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   Tensor& y = outputs[0];
   if (!reduce_supports(ReduceKind::Sum, x.dtype)) return unsupported_dtype(op, x.dtype);
   EDGEC_TRY(check_output_dtype(op, y, x.dtype));
-  if (!attrs.has("dim")) return fail(Error::InvalidArgument, "cumsum: missing attribute dim");
-  const int64_t raw_dim = attrs.get_int("dim");
+  if (!attrs.has(dim_attr().name)) return fail(Error::InvalidArgument, "cumsum: missing attribute dim");
+  const int64_t raw_dim = dim_attr().int_value(attrs);
   const int dim = axis::wrap_dim(raw_dim, x.rank);
   if (dim < 0) {
     return fail(Error::InvalidArgument, "cumsum: dim " + str(raw_dim) +
                                             " is out of range for an input of rank " + str(x.rank));
   }
-  const bool exclusive = attrs.get_bool("exclusive", false);
-  const bool reverse = attrs.get_bool("reverse", false);
+  const bool exclusive = exclusive_attr().bool_value(attrs);
+  const bool reverse = reverse_attr().bool_value(attrs);
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -715,15 +748,21 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
 }  // namespace
 
 std::span<const KernelEntry> reduction_kernels() {
+  const std::vector<AttrDecl> reduce = {dims_attr(), keepdim_attr()};
+  const std::vector<AttrDecl> arg = {dim_attr(), keepdim_attr(), select_last_attr()};
+  auto row = [](std::string_view name, std::vector<AttrDecl> attrs, DTypeSet dtypes, std::string_view summary) {
+    return declare(name, "reduction", {{"self"}}, std::move(attrs), dtypes, 0, summary);
+  };
   static const KernelEntry kReductionKernels[] = {
-      {only_named("amax"), amax_kernel},
-      {only_named("amin"), amin_kernel},
-      {only_named("argmax"), arg_kernel<true>},
-      {only_named("argmin"), arg_kernel<false>},
-      {only_named("cumsum"), cumsum_kernel},
-      {only_named("mean"), mean_kernel},
-      {only_named("prod"), prod_kernel},
-      {only_named("sum"), sum_kernel},
+      {row("amax", reduce, kExtremumTypes, "maximum over dims"), amax_kernel},
+      {row("amin", reduce, kExtremumTypes, "minimum over dims"), amin_kernel},
+      {row("argmax", arg, kArgTypes, "index of the maximum along dim"), arg_kernel<true>},
+      {row("argmin", arg, kArgTypes, "index of the minimum along dim"), arg_kernel<false>},
+      {row("cumsum", {dim_attr(), exclusive_attr(), reverse_attr()}, kSumTypes, "running sum along dim (ONNX CumSum)"),
+       cumsum_kernel},
+      {row("mean", reduce, kMeanTypes, "mean over dims"), mean_kernel},
+      {row("prod", reduce, kSumTypes, "product over dims"), prod_kernel},
+      {row("sum", reduce, kSumTypes, "sum over dims"), sum_kernel},
   };
   return kReductionKernels;
 }

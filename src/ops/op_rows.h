@@ -14,7 +14,6 @@
 namespace edgec::ops {
 
 std::vector<OpInfo> elementwise_rows();  // elementwise_ops.cpp
-std::vector<OpInfo> reduction_rows();    // reduction_ops.cpp
 std::vector<OpInfo> linalg_rows();       // linalg_ops.cpp
 std::vector<OpInfo> nn_rows();           // nn_ops.cpp: conv, pooling, resize, normalization
 std::vector<OpInfo> shape_rows();        // shape_ops.cpp
@@ -26,6 +25,7 @@ ShapeFn rule_shape(ResultRule rule);  // elementwise_ops.cpp
 /// Shape functions of operators declared beside their kernels with
 /// ResultRule::Custom, by name; each family file exports its own.
 std::vector<std::pair<std::string_view, ShapeFn>> elementwise_shapes();  // elementwise_ops.cpp
+std::vector<std::pair<std::string_view, ShapeFn>> reduction_shapes();    // reduction_ops.cpp
 
 /// A row with the common fields filled in.
 OpInfo make_row(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,

@@ -27,7 +27,7 @@ struct Table {
     // Operators declared beside their kernels, with the shape function of
     // their rule or one registered under their name.
     std::unordered_map<std::string_view, ShapeFn> custom;
-    for (auto family : {ops::elementwise_shapes()})
+    for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes()})
       for (auto [name, fn] : family)
         if (!custom.emplace(name, fn).second)
           throw CompileError("operator table: two shape functions for '" + std::string(name) + "'");
@@ -49,7 +49,7 @@ struct Table {
     if (!custom.empty())
       throw CompileError("operator table: a shape function for '" + std::string(custom.begin()->first) +
                          "', which no kernel declares");
-    for (auto family : {ops::elementwise_rows(), ops::reduction_rows(), ops::linalg_rows(), ops::nn_rows(),
+    for (auto family : {ops::elementwise_rows(), ops::linalg_rows(), ops::nn_rows(),
                         ops::shape_rows(), ops::indexing_rows(), ops::creation_rows()}) {
       for (auto& row : family) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
     }
