@@ -13,10 +13,13 @@
 #include <cstring>
 #include <functional>
 #include <future>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "backends/onednn/compiler.h"
+#include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_state.h"
 #include "base/diagnostic.h"
 #include "ir/text.h"
@@ -374,6 +377,148 @@ TEST(Onednn, Gather) {
   ir.op("%n = edge.index.default(%x, [%j]) : f32[3, 5, 3]");
   ir.op("%r = edge.relu.default(%n) : f32[3, 5, 3]");
   expect_matches(ir, {"t", "e", "r"}, {"take", "index", "relu"});
+}
+
+// ---- the operator table -------------------------------------------------------------------
+
+// One small program per row of the delegate's operator table
+// (backends/onednn/op_table.cpp): the partitioner must take the operator,
+// the runtime must build it, and the result must match the portable
+// kernel's. A row without a sample here fails the test, so an operator
+// cannot enter the table untested.
+struct TableSample {
+  std::function<void(Ir&)> build;  ///< Inputs, constants and the call, whose result is %y.
+  double tol = 1e-5;
+};
+
+TableSample unary_sample(const std::string& call, float lo = -3.f, float hi = 3.f) {
+  return {[=](Ir& ir) {
+    ir.input("x", {2, 3, 17}, lo, hi);
+    ir.op("%y = edge." + call + " : f32[2, 3, 17]");
+  }};
+}
+
+TableSample binary_sample(const std::string& op) {
+  return {[=](Ir& ir) {
+    ir.input("a", {2, 3, 4}, 0.5f, 2.f).input("b", {3, 1}, 0.5f, 2.f);
+    ir.op("%y = edge." + op + ".Tensor(%a, %b) : f32[2, 3, 4]");
+  }};
+}
+
+TableSample reduce_sample(const std::string& op) {
+  return {[=](Ir& ir) {
+    ir.input("x", {2, 3, 4}, 0.5f, 1.5f);
+    ir.op("%y = edge." + op + ".default(%x, dims = [1]) : f32[2, 4]");
+  }};
+}
+
+TableSample one_call(std::vector<int64_t> shape, const std::string& call) {
+  return {[=](Ir& ir) {
+    ir.input("x", shape);
+    ir.op("%y = edge." + call);
+  }};
+}
+
+std::map<std::string, TableSample> table_samples() {
+  std::map<std::string, TableSample> s;
+  s["conv"] = {[](Ir& ir) {
+    ir.input("x", {1, 4, 9, 9}).constant("w", {6, 4, 3, 3}).constant("b", {6});
+    ir.op("%y = edge.conv.default(%x, %w, %b, stride = [2, 2], padding = [1, 1]) : f32[1, 6, 5, 5]");
+  }, 1e-4};
+  s["conv_transpose"] = {[](Ir& ir) {
+    ir.input("x", {1, 4, 5, 5}).constant("w", {4, 3, 3, 3}).constant("b", {3});
+    ir.op("%y = edge.conv_transpose.default(%x, %w, %b, stride = [2, 2], padding = [1, 1]) : f32[1, 3, 9, 9]");
+  }, 1e-4};
+  s["matmul"] = {[](Ir& ir) {
+    ir.input("a", {2, 4, 5}).constant("w", {5, 6});
+    ir.op("%y = edge.matmul.default(%a, %w) : f32[2, 4, 6]");
+  }, 1e-4};
+  for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) s[op] = binary_sample(op);
+  for (const char* op : {"relu", "elu", "gelu", "tanh", "sigmoid", "exp", "abs", "neg", "mish", "hardswish",
+                         "hardsigmoid", "softplus"})
+    s[op] = unary_sample(std::string(op) + ".default(%x)");
+  s["leaky_relu"] = unary_sample("leaky_relu.default(%x, negative_slope = 0.2)");
+  s["clamp"] = unary_sample("clamp.default(%x, min = -0.5, max = 1.5)");
+  s["log"] = unary_sample("log.default(%x)", 0.1f, 4.f);
+  s["sqrt"] = unary_sample("sqrt.default(%x)", 0.f, 4.f);
+  s["rsqrt"] = unary_sample("rsqrt.default(%x)", 0.1f, 4.f);
+  s["reciprocal"] = unary_sample("reciprocal.default(%x)", 0.2f, 4.f);
+  s["softmax"] = one_call({2, 5, 7}, "softmax.default(%x, dim = 1) : f32[2, 5, 7]");
+  s["log_softmax"] = one_call({2, 5, 7}, "log_softmax.default(%x, dim = -1) : f32[2, 5, 7]");
+  s["layer_norm"] = {[](Ir& ir) {
+    ir.input("x", {2, 6, 5}).constant("w", {5}).constant("b", {5});
+    ir.op("%y = edge.layer_norm.default(%x, %w, %b, axis = -1, eps = 1.0e-5) : f32[2, 6, 5]");
+  }};
+  s["batch_norm"] = {[](Ir& ir) {
+    ir.input("x", {2, 6, 4, 5}).constant("g", {6}, 0.5f, 1.5f).constant("b", {6}).constant("mu", {6});
+    ir.constant("var", {6}, 0.5f, 2.f);
+    ir.op("%y = edge.batch_norm.default(%x, %g, %b, %mu, %var, eps = 1.0e-3) : f32[2, 6, 4, 5]");
+  }};
+  s["instance_norm"] = {[](Ir& ir) {
+    ir.input("x", {2, 6, 4, 5}).constant("g", {6}, 0.5f, 1.5f).constant("b", {6});
+    ir.op("%y = edge.instance_norm.default(%x, %g, %b) : f32[2, 6, 4, 5]");
+  }};
+  s["group_norm"] = {[](Ir& ir) {
+    ir.input("x", {2, 6, 4, 5}).constant("g", {6}, 0.5f, 1.5f).constant("b", {6});
+    ir.op("%y = edge.group_norm.default(%x, %g, %b, num_groups = 3) : f32[2, 6, 4, 5]");
+  }};
+  s["max_pool"] = one_call({1, 3, 11, 11},
+                           "max_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1]) : "
+                           "f32[1, 3, 6, 6]");
+  s["avg_pool"] = one_call({1, 3, 11, 11},
+                           "avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1]) : "
+                           "f32[1, 3, 6, 6]");
+  s["adaptive_avg_pool"] = one_call({1, 3, 8, 8}, "adaptive_avg_pool.default(%x, output_size = [2, 2]) : f32[1, 3, 2, 2]");
+  for (const char* op : {"sum", "mean", "amax", "amin", "prod"}) s[op] = reduce_sample(op);
+  s["concat"] = {[](Ir& ir) {
+    ir.input("x", {2, 3, 4}).input("z", {2, 5, 4});
+    ir.op("%y = edge.concat.default([%x, %z], dim = 1) : f32[2, 8, 4]");
+  }};
+  s["permute"] = one_call({2, 3, 4}, "permute.default(%x, dims = [2, 0, 1]) : f32[4, 2, 3]");
+  s["slice"] = one_call({8, 8}, "slice.default(%x, dims = [0, 1], starts = [1, -6], ends = [8, 8], steps = [2, 1]) : "
+                                "f32[4, 6]");
+  s["select"] = one_call({2, 3, 4}, "select.default(%x, dim = 1, index = -2) : f32[2, 4]");
+  s["split"] = {[](Ir& ir) {
+    ir.input("x", {2, 8, 4});
+    ir.op("%y, %z = edge.split.default(%x, dim = 1, sizes = [3, 5]) : f32[2, 3, 4], f32[2, 5, 4]");
+  }};
+  s["reshape"] = one_call({2, 3, 4}, "reshape.default(%x, shape = [6, 4]) : f32[6, 4]");
+  s["flatten"] = one_call({2, 3, 4}, "flatten.default(%x, start_dim = 1) : f32[2, 12]");
+  s["squeeze"] = one_call({2, 1, 4}, "squeeze.default(%x, dims = [1]) : f32[2, 4]");
+  s["unsqueeze"] = one_call({2, 4}, "unsqueeze.default(%x, dims = [0]) : f32[1, 2, 4]");
+  s["clone"] = one_call({2, 4}, "clone.default(%x) : f32[2, 4]");
+  s["expand"] = one_call({1, 2, 4}, "expand.default(%x, shape = [3, 2, 4]) : f32[3, 2, 4]");
+  s["take"] = {[](Ir& ir) {
+    ir.input("x", {4, 5, 3}).index_constant("i", {2, 2}, {0, -1, 3, 2});
+    ir.op("%y = edge.take.default(%x, %i, dim = 1) : f32[4, 2, 2, 3]");
+  }};
+  s["index"] = {[](Ir& ir) {
+    ir.input("x", {4, 5, 3}).index_constant("i", {3}, {1, 1, 0}).index_constant("j", {3}, {0, 4, 2});
+    ir.op("%y = edge.index.default(%x, [%i, %j]) : f32[3, 3]");
+  }};
+  return s;
+}
+
+TEST(OnednnTable, EveryOperatorIsBuiltAndMatchesThePortableKernel) {
+  const auto samples = table_samples();
+  std::set<std::string> rows;
+  for (const onednn::OpRow& row : onednn::op_table()) {
+    const std::string op(row.name);
+    rows.insert(op);
+    SCOPED_TRACE(op);
+    auto it = samples.find(op);
+    ASSERT_NE(it, samples.end()) << "the onednn operator table has a row for " << op
+                                 << " but this test has no sample program for it";
+    Ir ir;
+    it->second.build(ir);
+    std::vector<std::string> outputs = {"y"};
+    if (op == "split") outputs.push_back("z");
+    const RunResult got = expect_matches(ir, outputs, {op}, it->second.tol);
+    // All of it in the delegate: nothing left on the portable kernels.
+    EXPECT_EQ(got.portable, 0u) << ir.text(outputs);
+  }
+  for (const auto& [op, sample] : samples)
+    EXPECT_TRUE(rows.count(op)) << "a sample for " << op << ", which the operator table does not have";
 }
 
 // ---- fusion (runtime_conv.cpp, runtime_norm.cpp, runtime_loops.cpp) -----------------------

@@ -50,8 +50,8 @@ struct Eltwise {
   float alpha = 0, beta = 0;
 };
 
-/// The eltwise operation(s) unary instruction `in` is; empty when it is not
-/// one (hardsigmoid is two).
+/// The eltwise operation(s) unary instruction `in` is (its row's mapping in
+/// op_table.cpp); empty when it is not one (hardsigmoid is two).
 std::vector<Eltwise> eltwise_of(const Instruction& in);
 
 /// The one instruction reading `slot` when exactly one does and `slot` is
@@ -122,7 +122,26 @@ bool just_relu(const std::vector<Eltwise>& ops);
 bool add_binary_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, int32_t y, const std::vector<Eltwise>& ops,
                      const std::string& name);
 
+// ---- builders: one per operator family; op_table.cpp maps operators to them.
+// Each builds instruction c.in's primitives or loops (and those of the
+// instructions it fuses), reading its operator from c.in.op.
+
 Error build_conv(Ctx& c, bool transposed);
+Error build_copy(Ctx& c);       ///< reshape and kin: a view where it can be, else a copy.
+Error build_permute(Ctx& c);
+Error build_slice(Ctx& c);
+Error build_select(Ctx& c);
+Error build_split(Ctx& c);
+Error build_expand(Ctx& c);
+Error build_concat(Ctx& c);
+Error build_unary(Ctx& c);      ///< The row's eltwise operations, with the unary chain after it fused.
+Error build_binary(Ctx& c);     ///< add, sub, mul, div, maximum, minimum.
+Error build_pool(Ctx& c);       ///< max_pool, avg_pool, adaptive_avg_pool.
+Error build_softmax(Ctx& c, bool log);
+Error build_layer_norm(Ctx& c);
+Error build_batch_norm(Ctx& c);
+Error build_reduce(Ctx& c);     ///< sum, mean, amax, amin, prod.
+Error build_gather(Ctx& c);     ///< take, index: the delegate's own loops (runtime_gather.cpp).
 
 /// A convolution chain as build_conv found it (runtime_conv.cpp).
 struct ConvChain {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 
 namespace edgec::runtime::onednn {
@@ -11,33 +12,9 @@ namespace edgec::runtime::onednn {
 using dnnl::algorithm;
 
 std::vector<Eltwise> eltwise_of(const Instruction& in) {
-  const std::string_view op = in.op;
-  const Attrs& a = in.attrs;
-  auto f = [&](std::string_view name, double dflt) { return static_cast<float>(a.get_float(name, dflt)); };
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  if (op == "relu") return {{algorithm::eltwise_relu, 0.f, 0.f}};
-  if (op == "leaky_relu") return {{algorithm::eltwise_relu, f("negative_slope", 0.01), 0.f}};
-  if (op == "elu") return {{algorithm::eltwise_elu, f("alpha", 1.0), 0.f}};
-  if (op == "gelu")
-    return {{a.get_string("approximate", "none") == "tanh" ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf,
-             0.f, 0.f}};
-  if (op == "tanh") return {{algorithm::eltwise_tanh, 0.f, 0.f}};
-  if (op == "sigmoid") return {{algorithm::eltwise_logistic, 0.f, 0.f}};
-  if (op == "exp") return {{algorithm::eltwise_exp, 0.f, 0.f}};
-  if (op == "log") return {{algorithm::eltwise_log, 0.f, 0.f}};
-  if (op == "sqrt") return {{algorithm::eltwise_sqrt, 0.f, 0.f}};
-  if (op == "abs") return {{algorithm::eltwise_abs, 0.f, 0.f}};
-  if (op == "mish") return {{algorithm::eltwise_mish, 0.f, 0.f}};
-  // 2.6 ignores hardswish's alpha/beta; later versions read x * clip(alpha x + beta, 0, 1).
-  if (op == "hardswish") return {{algorithm::eltwise_hardswish, 1.f / 6.f, 0.5f}};
-  if (op == "softplus") return {{algorithm::eltwise_soft_relu, 1.f, 0.f}};
-  if (op == "neg") return {{algorithm::eltwise_linear, -1.f, 0.f}};
-  if (op == "reciprocal") return {{algorithm::eltwise_pow, 1.f, -1.f}};
-  if (op == "rsqrt") return {{algorithm::eltwise_pow, 1.f, -0.5f}};
-  if (op == "clamp") return {{algorithm::eltwise_clip_v2, f("min", -kInf), f("max", kInf)}};
-  // 2.6 has no hardsigmoid: clip(x / 6 + 1/2, 0, 1).
-  if (op == "hardsigmoid") return {{algorithm::eltwise_linear, 1.f / 6.f, 0.5f}, {algorithm::eltwise_clip_v2, 0.f, 1.f}};
-  return {};
+  const edgec::onednn::OpRow* row = edgec::onednn::find_op_row(in.op);
+  if (!row || !row->eltwise) return {};
+  return row->eltwise(*row->decl, in.attrs);
 }
 
 int32_t sole_consumer(const Delegate& d, int32_t slot) {
@@ -60,7 +37,8 @@ int32_t match_mish(Ctx& c, int32_t softplus, int32_t x) {
   const Delegate& d = c.d;
   const Instruction& sp = c.at(softplus);
   if (sp.op != "softplus" || !unary_of(c, softplus, x) || !eltwise_of(sp).size()) return -1;
-  if (sp.attrs.get_float("beta", 1.0) != 1.0) return -1;
+  // Only torch's mish, softplus with beta 1 (the partitioner takes no other).
+  if (edgec::onednn::find_op_row("softplus")->decl->attr("beta")->float_value(sp.attrs) != 1.0) return -1;
   const int32_t t = sole_consumer(d, sp.outputs[0]);
   if (t < 0 || c.at(t).op != "tanh" || !unary_of(c, t, sp.outputs[0])) return -1;
   const int32_t m = sole_consumer(d, c.at(t).outputs[0]);
@@ -158,15 +136,16 @@ bool free_after(const Delegate& d, int32_t slot, int32_t before, int32_t except)
 }
 
 bool reads_blocked(const Instruction& in, const Delegate& d, int32_t slot) {
-  const std::string_view op = in.op;
-  if (op == "conv" || op == "conv_transpose") return in.inputs[0] == slot;
-  if (op == "max_pool" || op == "avg_pool" || op == "adaptive_avg_pool" || op == "batch_norm")
-    return in.inputs[0] == slot;
-  if (!eltwise_of(in).empty()) return true;
-  if (op == "add" || op == "sub" || op == "mul" || op == "div" || op == "maximum" || op == "minimum") {
-    for (int32_t s : in.inputs)
-      if (d.slots[static_cast<size_t>(s)].shape != d.slots[static_cast<size_t>(in.outputs[0])].shape) return false;
-    return true;
+  const edgec::onednn::OpRow* row = edgec::onednn::find_op_row(in.op);
+  if (!row) return false;
+  switch (row->blocked) {
+    case edgec::onednn::BlockedReads::None: return false;
+    case edgec::onednn::BlockedReads::First: return in.inputs[0] == slot;
+    case edgec::onednn::BlockedReads::All: return true;
+    case edgec::onednn::BlockedReads::SameShape:
+      for (int32_t s : in.inputs)
+        if (d.slots[static_cast<size_t>(s)].shape != d.slots[static_cast<size_t>(in.outputs[0])].shape) return false;
+      return true;
   }
   return false;
 }

@@ -123,6 +123,12 @@ Error build_gather(Delegate& d, const Instruction& in, size_t index) {
   return Error::Ok;
 }
 
+Error build_gather(Ctx& c) {
+  for (int32_t s : c.in.inputs) c.d.need_plain(s);
+  c.d.define_plain(c.output());
+  return build_gather(c.d, c.in, c.index);
+}
+
 void add_broadcast_copy(Delegate& d, int32_t x, int32_t out, std::string what) {
   const SlotState &xst = d.slots.at(static_cast<size_t>(x)), &ost = d.slots.at(static_cast<size_t>(out));
   require(xst.dtype == DType::Float32 && ost.dtype == DType::Float32,

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 
 namespace edgec::runtime::onednn {
@@ -21,7 +22,8 @@ namespace {
 using dnnl::algorithm;
 
 bool is_view(std::string_view op) {
-  return op == "reshape" || op == "flatten" || op == "squeeze" || op == "unsqueeze" || op == "clone";
+  const edgec::onednn::OpRow* row = edgec::onednn::find_op_row(op);
+  return row && row->view;
 }
 
 struct NormPlan {

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "backends/onednn/geometry.h"
+#include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 
 namespace edgec::runtime::onednn {
@@ -39,6 +40,11 @@ constexpr double kParallelFlops = 2e6;
 constexpr int64_t kParallelElements = 1 << 15;
 
 int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+
+}  // namespace
+
+// The builders op_table.cpp names (declared in runtime_build.h), and the
+// helpers they share.
 
 // ---- copies ------------------------------------------------------------------
 
@@ -342,7 +348,8 @@ void add_binary(Ctx& c, algorithm alg, bool commutative, int32_t a, int32_t b, i
   c.d.add(dnnl::binary(pd), pd, {{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, dst}}, c.what, name);
 }
 
-Error build_binary(Ctx& c, std::string_view op) {
+Error build_binary(Ctx& c) {
+  const std::string_view op = c.in.op;
   struct Row {
     std::string_view name;
     algorithm alg;
@@ -363,7 +370,8 @@ Error build_binary(Ctx& c, std::string_view op) {
 
 // ---- pooling -------------------------------------------------------------------------
 
-Error build_pool(Ctx& c, std::string_view op) {
+Error build_pool(Ctx& c) {
+  const std::string_view op = c.in.op;
   const auto& x = c.shape(c.input(0));
   const auto& y = c.shape(c.output());
   require(x.size() >= 3 && x.size() <= 5 && y.size() == x.size(),
@@ -480,7 +488,8 @@ Error build_batch_norm(Ctx& c) {
 
 // ---- reductions -----------------------------------------------------------------------------
 
-Error build_reduce(Ctx& c, std::string_view op) {
+Error build_reduce(Ctx& c) {
+  const std::string_view op = c.in.op;
   const auto& x = c.shape(c.input(0));
   const auto reduced = edgec::onednn::reduced_dims(c.attrs(), static_cast<int>(x.size()));
   memory::dims o = dnnl_dims(x);
@@ -506,9 +515,7 @@ Error build_reduce(Ctx& c, std::string_view op) {
   return Error::Ok;
 }
 
-bool one_of(std::string_view op, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), op) != names.end();
-}
+namespace {
 
 // The instruction's threads: one when it is small.
 int threads_for(const Ctx& c) {
@@ -545,12 +552,12 @@ Error bad(const Ctx& c, const std::string& message) {
 
 Error build_instruction(Delegate& d, const Program& program, size_t index) {
   const Instruction& in = program.instructions()[index];
-  const std::string_view op = in.op;
   Ctx c{d, program, index, in, "instruction " + std::to_string(index) + " (" + in.op + ")"};
   if (in.outputs.empty()) return bad(c, "expected at least one output");
+  const edgec::onednn::OpRow* row = edgec::onednn::find_op_row(in.op);
+  if (!row) return fail(Error::NotSupported, "onednn: " + c.what + ": the operator is not supported by this runtime");
   // f32 throughout (the partitioner takes nothing else), the index
   // operands of the gather family aside (runtime_gather.cpp checks those).
-  const bool gather = op == "take" || op == "index";
   // (The message is made only for a slot that is not: a concat reads
   // 100,000 operands.)
   auto f32 = [&](int32_t slot, const char* role, size_t i) {
@@ -560,35 +567,13 @@ Error build_instruction(Delegate& d, const Program& program, size_t index) {
                            std::string(dtype_name(t)) + ", expected f32");
   };
   for (size_t i = 0; i < in.inputs.size(); ++i)
-    if (!gather || i == 0) f32(in.inputs[i], "operand", i);
+    if (row->index_from < 0 || i < static_cast<size_t>(row->index_from)) f32(in.inputs[i], "operand", i);
   for (size_t i = 0; i < in.outputs.size(); ++i) f32(in.outputs[i], "result", i);
   // Primitives are created for the threads they run with (oneDNN sizes its
   // work split at creation).
   d.step_threads = threads_for(c);
   omp_set_num_threads(d.step_threads);
-  if (op == "conv" || op == "conv_transpose") return build_conv(c, op == "conv_transpose");
-  if (op == "matmul") return build_matmul(c);
-  if (one_of(op, {"add", "sub", "mul", "div", "maximum", "minimum"})) return build_binary(c, op);
-  if (!eltwise_of(in).empty()) return build_unary(c);
-  if (op == "softmax" || op == "log_softmax") return build_softmax(c, op == "log_softmax");
-  if (op == "layer_norm") return build_layer_norm(c);
-  if (op == "batch_norm") return build_batch_norm(c);
-  if (op == "instance_norm" || op == "group_norm") return build_group_norm(c, op == "instance_norm");
-  if (one_of(op, {"max_pool", "avg_pool", "adaptive_avg_pool"})) return build_pool(c, op);
-  if (one_of(op, {"sum", "mean", "amax", "amin", "prod"})) return build_reduce(c, op);
-  if (op == "concat") return build_concat(c);
-  if (op == "permute") return build_permute(c);
-  if (op == "slice") return build_slice(c);
-  if (op == "select") return build_select(c);
-  if (op == "split") return build_split(c);
-  if (op == "expand") return build_expand(c);
-  if (one_of(op, {"reshape", "flatten", "squeeze", "unsqueeze", "clone"})) return build_copy(c);
-  if (op == "take" || op == "index") {
-    for (int32_t s : in.inputs) d.need_plain(s);
-    d.define_plain(in.outputs[0]);
-    return build_gather(d, in, index);
-  }
-  return fail(Error::NotSupported, "onednn: " + c.what + ": the operator is not supported by this runtime");
+  return row->build(c);
 }
 
 }  // namespace edgec::runtime::onednn

@@ -1,0 +1,87 @@
+// The onednn delegate's operators, one row each: what the partitioner
+// checks before it takes a call (with the reason it gives when it does
+// not), how the runtime builds the instruction, the oneDNN eltwise
+// operations a unary operator is (for steps and fused post-ops), and which
+// operands may arrive in a blocked layout. The partitioner (compile side)
+// and the runtime side both read this table and nothing else, so an
+// operator the partitioner takes is one the runtime can build; the test
+// OnednnTable.EveryOperatorIsBuiltAndMatchesThePortableKernel walks it.
+// docs/architecture.md, "Adding a backend", describes the pattern.
+//
+// The header names no oneDNN or IR type: the partitioner sees a call as a
+// CallView made from the IR, the runtime makes one from an instruction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/attrs.h"
+#include "base/dtype.h"
+#include "base/error.h"
+#include "kernels/op_decl.h"
+
+namespace edgec::runtime::onednn {
+struct Ctx;
+struct Eltwise;
+}  // namespace edgec::runtime::onednn
+
+namespace edgec::onednn {
+
+/// What a support check reads of a call: its operator, attributes and the
+/// static shapes of its operands and results (the partitioner has already
+/// refused dynamic shapes and dtypes other than f32).
+struct CallView {
+  std::string_view op;
+  const Attrs& attrs;
+  std::vector<std::vector<int64_t>> inputs;
+  std::vector<std::vector<int64_t>> results;
+  const OpDecl* decl = nullptr;  ///< The operator's declaration (its attributes' defaults).
+
+  /// Attribute `name` through the operator's declaration (its default when
+  /// absent).
+  double float_attr(std::string_view name) const;
+  int64_t int_attr(std::string_view name) const;
+  bool bool_attr(std::string_view name) const;
+  std::string_view string_attr(std::string_view name) const;
+};
+
+/// Why the delegate cannot take the call, or nullopt.
+using SupportCheck = std::optional<std::string> (*)(const CallView& call);
+/// The runtime's builder: the call's primitives or loops, at init.
+using BuildFn = Error (*)(runtime::onednn::Ctx& c);
+/// The oneDNN eltwise operations a unary operator is, with `attrs` read
+/// through `decl` (hardsigmoid is two).
+using EltwiseFn = std::vector<runtime::onednn::Eltwise> (*)(const OpDecl& decl, const Attrs& attrs);
+
+/// Which operands the runtime may read in a blocked (oneDNN-chosen)
+/// layout; the others are reordered to plain first.
+enum class BlockedReads : uint8_t {
+  None,       ///< Plain operands only.
+  First,      ///< Operand 0 (convolution, pooling, batch norm).
+  All,        ///< Every operand (unary operators).
+  SameShape,  ///< Every operand, when all have the result's shape (binary operators).
+};
+
+struct OpRow {
+  std::string_view name;          ///< The edge operator's base name.
+  SupportCheck check = nullptr;   ///< Beyond static f32 shapes; nullptr: none.
+  BuildFn build = nullptr;
+  EltwiseFn eltwise = nullptr;    ///< Unary operators only.
+  BlockedReads blocked = BlockedReads::None;
+  int index_from = -1;            ///< The first integer index operand (take, index), or -1.
+  bool view = false;              ///< Its result is its input's bytes (reshape and kin).
+  const OpDecl* decl = nullptr;   ///< Filled from the kernels' registry.
+};
+
+/// Every row, sorted by name.
+std::span<const OpRow> op_table();
+/// The row of base name `op`, or nullptr.
+const OpRow* find_op_row(std::string_view op);
+/// The row's check applied to `call` (nullopt when it has none).
+std::optional<std::string> check_call(const OpRow& row, const CallView& call);
+
+}  // namespace edgec::onednn
