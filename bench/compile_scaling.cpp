@@ -51,14 +51,15 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends.h"
 #include "frontends/onnx/importer.h"
 #include "base/diagnostic.h"
 #include "ir/verifier.h"
 #include "lowering/backend.h"
 #include "lowering/partition.h"
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 #include "lowering/to_backend.h"
-#include "lowering/pass_registry.h"
+#include "compiler/pass_registry.h"
 #include "serialize/writer.h"
 
 namespace {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends.h"
 #include "ir/program.h"
 #include "ir/verifier.h"
 #include "lowering/partition.h"

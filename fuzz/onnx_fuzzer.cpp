@@ -8,7 +8,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "base/diagnostic.h"
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 #include "serialize/writer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -57,13 +57,4 @@ class BackendCompiler {
   }
 };
 
-/// The backends compiled into this edgec, by id, or nullptr.
-const BackendCompiler* find_backend_compiler(std::string_view id);
-/// Every built-in backend id (those `--backends` accepts).
-std::vector<std::string> backend_compiler_ids();
-/// The backends `edgec compile` uses without `--backends`, in priority
-/// order: every production delegate built in (not `reference`, which exists
-/// to test the lowering rules).
-std::vector<std::string> default_backend_ids();
-
 }  // namespace edgec

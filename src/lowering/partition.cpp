@@ -252,38 +252,6 @@ size_t run_partitioner(Program& program, const Partitioner& partitioner) {
 
 std::string tag_backend(const std::string& tag) { return tag.substr(0, tag.find(':')); }
 
-std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& list) {
-  std::vector<std::unique_ptr<Partitioner>> out;
-  if (list == "none") return out;
-  std::vector<std::string> entries;
-  if (list.empty()) {
-    entries = default_backend_ids();
-  } else {
-    size_t start = 0;
-    while (start <= list.size()) {
-      const size_t comma = list.find(',', start);
-      entries.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  for (const std::string& entry : entries) {
-    const size_t colon = entry.find(':');
-    const std::string id = entry.substr(0, colon);
-    const std::string options = colon == std::string::npos ? "" : entry.substr(colon + 1);
-    if (id == "none") throw CompileError("backend list '" + list + "': 'none' cannot be combined with backends");
-    const BackendCompiler* backend = find_backend_compiler(id);
-    if (!backend) {
-      std::string known;
-      for (const auto& k : backend_compiler_ids()) known += (known.empty() ? "" : ", ") + k;
-      throw CompileError("unknown backend '" + id + "' in '" + list + "'; built-in backends: " + known +
-                         " (or 'none' for the portable kernels only)");
-    }
-    out.push_back(backend->make_partitioner(options));
-  }
-  return out;
-}
-
 size_t partition_program(Program& program, const std::vector<std::unique_ptr<Partitioner>>& partitioners) {
   size_t formed = 0;
   for (const auto& p : partitioners) formed += run_partitioner(program, *p);

@@ -14,12 +14,6 @@
 
 namespace edgec {
 
-/// Parses a backend list: "reference:add+mul,onednn" (priority order; an
-/// entry is ID or ID:OPTIONS), "none" (no backend: everything stays on the
-/// portable kernels) or "" (the default backends). Throws CompileError
-/// naming an unknown backend and the known ones.
-std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& list);
-
 /// The backend a tag belongs to: the text before its first ':'
 /// ("reference:3" -> "reference"), or the whole tag.
 std::string tag_backend(const std::string& tag);

@@ -32,7 +32,7 @@ void optimize_program(Program& program, const LowerOptions& options = {});
 void run_pass_verified(Program& program, std::string_view name, Pass& pass);
 
 /// optimize_program, then memory_plan: everything on the portable kernels.
-/// (src/lowering/pipeline.h adds delegation between the two.)
+/// (src/compiler/pipeline.h adds delegation between the two.)
 void lower_program(Program& program, const LowerOptions& options = {});
 
 }  // namespace edgec

@@ -70,6 +70,17 @@ class Backend {
   }
 };
 
+/// The backends a program's delegates are resolved against.
+using BackendList = std::span<const Backend* const>;
+
+/// Every backend linked into this runtime, in priority order: the
+/// generated list of the backends CMake built (EDGEC_BACKEND_<ID>), each
+/// registered once in its own CMakeLists.txt. Defined by the edgec_runtime
+/// library (runtime/registry.cpp), above the backends: the loader
+/// (edgec_runtime_core) takes the list as an argument, whose default the
+/// caller evaluates, so the backends' runtime sides may use the loader and
+/// Method without a cycle.
+BackendList linked_backends();
 /// The backend linked in with this id, or nullptr.
 const Backend* find_backend(std::string_view id);
 

@@ -139,7 +139,7 @@ Program::~Program() {
   if (map_) munmap(map_, map_size_);
 }
 
-Result<std::unique_ptr<Program>> Program::load(const std::string& path) {
+Result<std::unique_ptr<Program>> Program::load(const std::string& path, BackendList backends) {
   // A FIFO must not block the open: refused, as is any other non-regular file.
   struct stat st {};
   std::string why;
@@ -158,6 +158,7 @@ Result<std::unique_ptr<Program>> Program::load(const std::string& path) {
   p->map_ = map;
   p->map_size_ = size;
   p->bytes_ = {static_cast<const std::byte*>(map), size};
+  p->backends_ = backends;
   const Error err = p->parse();
   if (err != Error::Ok) {
     set_error_detail(path + ": " + error_detail());
@@ -166,9 +167,10 @@ Result<std::unique_ptr<Program>> Program::load(const std::string& path) {
   return p;
 }
 
-Result<std::unique_ptr<Program>> Program::load_from_bytes(std::span<const std::byte> bytes) {
+Result<std::unique_ptr<Program>> Program::load_from_bytes(std::span<const std::byte> bytes, BackendList backends) {
   std::unique_ptr<Program> p(new Program());
   p->bytes_ = bytes;
+  p->backends_ = backends;
   const Error err = p->parse();
   if (err != Error::Ok) return err;
   return p;
@@ -349,7 +351,8 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
             if (!str) return bad(where + " (" + info.backend_id + ") has a null operator or constant name");
             out->push_back(str->str());
           }
-      info.backend = find_backend(info.backend_id);
+      for (const Backend* b : backends_)
+        if (b->id() == info.backend_id) info.backend = b;
       if (!info.backend)
         return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which this runtime does not have");
       if (!info.backend->is_available())

@@ -117,10 +117,13 @@ class Program {
   /// with no kernel in this runtime), DelegateMissing (a delegate whose
   /// backend is not linked in or not available here; the detail names the
   /// id). Payloads are validated when a Method initializes its delegates.
-  static Result<std::unique_ptr<Program>> load(const std::string& path);
+  /// `backends`: those delegates may name (by default every backend linked
+  /// into this runtime, runtime/registry.h).
+  static Result<std::unique_ptr<Program>> load(const std::string& path, BackendList backends = linked_backends());
   /// Validates a program held in memory (8-byte aligned; 64 for zero-copy
   /// tensors); `bytes` must outlive the Program. Errors as load().
-  static Result<std::unique_ptr<Program>> load_from_bytes(std::span<const std::byte> bytes);
+  static Result<std::unique_ptr<Program>> load_from_bytes(std::span<const std::byte> bytes,
+                                                          BackendList backends = linked_backends());
   /// Validates a delegate payload that is a bare program table (no header,
   /// no named data, no delegates), resolving its constant and state slots
   /// by key in `named_data`. `payload` and the named data must outlive the
@@ -165,6 +168,7 @@ class Program {
   uint64_t arena_size_ = 0;
   NamedDataTable named_data_;
   std::vector<DelegateInfo> delegates_;
+  BackendList backends_;  // What delegates resolve against (none for a payload).
 };
 
 }  // namespace edgec::runtime

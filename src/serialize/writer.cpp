@@ -16,7 +16,6 @@
 #include "ir/operator.h"
 #include <bit>
 
-#include "lowering/backend.h"
 #include "serialize/format.h"
 #include "serialize/program_generated.h"
 
@@ -376,7 +375,7 @@ bool same_data(const TensorData& a, const TensorData& b) {
 
 // Lays out the data segment. Payloads are built here, before the owning
 // table, because its Delegate entries record their offsets and sizes.
-DataLayout layout_data(const Program& p) {
+DataLayout layout_data(const Program& p, const PayloadFn& make_payload) {
   const std::string ctx = "serialize";
   // target -> data, and the first program that reads it (names live in `readers`)
   std::map<std::string_view, std::pair<const TensorData*, size_t>> named;
@@ -414,15 +413,8 @@ DataLayout layout_data(const Program& p) {
   }
   for (size_t i = 0; i < p.delegates.size(); ++i) {
     const Delegate& d = p.delegates[i];
-    const BackendCompiler* compiler = find_backend_compiler(d.backend);
-    if (!compiler) {
-      std::string ids;
-      for (const auto& id : backend_compiler_ids()) ids += (ids.empty() ? "" : ", ") + id;
-      throw CompileError(ctx + ": delegate " + std::to_string(i) + " uses backend '" + d.backend +
-                         "', which this edgec does not have (built in: " + ids + ")");
-    }
     DataLayout::Payload payload;
-    payload.bytes = compiler->preprocess(*d.program);
+    payload.bytes = make_payload(d, i);
     payload.offset = format::align_up(layout.size, format::kDataAlignment);
     layout.size = payload.offset + payload.bytes.size();
     layout.payloads.push_back(std::move(payload));
@@ -439,9 +431,9 @@ std::vector<std::byte> serialize_program_table(const Program& program, const std
   return std::vector<std::byte>(begin, begin + b.GetSize());
 }
 
-std::vector<std::byte> serialize_program(const Program& p) {
+std::vector<std::byte> write_program_file(const Program& p, const PayloadFn& make_payload) {
   check_serializable(p, "serialize");
-  const DataLayout layout = layout_data(p);
+  const DataLayout layout = layout_data(p, make_payload);
   FlatBufferBuilder b(1 << 16);
   b.Finish(write_program_table(b, p, "serialize", &layout), "EDGC");
 

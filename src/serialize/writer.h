@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,14 +12,19 @@
 
 namespace edgec {
 
+/// Makes delegate `index`'s payload (its backend's preprocess). The compiler
+/// driver passes one that knows the backends built in
+/// (compiler/pipeline.h: serialize_program); this layer knows none.
+using PayloadFn = std::function<std::vector<std::byte>(const Delegate& delegate, size_t index)>;
+
 /// The whole program file: header, the fb::Program table, then the data
 /// segment (each target's bytes once, shared by the owning program and every
-/// delegate, then each delegate's payload from its backend's preprocess).
+/// delegate, then each delegate's payload from `make_payload`).
 /// Throws CompileError if the program is not ready to serialize (not in the
-/// edge dialect, not memory planned, using something the runtime lacks, a
-/// delegate of an unknown backend, or one target with different data in two
-/// programs).
-std::vector<std::byte> serialize_program(const Program& program);
+/// edge dialect, not memory planned, using something the runtime lacks, or
+/// one target with different data in two programs), and what
+/// `make_payload` throws.
+std::vector<std::byte> write_program_file(const Program& program, const PayloadFn& make_payload);
 
 /// Only the fb::Program flatbuffer (identifier "EDGC") of `program`, with no
 /// named data and no delegates: constant and state slots name their data by

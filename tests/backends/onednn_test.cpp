@@ -18,14 +18,15 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/backends.h"
 #include "backends/onednn/compiler.h"
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_state.h"
 #include "base/diagnostic.h"
 #include "ir/text.h"
 #include "lowering/backend.h"
-#include "lowering/pass_registry.h"
-#include "lowering/pipeline.h"
+#include "compiler/pass_registry.h"
+#include "compiler/pipeline.h"
 #include "passes/pipeline.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
@@ -527,7 +528,7 @@ TEST(OnednnTable, EveryOperatorIsBuiltAndMatchesThePortableKernel) {
 // (the exporter's frozen batch norm) -> add(block input) -> relu. The
 // second conv accumulates into the block input's storage (sum post-op),
 // the first folds its batch norm; both keep the blocked layout.
-// With 3x3 kernels the chain runs as Winograd steps (kernels/winograd.h),
+// With 3x3 kernels the chain runs as Winograd steps (backends/onednn/winograd.h),
 // the residual added in place; with 5x5 on oneDNN's direct convolution with
 // post-ops. 1e-4: both round differently from the portable kernels' sums
 // (Winograd by ~3x a direct sum's error; 5x5 sums 200 terms).

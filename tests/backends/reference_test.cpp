@@ -9,6 +9,8 @@
 #include <cstring>
 #include <random>
 
+#include "compiler/pipeline.h"
+#include "compiler/backends.h"
 #include "backends/reference/compiler.h"
 #include "base/diagnostic.h"
 #include "ir/operator.h"

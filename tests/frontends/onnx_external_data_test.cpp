@@ -24,7 +24,7 @@
 #include "interpreter/interpreter.h"
 #include "base/diagnostic.h"
 #include "ir/verifier.h"
-#include "lowering/pass_registry.h"
+#include "compiler/pass_registry.h"
 #include "support/scoped_memory_limit.h"
 
 namespace edgec {

@@ -15,7 +15,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "base/diagnostic.h"
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 #include "serialize/writer.h"
 
 namespace edgec {

@@ -22,7 +22,7 @@
 #include "ir/operator.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
-#include "lowering/pass_registry.h"
+#include "compiler/pass_registry.h"
 #include "passes/pipeline.h"
 #include "support/compare.h"
 

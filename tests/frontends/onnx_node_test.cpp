@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/pipeline.h"
 #include "base/error.h"
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/tensor_data.h"

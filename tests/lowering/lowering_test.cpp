@@ -8,12 +8,13 @@
 #include <cstring>
 #include <map>
 
+#include "compiler/backends.h"
 #include "base/diagnostic.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
 #include "lowering/partition.h"
-#include "lowering/pass_registry.h"
-#include "lowering/pipeline.h"
+#include "compiler/pass_registry.h"
+#include "compiler/pipeline.h"
 #include "lowering/to_backend.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"

@@ -11,7 +11,7 @@
 
 #include "base/diagnostic.h"
 #include "ir/text.h"
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 #include "support/scoped_memory_limit.h"
 
 namespace edgec {

@@ -10,7 +10,7 @@
 
 #include "ir/program.h"
 #include "ir/verifier.h"
-#include "lowering/pass_registry.h"
+#include "compiler/pass_registry.h"
 
 namespace edgec {
 namespace {

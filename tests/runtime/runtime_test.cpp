@@ -9,6 +9,7 @@
 #include <random>
 #include <tuple>
 
+#include "compiler/pipeline.h"
 #include "interpreter/interpreter.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"

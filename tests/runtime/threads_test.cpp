@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ir/text.h"
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 #include "runtime/backend.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ir/text.h"
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
 

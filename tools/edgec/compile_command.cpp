@@ -10,7 +10,7 @@
 #include "io/pending_files.h"
 #include "base/diagnostic.h"
 #include "ir/text.h"
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 #include "serialize/writer.h"
 
 namespace edgec::cli {

@@ -8,7 +8,7 @@
 #include "base/diagnostic.h"
 #include "ir/text.h"
 #include "ir/verifier.h"
-#include "lowering/pass_registry.h"
+#include "compiler/pass_registry.h"
 #include "passes/pass.h"
 
 namespace edgec::cli {

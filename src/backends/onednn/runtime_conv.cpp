@@ -21,6 +21,7 @@
 
 #include "backends/onednn/geometry.h"
 #include "backends/onednn/runtime_build.h"
+#include "backends/onednn/gemm_prepacked.h"
 #include "kernels/gemm.h"
 
 namespace edgec::runtime::onednn {

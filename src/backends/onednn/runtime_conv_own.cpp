@@ -3,12 +3,12 @@
 // build_conv found (per-channel affine folded into the weights, bias, the
 // residual add, the activation):
 // - 3x3 stride-1 2-D convolutions through Winograd F(4x4, 3x3)
-//   (kernels/winograd.h): oneDNN has Winograd only for AVX-512, and on
+//   (backends/onednn/winograd.h): oneDNN has Winograd only for AVX-512, and on
 //   AVX2 its direct kernels run ResNet-18's first two stages at 2.3x the
 //   time Winograd takes. The step reads and writes oneDNN's nChw8c layout,
 //   so it sits in a chain of oneDNN convolutions without reorders.
 // - 1-D convolutions on short sequences as a register-tiled product of the
-//   weights with gathered input columns (kernels/conv1d_gemm.h): a
+//   weights with gathered input columns (backends/onednn/conv1d_gemm.h): a
 //   diffusion U-Net's convolutions (length 4-16) took oneDNN ~11 us each,
 //   mostly setup.
 #include <cstdlib>
@@ -16,8 +16,8 @@
 #include <new>
 
 #include "backends/onednn/runtime_build.h"
-#include "kernels/conv1d_gemm.h"
-#include "kernels/winograd.h"
+#include "backends/onednn/conv1d_gemm.h"
+#include "backends/onednn/winograd.h"
 
 namespace edgec::runtime::onednn {
 namespace {

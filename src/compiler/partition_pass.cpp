@@ -1,6 +1,7 @@
 // `partition=LIST`: tags the calls each backend of LIST takes, in priority
 // order (docs/semantics.md §4), for `edgec opt`; compile_program calls
 // partition_program itself.
+#include "compiler/backends.h"
 #include "lowering/partition.h"
 #include "passes/pass.h"
 

@@ -1,8 +1,11 @@
-// The whole compile pipeline (docs/architecture.md "Data flow"): optimize
-// (to_edge, constant_prop, dce), partition with the backends in priority
-// order, to_backend, memory_plan.
+// The compiler driver (docs/architecture.md "Data flow"): optimize
+// (to_edge, constant_prop, dce), partition with the backends built in, in
+// priority order, to_backend, memory_plan; then the program file, with
+// each delegate's payload from its backend. The layers below know no
+// backend; this one joins them (compiler/backends.h).
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 
@@ -22,5 +25,11 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
 /// program reads stays as it is (stored once). The last step of
 /// compile_program, after memory_plan.
 void prepare_delegate_constants(Program& program);
+
+/// The program file of a compiled program (serialize/writer.h), each
+/// delegate's payload made by its backend's preprocess. Throws CompileError
+/// as write_program_file does, and for a delegate of a backend this edgec
+/// does not have.
+std::vector<std::byte> serialize_program(const Program& program);
 
 }  // namespace edgec

@@ -3,7 +3,7 @@
 // panel ([cin * kernel] x 16, zero where the window leaves the input), and
 // the weights, 6 output channels at a time, are multiplied with it in
 // registers; bias, residual and ReLU are applied on the way out.
-#include "kernels/conv1d_gemm.h"
+#include "backends/onednn/conv1d_gemm.h"
 
 #include <omp.h>
 

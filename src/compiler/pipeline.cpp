@@ -1,4 +1,4 @@
-#include "lowering/pipeline.h"
+#include "compiler/pipeline.h"
 
 #include <algorithm>
 #include <map>
@@ -8,10 +8,11 @@
 #include "base/memory_limit.h"
 #include "base/diagnostic.h"
 #include "ir/verifier.h"
-#include "lowering/backend.h"
+#include "compiler/backends.h"
 #include "lowering/partition.h"
 #include "lowering/to_backend.h"
 #include "passes/pass_list.h"
+#include "serialize/writer.h"
 
 namespace edgec {
 
@@ -98,6 +99,10 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
   run_pass_verified(program, "memory_plan", *create_memory_plan_pass(""));
   check_memory_limit(program);
   prepare_delegate_constants(program);
+}
+
+std::vector<std::byte> serialize_program(const Program& program) {
+  return write_program_file(program, preprocess_delegate);
 }
 
 }  // namespace edgec

@@ -2,7 +2,7 @@
 // lengths below, at and above the 16-position panel, stride, dilation,
 // padding wider than the kernel's reach and none, output channels that do
 // not fill a 6-row tile, bias or none, residual, ReLU, threads.
-#include "kernels/conv1d_gemm.h"
+#include "backends/onednn/conv1d_gemm.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "kernels/gemm.h"
+#include "backends/onednn/gemm_prepacked.h"
 #include "kernels/micro_tile.h"
 
 namespace edgec {

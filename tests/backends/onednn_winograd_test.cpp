@@ -3,7 +3,7 @@
 // multiple of the 4x4 tile, padding of 0-2 (and less after than before),
 // batches, bias or none, a residual (separate or the output itself), ReLU,
 // tile counts below and above a block, one thread and two.
-#include "kernels/winograd.h"
+#include "backends/onednn/winograd.h"
 
 #include <gtest/gtest.h>
 

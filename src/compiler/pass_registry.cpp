@@ -1,4 +1,4 @@
-#include "lowering/pass_registry.h"
+#include "compiler/pass_registry.h"
 
 #include <vector>
 

@@ -11,7 +11,7 @@
 //
 // Written with GCC vector extensions (kernels/micro_tile.h): 8 channels of
 // the blocked layout are one vector.
-#include "kernels/winograd.h"
+#include "backends/onednn/winograd.h"
 
 #include <omp.h>
 
