@@ -200,13 +200,7 @@ class HeaderParser {
     NpyHeader h;
     bool have_descr = false, have_fortran = false, have_shape = false;
     std::string descr;
-    expect('{');
-    while (true) {
-      skip_space();
-      if (peek() == '}') {
-        ++pos_;
-        break;
-      }
+    parse_list('{', '}', "", [&] {
       const std::string key = parse_string();
       expect(':');
       skip_space();
@@ -228,13 +222,7 @@ class HeaderParser {
       } else {
         error("unexpected key '" + printable(key) + "'");
       }
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-      } else if (peek() != '}') {
-        error("expected ',' or '}'");
-      }
-    }
+    });
     skip_space();
     if (pos_ != text_.size()) error("unexpected text after the closing '}'");
     if (!have_descr || !have_fortran || !have_shape) {
@@ -272,6 +260,27 @@ class HeaderParser {
     if (pos_ >= text_.size()) error("unterminated string");
     return std::string(text_.substr(start, pos_++ - start));
   }
+  // Items separated by commas between `open` and `close`, each read by
+  // `item` (a trailing comma allowed: Python writes "(3,)"). `context` ends
+  // the message for a missing separator.
+  template <typename Item>
+  void parse_list(char open, char close, const char* context, Item item) {
+    expect(open);
+    while (true) {
+      skip_space();
+      if (peek() == close) {
+        ++pos_;
+        return;
+      }
+      item();
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+      } else if (peek() != close) {
+        error(std::string("expected ',' or '") + close + "'" + context);
+      }
+    }
+  }
   bool parse_bool() {
     if (text_.substr(pos_, 4) == "True") {
       pos_ += 4;
@@ -285,13 +294,7 @@ class HeaderParser {
   }
   std::vector<int64_t> parse_shape() {
     std::vector<int64_t> shape;
-    expect('(');
-    while (true) {
-      skip_space();
-      if (peek() == ')') {
-        ++pos_;
-        break;
-      }
+    parse_list('(', ')', " in shape", [&] {
       if (peek() < '0' || peek() > '9') error("expected a non-negative integer dimension");
       int64_t d = 0;
       while (peek() >= '0' && peek() <= '9') {
@@ -303,13 +306,7 @@ class HeaderParser {
       if (peek() == 'L') ++pos_;  // Python 2 longs
       if (shape.size() >= kMaxNpyRank) error("more than " + std::to_string(kMaxNpyRank) + " dims");
       shape.push_back(d);
-      skip_space();
-      if (peek() == ',') {
-        ++pos_;
-      } else if (peek() != ')') {
-        error("expected ',' or ')' in shape");
-      }
-    }
+    });
     // "(3)" is the int 3 in Python, not a tuple; numpy never writes it.
     return shape;
   }

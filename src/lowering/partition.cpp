@@ -89,30 +89,37 @@ int next_tag_number(const std::vector<Node*>& calls) {
   return next;
 }
 
-/// One partitioner's pass over the contracted graph. Returns partitions formed.
-size_t run_partitioner(Program& program, const Partitioner& partitioner) {
-  const std::vector<Node*> calls = program.graph.calls();
-  std::unordered_map<const Node*, size_t> index;
-  for (size_t i = 0; i < calls.size(); ++i) index[calls[i]] = i;
-
-  // Groups of the contracted graph: one per existing tag, one per other call.
-  std::vector<int> group_of(calls.size(), -1);
+/// The contracted graph: one group per existing tag, one per other call,
+/// with the edges between groups that value uses make.
+struct ContractedGraph {
+  std::vector<Node*> calls;
+  std::vector<int> group_of;         // by call index
   std::vector<size_t> first_member;  // by group: smallest call index
   std::vector<bool> candidate;       // by group: an untagged call this backend takes
+  std::vector<std::vector<int>> preds, succs;  // by group: sorted, unique
+  size_t num_groups() const { return first_member.size(); }
+};
+
+/// Groups `program`'s calls. Asks the partitioner about every untagged call
+/// that is not a delegate call, recording its refusals on the node.
+ContractedGraph group_calls(Program& program, const Partitioner& partitioner) {
+  ContractedGraph cg;
+  cg.calls = program.graph.calls();
+  cg.group_of.assign(cg.calls.size(), -1);
   std::map<std::string, int> tag_group;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    Node* n = calls[i];
+  for (size_t i = 0; i < cg.calls.size(); ++i) {
+    Node* n = cg.calls[i];
     if (!n->tag().empty()) {
-      auto [it, inserted] = tag_group.emplace(n->tag(), static_cast<int>(first_member.size()));
+      auto [it, inserted] = tag_group.emplace(n->tag(), static_cast<int>(cg.first_member.size()));
       if (inserted) {
-        first_member.push_back(i);
-        candidate.push_back(false);
+        cg.first_member.push_back(i);
+        cg.candidate.push_back(false);
       }
-      group_of[i] = it->second;
+      cg.group_of[i] = it->second;
       continue;
     }
-    group_of[i] = static_cast<int>(first_member.size());
-    first_member.push_back(i);
+    cg.group_of[i] = static_cast<int>(cg.first_member.size());
+    cg.first_member.push_back(i);
     bool takes = false;
     if (!n->is_delegate_call()) {
       if (auto reason = partitioner.refuse(program, *n)) {
@@ -121,131 +128,177 @@ size_t run_partitioner(Program& program, const Partitioner& partitioner) {
         takes = true;
       }
     }
-    candidate.push_back(takes);
+    cg.candidate.push_back(takes);
   }
-  const size_t num_groups = first_member.size();
+  return cg;
+}
 
-  // Edges between groups, from value uses.
-  std::vector<std::vector<int>> preds(num_groups), succs(num_groups);
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const int g = group_of[i];
-    for (const Value* v : calls[i]->inputs()) {
+/// Edges between groups, from value uses.
+void add_group_edges(ContractedGraph& cg) {
+  std::unordered_map<const Node*, size_t> index;
+  for (size_t i = 0; i < cg.calls.size(); ++i) index[cg.calls[i]] = i;
+  cg.preds.assign(cg.num_groups(), {});
+  cg.succs.assign(cg.num_groups(), {});
+  for (size_t i = 0; i < cg.calls.size(); ++i) {
+    const int g = cg.group_of[i];
+    for (const Value* v : cg.calls[i]->inputs()) {
       auto it = index.find(v->producer());
       if (it == index.end()) continue;  // a placeholder
-      const int p = group_of[it->second];
+      const int p = cg.group_of[it->second];
       if (p == g) continue;
-      preds[static_cast<size_t>(g)].push_back(p);
-      succs[static_cast<size_t>(p)].push_back(g);
+      cg.preds[static_cast<size_t>(g)].push_back(p);
+      cg.succs[static_cast<size_t>(p)].push_back(g);
     }
   }
-  for (auto* lists : {&preds, &succs})
+  for (auto* lists : {&cg.preds, &cg.succs})
     for (auto& l : *lists) {
       std::sort(l.begin(), l.end());
       l.erase(std::unique(l.begin(), l.end()), l.end());
     }
+}
 
-  // Topological order of the groups, earliest first member first.
+/// Topological order of the groups, earliest first member first.
+std::vector<int> topological_order(const ContractedGraph& cg) {
+  const size_t num_groups = cg.num_groups();
   std::vector<size_t> indegree(num_groups);
-  for (size_t g = 0; g < num_groups; ++g) indegree[g] = preds[g].size();
+  for (size_t g = 0; g < num_groups; ++g) indegree[g] = cg.preds[g].size();
   using Item = std::pair<size_t, int>;  // (first member, group)
   std::priority_queue<Item, std::vector<Item>, std::greater<>> ready;
   for (size_t g = 0; g < num_groups; ++g)
-    if (indegree[g] == 0) ready.push({first_member[g], static_cast<int>(g)});
+    if (indegree[g] == 0) ready.push({cg.first_member[g], static_cast<int>(g)});
   std::vector<int> order;
   while (!ready.empty()) {
     const int g = ready.top().second;
     ready.pop();
     order.push_back(g);
-    for (int s : succs[static_cast<size_t>(g)])
-      if (--indegree[static_cast<size_t>(s)] == 0) ready.push({first_member[static_cast<size_t>(s)], s});
+    for (int s : cg.succs[static_cast<size_t>(g)])
+      if (--indegree[static_cast<size_t>(s)] == 0) ready.push({cg.first_member[static_cast<size_t>(s)], s});
   }
   if (order.size() != num_groups)
     throw CompileError("partition: the existing partitions form a cycle (a tagged partition is not convex)");
+  return order;
+}
 
-  // The sweep. Exit sets are shared between a node and its producer when
-  // nothing is added (inside a partition, along a chain), so a long graph
-  // with many partitions costs O(calls + partitions^2), not O(calls *
-  // partitions). Sets hold partition ids as they were when added; merged
-  // partitions are recognized through their aliases.
-  UnionFind uf;
-  std::vector<std::vector<int>> aliases;  // by root: every id merged into it
+/// The sweep. Exit sets are shared between a node and its producer when
+/// nothing is added (inside a partition, along a chain), so a long graph
+/// with many partitions costs O(calls + partitions^2), not O(calls *
+/// partitions). Sets hold partition ids as they were when added; merged
+/// partitions are recognized through their aliases.
+class Sweep {
+ public:
+  explicit Sweep(const ContractedGraph& cg)
+      : cg_(cg), part_(cg.num_groups(), -1), exits_(cg.num_groups(), empty_set()) {}
+
+  /// Visits group `g`, whose predecessors have all been visited.
+  void visit(int g) {
+    const auto& ps = cg_.preds[static_cast<size_t>(g)];
+    IdSetPtr forbidden = empty_set();
+    for (int p : ps) forbidden = unite(forbidden, exits_[static_cast<size_t>(p)]);
+    if (cg_.candidate[static_cast<size_t>(g)]) part_[static_cast<size_t>(g)] = choose_partition(ps, forbidden);
+    const int mine = partition_of(g);
+    IdSetPtr e = forbidden;
+    for (int p : ps) {
+      const int q = part_[static_cast<size_t>(p)];
+      if (q >= 0 && uf_.find(q) != mine) e = with(e, uf_.find(q));
+    }
+    if (mine >= 0) partition_exits_[static_cast<size_t>(mine)] = unite(partition_exits_[static_cast<size_t>(mine)], e);
+    exits_[static_cast<size_t>(g)] = std::move(e);
+  }
+
+  /// The partition group `g` ended in (by its root id), or -1.
+  int partition_of(int g) { return part_[static_cast<size_t>(g)] >= 0 ? uf_.find(part_[static_cast<size_t>(g)]) : -1; }
+
+ private:
   // Whether `set` holds partition `root` under any of its ids: by walking
   // the smaller of the two, so that merging many partitions at one wide
   // call (a concat of 10^5 values) is not quadratic.
-  auto holds = [&](const IdSetPtr& set, int root) {
-    const auto& ids = aliases[static_cast<size_t>(root)];
+  bool holds(const IdSetPtr& set, int root) {
+    const auto& ids = aliases_[static_cast<size_t>(root)];
     if (set->size() <= ids.size()) {
       for (int a : *set)
-        if (uf.find(a) == root) return true;
+        if (uf_.find(a) == root) return true;
       return false;
     }
     for (int a : ids)
       if (contains(*set, a)) return true;
     return false;
-  };
-  std::vector<int> part(num_groups, -1);
-  std::vector<IdSetPtr> exits(num_groups, empty_set());
-  std::vector<IdSetPtr> partition_exits;  // by partition id: union of its members' exits
-  for (int g : order) {
-    const auto& ps = preds[static_cast<size_t>(g)];
-    IdSetPtr forbidden = empty_set();
-    for (int p : ps) forbidden = unite(forbidden, exits[static_cast<size_t>(p)]);
-    if (candidate[static_cast<size_t>(g)]) {
-      IdSet allowed;
-      for (int p : ps) {
-        const int q = part[static_cast<size_t>(p)];
-        if (q >= 0 && !holds(forbidden, uf.find(q))) allowed.push_back(uf.find(q));
-      }
-      std::sort(allowed.begin(), allowed.end());
-      allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
-      int chosen = -1;
-      for (int q : allowed) {
-        if (chosen < 0) {
-          chosen = q;
-          continue;
-        }
-        if (holds(partition_exits[static_cast<size_t>(chosen)], q) ||
-            holds(partition_exits[static_cast<size_t>(q)], chosen))
-          continue;
-        uf.parent[static_cast<size_t>(q)] = chosen;
-        // The smaller list goes into the larger (which one is chosen's does
-        // not matter: it is a set of ids).
-        auto& into = aliases[static_cast<size_t>(chosen)];
-        auto& from = aliases[static_cast<size_t>(q)];
-        if (from.size() > into.size()) into.swap(from);
-        into.insert(into.end(), from.begin(), from.end());
-        from.clear();
-        partition_exits[static_cast<size_t>(chosen)] =
-            unite(partition_exits[static_cast<size_t>(chosen)], partition_exits[static_cast<size_t>(q)]);
-      }
-      if (chosen < 0) {
-        chosen = uf.make();
-        aliases.push_back({chosen});
-        partition_exits.push_back(empty_set());
-      }
-      part[static_cast<size_t>(g)] = chosen;
-    }
-    const int mine = part[static_cast<size_t>(g)] >= 0 ? uf.find(part[static_cast<size_t>(g)]) : -1;
-    IdSetPtr e = forbidden;
-    for (int p : ps) {
-      const int q = part[static_cast<size_t>(p)];
-      if (q >= 0 && uf.find(q) != mine) e = with(e, uf.find(q));
-    }
-    if (mine >= 0) partition_exits[static_cast<size_t>(mine)] = unite(partition_exits[static_cast<size_t>(mine)], e);
-    exits[static_cast<size_t>(g)] = std::move(e);
   }
 
-  // Tags, numbered in graph order of each partition's first call.
-  int next = next_tag_number(calls);
+  /// The partition a candidate with predecessors `ps` joins: its
+  /// producers' partitions that no path leaves and re-enters, merged where
+  /// neither reaches the other; a new one if there are none.
+  int choose_partition(const std::vector<int>& ps, const IdSetPtr& forbidden) {
+    IdSet allowed;
+    for (int p : ps) {
+      const int q = part_[static_cast<size_t>(p)];
+      if (q >= 0 && !holds(forbidden, uf_.find(q))) allowed.push_back(uf_.find(q));
+    }
+    std::sort(allowed.begin(), allowed.end());
+    allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
+    int chosen = -1;
+    for (int q : allowed) {
+      if (chosen < 0) {
+        chosen = q;
+        continue;
+      }
+      if (holds(partition_exits_[static_cast<size_t>(chosen)], q) ||
+          holds(partition_exits_[static_cast<size_t>(q)], chosen))
+        continue;
+      merge(q, chosen);
+    }
+    if (chosen < 0) {
+      chosen = uf_.make();
+      aliases_.push_back({chosen});
+      partition_exits_.push_back(empty_set());
+    }
+    return chosen;
+  }
+
+  /// Merges partition root `q` into root `into_root`.
+  void merge(int q, int into_root) {
+    uf_.parent[static_cast<size_t>(q)] = into_root;
+    // The smaller list goes into the larger (which one ends up as
+    // into_root's does not matter: it is a set of ids).
+    auto& into = aliases_[static_cast<size_t>(into_root)];
+    auto& from = aliases_[static_cast<size_t>(q)];
+    if (from.size() > into.size()) into.swap(from);
+    into.insert(into.end(), from.begin(), from.end());
+    from.clear();
+    partition_exits_[static_cast<size_t>(into_root)] =
+        unite(partition_exits_[static_cast<size_t>(into_root)], partition_exits_[static_cast<size_t>(q)]);
+  }
+
+  const ContractedGraph& cg_;
+  UnionFind uf_;
+  std::vector<std::vector<int>> aliases_;  // by root: every id merged into it
+  std::vector<int> part_;                  // by group: its partition id, or -1
+  std::vector<IdSetPtr> exits_;            // by group
+  std::vector<IdSetPtr> partition_exits_;  // by partition id: union of its members' exits
+};
+
+/// Tags the calls of each partition, numbered in graph order of each
+/// partition's first call. Returns the number of partitions.
+size_t tag_partitions(const ContractedGraph& cg, Sweep& sweep, const std::string& backend) {
+  int next = next_tag_number(cg.calls);
   std::map<int, std::string> tag_of;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const int q = part[static_cast<size_t>(group_of[i])];
+  for (size_t i = 0; i < cg.calls.size(); ++i) {
+    const int q = sweep.partition_of(cg.group_of[i]);
     if (q < 0) continue;
-    auto [it, inserted] = tag_of.emplace(uf.find(q), "");
-    if (inserted) it->second = partitioner.backend() + ":" + std::to_string(next++);
-    calls[i]->set_tag(it->second);
+    auto [it, inserted] = tag_of.emplace(q, "");
+    if (inserted) it->second = backend + ":" + std::to_string(next++);
+    cg.calls[i]->set_tag(it->second);
   }
   return tag_of.size();
+}
+
+/// One partitioner's pass over the contracted graph. Returns partitions formed.
+size_t run_partitioner(Program& program, const Partitioner& partitioner) {
+  ContractedGraph cg = group_calls(program, partitioner);
+  add_group_edges(cg);
+  const std::vector<int> order = topological_order(cg);
+  Sweep sweep(cg);
+  for (int g : order) sweep.visit(g);
+  return tag_partitions(cg, sweep, partitioner.backend());
 }
 
 }  // namespace

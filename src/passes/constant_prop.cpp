@@ -68,14 +68,41 @@ class ConstantPropagation : public Pass {
   explicit ConstantPropagation(std::set<std::string, std::less<>> skip) : skip_(std::move(skip)) {}
 
   bool run(Program& program) override {
-    Graph& g = program.graph;
     std::set<std::string> mutated;
     for (const auto& o : program.outputs)
       if (o.kind == OutputKind::BufferMutation) mutated.insert(o.target);
+    const auto placeholders = program.graph.placeholders();
 
     // 1. Which values are constant, with their data.
+    std::unordered_map<const Value*, TensorData> known = foldable_inputs(program, placeholders, mutated);
+    // Lifted constants with equal type and bytes are one constant (SEMANTICS
+    // 1: a `constant`'s values may be read): the exporter writes a Constant
+    // node per use (GroupNorm's ones and zeros in every block of every
+    // unrolled step), and the file should hold each value once.
+    const bool merged = merge_equal_constants(program, placeholders, known);
+    const std::unordered_set<const Node*> folded = fold_calls(program.graph, known);
+    if (folded.empty()) {
+      if (merged) drop_unread_constants(program, mutated, /*types_changed=*/false);
+      return ensure_outputs_are_calls(program) || merged;
+    }
+
+    // 2. Materialize folded results that non-folded code reads.
+    const bool types_changed = materialize_frontier(program, placeholders, folded, known);
+
+    // 3. Drop the folded calls (now unread) and the constants nothing reads.
+    erase_unread_calls(program.graph, folded);
+    drop_unread_constants(program, mutated, types_changed);
+    ensure_outputs_are_calls(program);
+    return true;
+  }
+
+ private:
+  // The constant `constant` inputs and non-persistent buffers nothing
+  // mutates, with their data.
+  static std::unordered_map<const Value*, TensorData> foldable_inputs(const Program& program,
+                                                                      const std::vector<Node*>& placeholders,
+                                                                      const std::set<std::string>& mutated) {
     std::unordered_map<const Value*, TensorData> known;
-    const auto placeholders = g.placeholders();
     for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
       const InputSpec& spec = program.inputs[i];
       const bool foldable = spec.kind == InputKind::Constant ||
@@ -84,11 +111,12 @@ class ConstantPropagation : public Pass {
       auto it = program.constants.find(spec.target);
       if (it != program.constants.end() && it->second.bytes) known[placeholders[i]->result()] = it->second;
     }
-    // Lifted constants with equal type and bytes are one constant (SEMANTICS
-    // 1: a `constant`'s values may be read): the exporter writes a Constant
-    // node per use (GroupNorm's ones and zeros in every block of every
-    // unrolled step), and the file should hold each value once.
-    const bool merged = merge_equal_constants(program, placeholders, known);
+    return known;
+  }
+
+  // Evaluates every foldable call in graph order, adding its results to
+  // `known`; returns the calls folded.
+  std::unordered_set<const Node*> fold_calls(Graph& g, std::unordered_map<const Value*, TensorData>& known) const {
     KernelContext ctx;
     std::unordered_set<const Node*> folded;
     for (Node* n : g.calls()) {
@@ -99,15 +127,16 @@ class ConstantPropagation : public Pass {
       for (size_t i = 0; i < outs.size(); ++i) known[n->result(i)] = std::move(outs[i]);
       folded.insert(n);
     }
-    if (folded.empty()) {
-      if (merged) {
-        remove_unread_constants(program, mutated);
-        sync_output_specs(program);
-      }
-      return ensure_outputs_are_calls(program) || merged;
-    }
+    return folded;
+  }
 
-    // 2. Materialize folded results that non-folded code reads.
+  // Points the readers outside `folded` of every folded result at a new
+  // `constant` placeholder holding its data. Returns whether a placeholder's
+  // type differs from the value it replaces (a data-dependent shape made
+  // static): only then must readers re-infer.
+  static bool materialize_frontier(Program& program, const std::vector<Node*>& placeholders,
+                                   const std::unordered_set<const Node*>& folded,
+                                   const std::unordered_map<const Value*, TensorData>& known) {
     Node* first_user_input = nullptr;
     for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
       if (program.inputs[i].kind == InputKind::UserInput) {
@@ -122,11 +151,9 @@ class ConstantPropagation : public Pass {
     FreeTargets free_targets(program);
     std::unordered_map<const Node*, InputSpec> new_specs;  // by placeholder
     new_specs.reserve(folded.size());
-    // Whether a placeholder's type differs from the value it replaces (a
-    // data-dependent shape made static): only then must readers re-infer.
     bool types_changed = false;
     auto outside = [&](const Node* user) { return !folded.count(user); };
-    for (Node* n : g.calls()) {
+    for (Node* n : program.graph.calls()) {
       if (!folded.count(n)) continue;
       for (size_t r = 0; r < n->num_results(); ++r) {
         Value* v = n->result(r);
@@ -134,25 +161,27 @@ class ConstantPropagation : public Pass {
         for (const Use& u : v->uses()) read_outside |= outside(u.user);
         if (!read_outside) continue;
         TensorData data = known.at(v);
-        if (Value* same = materialized.find(data)) {
-          types_changed |= !(data.type == v->type());
-          redirect_uses(v, same, outside);
-          continue;
-        }
-        const std::string target = free_targets.next();
-        // The placeholder carries the folded value's actual (now static) type.
-        Node* ph = g.add_placeholder(target, data.type, first_user_input);
-        new_specs.emplace(ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
         types_changed |= !(data.type == v->type());
-        materialized.add(data, ph->result());
-        program.constants[target] = std::move(data);
+        Value* to = materialized.find(data);
+        if (!to) {
+          const std::string target = free_targets.next();
+          // The placeholder carries the folded value's actual (now static) type.
+          Node* ph = program.graph.add_placeholder(target, data.type, first_user_input);
+          new_specs.emplace(ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
+          to = ph->result();
+          materialized.add(data, to);
+          program.constants[target] = std::move(data);
+        }
         // Folded results replace uses only outside the folded region.
-        redirect_uses(v, ph->result(), outside);
+        redirect_uses(v, to, outside);
       }
     }
     insert_input_specs(program, std::move(new_specs));
+    return types_changed;
+  }
 
-    // 3. Drop the folded calls (now unread) and the constants nothing reads.
+  // Erases the folded calls whose results nothing reads any more.
+  static void erase_unread_calls(Graph& g, const std::unordered_set<const Node*>& folded) {
     auto calls = g.calls();
     for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
       if (!folded.count(*it)) continue;
@@ -160,14 +189,16 @@ class ConstantPropagation : public Pass {
       for (size_t r = 0; r < (*it)->num_results(); ++r) used |= (*it)->result(r)->has_uses();
       if (!used) g.erase(*it);
     }
+  }
+
+  // Removes the constants nothing reads after a merge or a fold, and
+  // brings the result types and output specs up to date.
+  static void drop_unread_constants(Program& program, const std::set<std::string>& mutated, bool types_changed) {
     remove_unread_constants(program, mutated);
     if (types_changed) refresh_result_types(program);
     sync_output_specs(program);
-    ensure_outputs_are_calls(program);
-    return true;
   }
 
- private:
   // Points every reader of a later `constant` placeholder equal (type and
   // bytes) to an earlier one at the earlier one; true when any was.
   static bool merge_equal_constants(Program& program, const std::vector<Node*>& placeholders,

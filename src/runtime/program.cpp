@@ -76,6 +76,17 @@ std::optional<uint64_t> max_bytes(const TypeInfo& t) {
   return n;
 }
 
+// The values of a list attribute `name` (absent: empty).
+template <typename T>
+Error read_values(const flatbuffers::Vector<T>* v, const std::string& where, const std::string& name, Attrs& out) {
+  // The verifier checks a vector's length field (4-byte aligned), not that
+  // its 8-byte elements are aligned: a crafted file can misalign them.
+  if (v && v->size() > 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) != 0)
+    return bad(where + " attribute '" + name + "' has misaligned values");
+  out.set(name, v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>{});
+  return Error::Ok;
+}
+
 Error read_attr(const fb::Attr* a, const std::string& where, Attrs& out) {
   if (!a || !a->name()) return bad(where + " has an attribute without a name");
   const std::string name = a->name()->str();
@@ -90,22 +101,8 @@ Error read_attr(const fb::Attr* a, const std::string& where, Attrs& out) {
       out.set(name, s ? s->str() : std::string());
       break;
     }
-    case fb::AttrValue::IntsAttr: {
-      const auto* v = a->value_as_IntsAttr()->values();
-      // The verifier checks a vector's length field (4-byte aligned), not
-      // that its 8-byte elements are aligned: a crafted file can misalign them.
-      if (v && v->size() > 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(int64_t) != 0)
-        return bad(where + " attribute '" + name + "' has misaligned values");
-      out.set(name, v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>{});
-      break;
-    }
-    case fb::AttrValue::FloatsAttr: {
-      const auto* v = a->value_as_FloatsAttr()->values();
-      if (v && v->size() > 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(double) != 0)
-        return bad(where + " attribute '" + name + "' has misaligned values");
-      out.set(name, v ? std::vector<double>(v->begin(), v->end()) : std::vector<double>{});
-      break;
-    }
+    case fb::AttrValue::IntsAttr: return read_values(a->value_as_IntsAttr()->values(), where, name, out);
+    case fb::AttrValue::FloatsAttr: return read_values(a->value_as_FloatsAttr()->values(), where, name, out);
     case fb::AttrValue::DTypeAttr: {
       const uint8_t raw = a->value_as_DTypeAttr()->value();
       if (!is_valid_dtype(raw)) return bad(where + ": attribute '" + name + "' has an unknown dtype");
@@ -217,255 +214,366 @@ Error Program::parse_payload(const NamedDataMap& named) {
   return parse_table(bytes_, {}, &named);
 }
 
-Error Program::parse_table(std::span<const std::byte> table, std::span<const std::byte> data,
-                           const NamedDataMap* payload_named) {
-  const bool is_payload = payload_named != nullptr;
-  // Flatbuffer structure.
-  const auto* fb_bytes = reinterpret_cast<const uint8_t*>(table.data());
-  if (table.size() < 8 || !flatbuffers::BufferHasIdentifier(fb_bytes, "EDGC"))
-    return bad("the flatbuffer lacks the EDGC identifier");
-  flatbuffers::Verifier verifier(fb_bytes, table.size(), /*max_depth=*/64, /*max_tables=*/10000000);
-  if (!fb::VerifyProgramBuffer(verifier)) return bad("the flatbuffer failed verification");
-  const fb::Program* root = fb::GetProgram(fb_bytes);
-  arena_size_ = root->arena_size();
+namespace {
 
-  // Named data (files only): 64-aligned, inside the data segment, not
-  // overlapping, unique keys. A payload's bytes live in its file's.
-  if (is_payload && root->named_data() && root->named_data()->size() > 0)
-    return bad("a delegate payload carries named data; its constants must name the file's by key");
-  if (is_payload && root->delegates() && root->delegates()->size() > 0)
-    return bad("a delegate payload has delegates of its own; payloads do not nest");
-  std::vector<std::pair<uint64_t, uint64_t>> extents;
-  if (const auto* nd = is_payload ? nullptr : root->named_data()) {
-    for (const fb::NamedData* e : *nd) {
-      if (!e || !e->key()) return bad("a named-data entry has no key");
-      const std::string key = e->key()->str();
-      uint64_t end = 0;
-      if (e->offset() % format::kDataAlignment != 0) return bad("named data '" + key + "' at offset " + u64(e->offset()) + " is not 64-byte aligned");
-      if (add_overflows(e->offset(), e->size(), &end) || end > data.size())
-        return bad("named data '" + key + "' [" + u64(e->offset()) + ", +" + u64(e->size()) + ") is outside the data segment of " + u64(data.size()) + " bytes");
-      if (!named_data_.add(NamedDataEntry{key, data.data() + e->offset(), e->size()})) return bad("named data '" + key + "' appears twice");
-      extents.emplace_back(e->offset(), end);
-    }
-  }
-  std::sort(extents.begin(), extents.end());
-  for (size_t i = 1; i < extents.size(); ++i)
-    if (extents[i].first < extents[i - 1].second) return bad("two named-data entries overlap at offset " + u64(extents[i].first));
-  const NamedDataMap& named = is_payload ? *payload_named : named_data_;
+// Where a region of the data segment lies, for the check that no byte is in
+// two regions; `what` names the region in the message.
+struct Extent {
+  uint64_t begin, end;
+  std::string what;
+};
 
-  // Value slots.
+}  // namespace
+
+// The steps of Program::parse_table. Each validates one part of the table
+// before anything uses it, and later steps rely on what earlier ones checked
+// (slot indices on the slot count, instructions on the delegates), so they
+// run in the order parse_table calls them.
+struct Program::TableReader {
+  Program& p;
+  const fb::Program* root;
+  std::span<const std::byte> data;    // A file's data segment; empty for a payload.
+  const NamedDataMap* payload_named;  // Null for a file.
+  std::vector<Extent> named_extents, payload_extents;
   std::map<std::string, int> symbol_ids;
+
+  bool is_payload() const { return payload_named != nullptr; }
+  // Where constant and state slots find their bytes: a payload's file's
+  // named data, or the file's own.
+  const NamedDataMap& named() const { return is_payload() ? *payload_named : p.named_data_; }
+  size_t num_slots() const { return p.slots_.size(); }
+
+  Error check_payload_has_no_files_parts() const;
+  Error read_named_data();
+  Error check_named_data_disjoint();
+  Error read_slots();
+  Error read_slot(size_t i, const fb::ValueSlot* v, std::string& previous_name);
+  Error check_activation(const std::string& what, const Slot& s) const;
+  Error read_constant_data(const std::string& what, const fb::ValueSlot* v, Slot& s) const;
+  Error check_slot(int32_t idx, const std::string& where) const;
+  Error read_delegates();
+  Error read_delegate(size_t i, const fb::Delegate* d);
+  Error check_regions_disjoint();
+  Error read_instructions();
+  Error read_instruction(size_t i, const fb::Instruction* in);
+  Error read_operands(const fb::Instruction* in, const std::string& label, Instruction& out);
+  Error read_io(const flatbuffers::Vector<flatbuffers::Offset<fb::IoSpec>>* list, std::vector<IoSlot>& out,
+                bool inputs) const;
+  Error check_inputs_bound() const;
+  Error check_dataflow() const;
+};
+
+Error Program::TableReader::check_payload_has_no_files_parts() const {
+  if (root->named_data() && root->named_data()->size() > 0)
+    return bad("a delegate payload carries named data; its constants must name the file's by key");
+  if (root->delegates() && root->delegates()->size() > 0)
+    return bad("a delegate payload has delegates of its own; payloads do not nest");
+  return Error::Ok;
+}
+
+// Named data (files only): 64-aligned, inside the data segment, unique keys.
+Error Program::TableReader::read_named_data() {
+  const auto* nd = root->named_data();
+  if (!nd) return Error::Ok;
+  for (const fb::NamedData* e : *nd) {
+    if (!e || !e->key()) return bad("a named-data entry has no key");
+    const std::string key = e->key()->str();
+    uint64_t end = 0;
+    if (e->offset() % format::kDataAlignment != 0) return bad("named data '" + key + "' at offset " + u64(e->offset()) + " is not 64-byte aligned");
+    if (add_overflows(e->offset(), e->size(), &end) || end > data.size())
+      return bad("named data '" + key + "' [" + u64(e->offset()) + ", +" + u64(e->size()) + ") is outside the data segment of " + u64(data.size()) + " bytes");
+    if (!p.named_data_.add(NamedDataEntry{key, data.data() + e->offset(), e->size()})) return bad("named data '" + key + "' appears twice");
+    named_extents.push_back({e->offset(), end, "named data"});
+  }
+  return Error::Ok;
+}
+
+// No two named-data entries overlap. Sorts named_extents by offset.
+Error Program::TableReader::check_named_data_disjoint() {
+  std::sort(named_extents.begin(), named_extents.end(),
+            [](const Extent& a, const Extent& b) { return std::pair(a.begin, a.end) < std::pair(b.begin, b.end); });
+  for (size_t i = 1; i < named_extents.size(); ++i)
+    if (named_extents[i].begin < named_extents[i - 1].end)
+      return bad("two named-data entries overlap at offset " + u64(named_extents[i].begin));
+  return Error::Ok;
+}
+
+Error Program::TableReader::read_slots() {
   const auto* values = root->values();
-  const size_t num_slots = values ? values->size() : 0;
-  slots_.resize(num_slots);
+  p.slots_.resize(values ? values->size() : 0);
   std::string previous_name;  // Names are front-coded (program.fbs).
-  for (size_t i = 0; i < num_slots; ++i) {
-    const fb::ValueSlot* v = values->Get(static_cast<flatbuffers::uoffset_t>(i));
-    Slot& s = slots_[i];
-    const std::string what = "value slot " + u64(i);
-    if (!v) return bad(what + " is null");
-    // Constants are written unnamed (their data key names them), and so are
-    // a payload's slots.
-    s.name = v->name() ? v->name()->str() : v->data_key() ? v->data_key()->str() : std::string();
-    if (const size_t prefix = v->name_prefix(); prefix > 0) {
-      if (!v->name() || prefix > previous_name.size())
-        return bad(what + " says its name starts with " + u64(prefix) + " bytes of the previous slot's name, which has " +
-                   u64(previous_name.size()));
-      s.name = previous_name.substr(0, prefix) + s.name;
-    }
-    previous_name = s.name;
-    EDGEC_TRY(read_type(v->type(), what + " (" + s.name + ")", symbol_ids, symbols_, s.type));
-    switch (v->kind()) {
-      case fb::SlotKind::UserInput: s.kind = SlotKind::UserInput; break;
-      case fb::SlotKind::Constant: s.kind = SlotKind::Constant; break;
-      case fb::SlotKind::State: s.kind = SlotKind::State; break;
-      case fb::SlotKind::Activation: s.kind = SlotKind::Activation; break;
-      default: return bad(what + " has an unknown kind");
-    }
-    if (s.kind == SlotKind::Activation) {
-      uint64_t end = 0;
-      s.offset = v->offset();
-      s.capacity = v->capacity();
-      if (add_overflows(s.offset, s.capacity, &end) || end > arena_size_)
-        return bad(what + " (" + s.name + ") [" + u64(s.offset) + ", +" + u64(s.capacity) + ") is outside the arena of " + u64(arena_size_) + " bytes");
-      if (s.offset % 64 != 0) return bad(what + " (" + s.name + ") offset " + u64(s.offset) + " is not 64-byte aligned");
-      auto need = max_bytes(s.type);
-      if (!need || *need > s.capacity)
-        return bad(what + " (" + s.name + ") of type " + s.type.str(symbols_) + " needs more than its " + u64(s.capacity) + " bytes");
-    } else if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) {
-      if (!v->data_key()) return bad(what + " (" + s.name + ") has no data key");
-      const std::string key = v->data_key()->str();
-      const NamedDataEntry* entry = named.find(key);
-      // SEMANTICS 6: a load-time error naming the slot and the key. In a
-      // file it is an inconsistent file; in a payload the payload and the
-      // file it came with disagree, which the backend contract calls NotFound.
-      if (!entry)
-        return fail(is_payload ? Error::NotFound : Error::InvalidProgram,
-                    std::string(is_payload ? "delegate payload" : "invalid program file") + ": constant slot '" +
-                        s.name + "' names key '" + key + "', which has no data in the file");
-      bool is_static = true;
-      for (const DimInfo& d : s.type.dims) is_static &= d.kind == DimInfo::Kind::Static;
-      auto need = max_bytes(s.type);
-      if (!is_static || !need || *need != entry->size)
-        return bad(what + " (" + s.name + ") of type " + s.type.str(symbols_) + " does not match its " +
-                   u64(entry->size) + " bytes of data");
-      s.data = entry->data;
-      s.key = key;
-    }
-  }
-  auto check_slot = [&](int32_t idx, const std::string& where) -> Error {
-    if (idx < 0 || static_cast<size_t>(idx) >= num_slots)
-      return bad(where + " refers to value slot " + std::to_string(idx) + " of " + u64(num_slots));
-    return Error::Ok;
-  };
+  for (size_t i = 0; i < p.slots_.size(); ++i)
+    EDGEC_TRY(read_slot(i, values->Get(static_cast<flatbuffers::uoffset_t>(i)), previous_name));
+  return Error::Ok;
+}
 
-  // Delegates (files only; a payload with any was rejected above): payload
-  // inside the data segment, slot indices valid, and a runtime backend for
-  // the id that can run here.
-  struct Extent {
-    uint64_t begin, end;
-    std::string what;
-  };
-  std::vector<Extent> payload_extents;
-  if (const auto* ds = is_payload ? nullptr : root->delegates()) {
-    for (size_t i = 0; i < ds->size(); ++i) {
-      const fb::Delegate* d = ds->Get(static_cast<flatbuffers::uoffset_t>(i));
-      const std::string where = "delegate " + u64(i);
-      if (!d || !d->backend() || d->backend()->size() == 0) return bad(where + " has no backend id");
-      DelegateInfo info;
-      info.backend_id = d->backend()->str();
-      uint64_t end = 0;
-      if (d->payload_offset() % format::kDataAlignment != 0)
-        return bad(where + " (" + info.backend_id + ") payload at offset " + u64(d->payload_offset()) + " is not 64-byte aligned");
-      if (add_overflows(d->payload_offset(), d->payload_size(), &end) || end > data.size())
-        return bad(where + " (" + info.backend_id + ") payload [" + u64(d->payload_offset()) + ", +" + u64(d->payload_size()) +
-                   ") is outside the data segment of " + u64(data.size()) + " bytes");
-      info.payload = data.subspan(d->payload_offset(), d->payload_size());
-      if (d->payload_size() > 0) payload_extents.push_back({d->payload_offset(), end, where + " (" + info.backend_id + ") payload"});
-      for (const auto* list : {d->inputs(), d->outputs()})
-        if (list)
-          for (int32_t idx : *list) EDGEC_TRY(check_slot(idx, where + " (" + info.backend_id + ")"));
-      for (auto [list, out] : {std::pair{d->operators(), &info.operators}, std::pair{d->constants(), &info.constants}})
-        if (list)
-          for (const flatbuffers::String* str : *list) {
-            if (!str) return bad(where + " (" + info.backend_id + ") has a null operator or constant name");
-            out->push_back(str->str());
-          }
-      for (const Backend* b : backends_)
-        if (b->id() == info.backend_id) info.backend = b;
-      if (!info.backend)
-        return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which this runtime does not have");
-      if (!info.backend->is_available())
-        return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which is not available on this machine");
-      delegates_.push_back(std::move(info));
-    }
+Error Program::TableReader::read_slot(size_t i, const fb::ValueSlot* v, std::string& previous_name) {
+  Slot& s = p.slots_[i];
+  const std::string what = "value slot " + u64(i);
+  if (!v) return bad(what + " is null");
+  // Constants are written unnamed (their data key names them), and so are
+  // a payload's slots.
+  s.name = v->name() ? v->name()->str() : v->data_key() ? v->data_key()->str() : std::string();
+  if (const size_t prefix = v->name_prefix(); prefix > 0) {
+    if (!v->name() || prefix > previous_name.size())
+      return bad(what + " says its name starts with " + u64(prefix) + " bytes of the previous slot's name, which has " +
+                 u64(previous_name.size()));
+    s.name = previous_name.substr(0, prefix) + s.name;
   }
-
-  // Payloads share the data segment with named data: no byte is in two
-  // regions (a payload aliasing a constant is a corrupt or crafted file).
-  if (!payload_extents.empty()) {
-    std::vector<Extent> all = std::move(payload_extents);
-    for (const auto& [begin, end] : extents)
-      if (end > begin) all.push_back({begin, end, "named data"});
-    std::sort(all.begin(), all.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
-    for (size_t i = 1; i < all.size(); ++i)
-      if (all[i].begin < all[i - 1].end)
-        return bad(all[i].what + " [" + u64(all[i].begin) + ", " + u64(all[i].end) + ") overlaps " + all[i - 1].what +
-                   " [" + u64(all[i - 1].begin) + ", " + u64(all[i - 1].end) + ")");
+  previous_name = s.name;
+  EDGEC_TRY(read_type(v->type(), what + " (" + s.name + ")", symbol_ids, p.symbols_, s.type));
+  switch (v->kind()) {
+    case fb::SlotKind::UserInput: s.kind = SlotKind::UserInput; break;
+    case fb::SlotKind::Constant: s.kind = SlotKind::Constant; break;
+    case fb::SlotKind::State: s.kind = SlotKind::State; break;
+    case fb::SlotKind::Activation: s.kind = SlotKind::Activation; break;
+    default: return bad(what + " has an unknown kind");
   }
+  if (s.kind == SlotKind::Activation) {
+    s.offset = v->offset();
+    s.capacity = v->capacity();
+    return check_activation(what, s);
+  }
+  if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) return read_constant_data(what, v, s);
+  return Error::Ok;
+}
 
-  // Instructions. Their operands go into one array, reserved first so that
-  // the spans into it stay valid.
-  if (const auto* ins = root->instructions()) {
-    size_t operands = 0;
-    for (const fb::Instruction* in : *ins)
-      if (in) operands += (in->inputs() ? in->inputs()->size() : 0) + (in->outputs() ? in->outputs()->size() : 0);
-    operands_.reserve(operands);
-    instructions_.reserve(ins->size());
-    for (size_t i = 0; i < ins->size(); ++i) {
-      const fb::Instruction* in = ins->Get(static_cast<flatbuffers::uoffset_t>(i));
-      const std::string where = "instruction " + u64(i);
-      if (!in || !in->op()) return bad(where + " has no operator");
-      Instruction out;
-      out.op = in->op()->str();
-      out.delegate = in->delegate();
-      if (out.delegate < -1) return bad(where + " has delegate index " + std::to_string(out.delegate));
-      if (out.is_delegate_call()) {
-        if (!out.op.empty()) return bad(where + " names both operator '" + out.op + "' and delegate " + std::to_string(out.delegate));
-        if (static_cast<size_t>(out.delegate) >= delegates_.size())
-          return bad(where + " calls delegate " + std::to_string(out.delegate) + ", but the program has " + u64(delegates_.size()));
-      } else {
-        out.kernel = find_kernel(out.op);
-        if (!out.kernel) return fail(Error::NotFound, "instruction " + u64(i) + ": operator '" + out.op + "' has no kernel in this runtime");
+// An activation lies, aligned, inside the arena, and its capacity holds the
+// largest tensor its type allows.
+Error Program::TableReader::check_activation(const std::string& what, const Slot& s) const {
+  uint64_t end = 0;
+  if (add_overflows(s.offset, s.capacity, &end) || end > p.arena_size_)
+    return bad(what + " (" + s.name + ") [" + u64(s.offset) + ", +" + u64(s.capacity) + ") is outside the arena of " + u64(p.arena_size_) + " bytes");
+  if (s.offset % 64 != 0) return bad(what + " (" + s.name + ") offset " + u64(s.offset) + " is not 64-byte aligned");
+  auto need = max_bytes(s.type);
+  if (!need || *need > s.capacity)
+    return bad(what + " (" + s.name + ") of type " + s.type.str(p.symbols_) + " needs more than its " + u64(s.capacity) + " bytes");
+  return Error::Ok;
+}
+
+// A constant or state slot names data by key whose size is that of its
+// static type.
+Error Program::TableReader::read_constant_data(const std::string& what, const fb::ValueSlot* v, Slot& s) const {
+  if (!v->data_key()) return bad(what + " (" + s.name + ") has no data key");
+  const std::string key = v->data_key()->str();
+  const NamedDataEntry* entry = named().find(key);
+  // SEMANTICS 6: a load-time error naming the slot and the key. In a
+  // file it is an inconsistent file; in a payload the payload and the
+  // file it came with disagree, which the backend contract calls NotFound.
+  if (!entry)
+    return fail(is_payload() ? Error::NotFound : Error::InvalidProgram,
+                std::string(is_payload() ? "delegate payload" : "invalid program file") + ": constant slot '" +
+                    s.name + "' names key '" + key + "', which has no data in the file");
+  bool is_static = true;
+  for (const DimInfo& d : s.type.dims) is_static &= d.kind == DimInfo::Kind::Static;
+  auto need = max_bytes(s.type);
+  if (!is_static || !need || *need != entry->size)
+    return bad(what + " (" + s.name + ") of type " + s.type.str(p.symbols_) + " does not match its " +
+               u64(entry->size) + " bytes of data");
+  s.data = entry->data;
+  s.key = key;
+  return Error::Ok;
+}
+
+Error Program::TableReader::check_slot(int32_t idx, const std::string& where) const {
+  if (idx < 0 || static_cast<size_t>(idx) >= num_slots())
+    return bad(where + " refers to value slot " + std::to_string(idx) + " of " + u64(num_slots()));
+  return Error::Ok;
+}
+
+// Delegates (files only): payload inside the data segment, slot indices
+// valid, and a runtime backend for the id that can run here.
+Error Program::TableReader::read_delegates() {
+  const auto* ds = root->delegates();
+  if (!ds) return Error::Ok;
+  for (size_t i = 0; i < ds->size(); ++i) EDGEC_TRY(read_delegate(i, ds->Get(static_cast<flatbuffers::uoffset_t>(i))));
+  return Error::Ok;
+}
+
+Error Program::TableReader::read_delegate(size_t i, const fb::Delegate* d) {
+  const std::string where = "delegate " + u64(i);
+  if (!d || !d->backend() || d->backend()->size() == 0) return bad(where + " has no backend id");
+  DelegateInfo info;
+  info.backend_id = d->backend()->str();
+  uint64_t end = 0;
+  if (d->payload_offset() % format::kDataAlignment != 0)
+    return bad(where + " (" + info.backend_id + ") payload at offset " + u64(d->payload_offset()) + " is not 64-byte aligned");
+  if (add_overflows(d->payload_offset(), d->payload_size(), &end) || end > data.size())
+    return bad(where + " (" + info.backend_id + ") payload [" + u64(d->payload_offset()) + ", +" + u64(d->payload_size()) +
+               ") is outside the data segment of " + u64(data.size()) + " bytes");
+  info.payload = data.subspan(d->payload_offset(), d->payload_size());
+  if (d->payload_size() > 0) payload_extents.push_back({d->payload_offset(), end, where + " (" + info.backend_id + ") payload"});
+  for (const auto* list : {d->inputs(), d->outputs()})
+    if (list)
+      for (int32_t idx : *list) EDGEC_TRY(check_slot(idx, where + " (" + info.backend_id + ")"));
+  for (auto [list, out] : {std::pair{d->operators(), &info.operators}, std::pair{d->constants(), &info.constants}})
+    if (list)
+      for (const flatbuffers::String* str : *list) {
+        if (!str) return bad(where + " (" + info.backend_id + ") has a null operator or constant name");
+        out->push_back(str->str());
       }
-      const std::string label = where + " (" + (out.is_delegate_call() ? "call_delegate" : out.op) + ")";
-      const size_t first_input = operands_.size();
-      if (in->inputs())
-        for (int32_t idx : *in->inputs()) {
-          EDGEC_TRY(check_slot(idx, label));
-          operands_.push_back(idx);
-        }
-      const size_t first_output = operands_.size();
-      if (in->outputs())
-        for (int32_t idx : *in->outputs()) {
-          EDGEC_TRY(check_slot(idx, label));
-          if (slots_[idx].kind != SlotKind::Activation) return bad(label + " writes to a non-activation slot");
-          operands_.push_back(idx);
-        }
-      out.inputs = std::span<const int32_t>(operands_).subspan(first_input, first_output - first_input);
-      out.outputs = std::span<const int32_t>(operands_).subspan(first_output);
-      if (in->attrs())
-        for (const fb::Attr* a : *in->attrs()) EDGEC_TRY(read_attr(a, label, out.attrs));
-      if (in->refusals())
-        for (const fb::Refusal* r : *in->refusals()) {
-          if (!r || !r->backend() || !r->reason()) return bad(label + " has a refusal without a backend or reason");
-          out.refusals.push_back({r->backend()->str(), r->reason()->str()});
-        }
-      instructions_.push_back(std::move(out));
-    }
+  for (const Backend* b : p.backends_)
+    if (b->id() == info.backend_id) info.backend = b;
+  if (!info.backend)
+    return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which this runtime does not have");
+  if (!info.backend->is_available())
+    return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which is not available on this machine");
+  p.delegates_.push_back(std::move(info));
+  return Error::Ok;
+}
+
+// Payloads share the data segment with named data: no byte is in two
+// regions (a payload aliasing a constant is a corrupt or crafted file).
+Error Program::TableReader::check_regions_disjoint() {
+  if (payload_extents.empty()) return Error::Ok;
+  std::vector<Extent> all = std::move(payload_extents);
+  for (const Extent& e : named_extents)
+    if (e.end > e.begin) all.push_back(e);
+  std::sort(all.begin(), all.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i].begin < all[i - 1].end)
+      return bad(all[i].what + " [" + u64(all[i].begin) + ", " + u64(all[i].end) + ") overlaps " + all[i - 1].what +
+                 " [" + u64(all[i - 1].begin) + ", " + u64(all[i - 1].end) + ")");
+  return Error::Ok;
+}
+
+// Instructions. Their operands go into one array, reserved first so that
+// the spans into it stay valid.
+Error Program::TableReader::read_instructions() {
+  const auto* ins = root->instructions();
+  if (!ins) return Error::Ok;
+  size_t operands = 0;
+  for (const fb::Instruction* in : *ins)
+    if (in) operands += (in->inputs() ? in->inputs()->size() : 0) + (in->outputs() ? in->outputs()->size() : 0);
+  p.operands_.reserve(operands);
+  p.instructions_.reserve(ins->size());
+  for (size_t i = 0; i < ins->size(); ++i) EDGEC_TRY(read_instruction(i, ins->Get(static_cast<flatbuffers::uoffset_t>(i))));
+  return Error::Ok;
+}
+
+Error Program::TableReader::read_instruction(size_t i, const fb::Instruction* in) {
+  const std::string where = "instruction " + u64(i);
+  if (!in || !in->op()) return bad(where + " has no operator");
+  Instruction out;
+  out.op = in->op()->str();
+  out.delegate = in->delegate();
+  if (out.delegate < -1) return bad(where + " has delegate index " + std::to_string(out.delegate));
+  if (out.is_delegate_call()) {
+    if (!out.op.empty()) return bad(where + " names both operator '" + out.op + "' and delegate " + std::to_string(out.delegate));
+    if (static_cast<size_t>(out.delegate) >= p.delegates_.size())
+      return bad(where + " calls delegate " + std::to_string(out.delegate) + ", but the program has " + u64(p.delegates_.size()));
+  } else {
+    out.kernel = find_kernel(out.op);
+    if (!out.kernel) return fail(Error::NotFound, "instruction " + u64(i) + ": operator '" + out.op + "' has no kernel in this runtime");
   }
-
-  // Signature.
-  auto read_io = [&](const auto* list, std::vector<IoSlot>& out, bool inputs) -> Error {
-    std::set<std::string> names;
-    if (!list) return Error::Ok;
-    for (const fb::IoSpec* io : *list) {
-      if (!io || !io->name()) return bad(std::string(inputs ? "an input" : "an output") + " has no name");
-      IoSlot s{io->name()->str(), io->slot()};
-      EDGEC_TRY(check_slot(s.slot, (inputs ? "input '" : "output '") + s.name + "'"));
-      if (inputs && slots_[s.slot].kind != SlotKind::UserInput) return bad("input '" + s.name + "' is not a user-input slot");
-      if (!names.insert(s.name).second) return bad(std::string(inputs ? "input" : "output") + " name '" + s.name + "' appears twice");
-      out.push_back(std::move(s));
+  const std::string label = where + " (" + (out.is_delegate_call() ? "call_delegate" : out.op) + ")";
+  EDGEC_TRY(read_operands(in, label, out));
+  if (in->attrs())
+    for (const fb::Attr* a : *in->attrs()) EDGEC_TRY(read_attr(a, label, out.attrs));
+  if (in->refusals())
+    for (const fb::Refusal* r : *in->refusals()) {
+      if (!r || !r->backend() || !r->reason()) return bad(label + " has a refusal without a backend or reason");
+      out.refusals.push_back({r->backend()->str(), r->reason()->str()});
     }
-    return Error::Ok;
-  };
-  EDGEC_TRY(read_io(root->inputs(), inputs_, true));
-  EDGEC_TRY(read_io(root->outputs(), outputs_, false));
+  p.instructions_.push_back(std::move(out));
+  return Error::Ok;
+}
 
-  // Dataflow: every user-input slot is bound by exactly one input; every
-  // activation is written by exactly one instruction before anything reads
-  // it. Otherwise a kernel could read a slot that has no memory behind it.
-  std::vector<int> input_refs(num_slots, 0);
-  for (const IoSlot& in : inputs_) ++input_refs[static_cast<size_t>(in.slot)];
-  for (size_t i = 0; i < num_slots; ++i)
-    if (slots_[i].kind == SlotKind::UserInput && input_refs[i] != 1)
-      return bad("user-input slot " + u64(i) + " (" + slots_[i].name + ") is bound by " + std::to_string(input_refs[i]) + " inputs, expected 1");
-  std::vector<bool> written(num_slots, false);
-  for (size_t i = 0; i < instructions_.size(); ++i) {
-    const Instruction& in = instructions_[i];
+// Appends the instruction's inputs and outputs, each a valid slot (outputs
+// activations), to the operand array and points `out` at them.
+Error Program::TableReader::read_operands(const fb::Instruction* in, const std::string& label, Instruction& out) {
+  const size_t first_input = p.operands_.size();
+  if (in->inputs())
+    for (int32_t idx : *in->inputs()) {
+      EDGEC_TRY(check_slot(idx, label));
+      p.operands_.push_back(idx);
+    }
+  const size_t first_output = p.operands_.size();
+  if (in->outputs())
+    for (int32_t idx : *in->outputs()) {
+      EDGEC_TRY(check_slot(idx, label));
+      if (p.slots_[idx].kind != SlotKind::Activation) return bad(label + " writes to a non-activation slot");
+      p.operands_.push_back(idx);
+    }
+  out.inputs = std::span<const int32_t>(p.operands_).subspan(first_input, first_output - first_input);
+  out.outputs = std::span<const int32_t>(p.operands_).subspan(first_output);
+  return Error::Ok;
+}
+
+// The signature: named, unique, valid slots; inputs bind user-input slots.
+Error Program::TableReader::read_io(const flatbuffers::Vector<flatbuffers::Offset<fb::IoSpec>>* list,
+                                    std::vector<IoSlot>& out, bool inputs) const {
+  std::set<std::string> names;
+  if (!list) return Error::Ok;
+  for (const fb::IoSpec* io : *list) {
+    if (!io || !io->name()) return bad(std::string(inputs ? "an input" : "an output") + " has no name");
+    IoSlot s{io->name()->str(), io->slot()};
+    EDGEC_TRY(check_slot(s.slot, (inputs ? "input '" : "output '") + s.name + "'"));
+    if (inputs && p.slots_[s.slot].kind != SlotKind::UserInput) return bad("input '" + s.name + "' is not a user-input slot");
+    if (!names.insert(s.name).second) return bad(std::string(inputs ? "input" : "output") + " name '" + s.name + "' appears twice");
+    out.push_back(std::move(s));
+  }
+  return Error::Ok;
+}
+
+// Every user-input slot is bound by exactly one input.
+Error Program::TableReader::check_inputs_bound() const {
+  std::vector<int> input_refs(num_slots(), 0);
+  for (const IoSlot& in : p.inputs_) ++input_refs[static_cast<size_t>(in.slot)];
+  for (size_t i = 0; i < num_slots(); ++i)
+    if (p.slots_[i].kind == SlotKind::UserInput && input_refs[i] != 1)
+      return bad("user-input slot " + u64(i) + " (" + p.slots_[i].name + ") is bound by " + std::to_string(input_refs[i]) + " inputs, expected 1");
+  return Error::Ok;
+}
+
+// Every activation is written by exactly one instruction before anything
+// reads it. Otherwise a kernel could read a slot that has no memory behind it.
+Error Program::TableReader::check_dataflow() const {
+  std::vector<bool> written(num_slots(), false);
+  for (size_t i = 0; i < p.instructions_.size(); ++i) {
+    const Instruction& in = p.instructions_[i];
     const std::string op = in.is_delegate_call() ? std::string("call_delegate") : in.op;
     for (int32_t idx : in.inputs)
-      if (slots_[static_cast<size_t>(idx)].kind == SlotKind::Activation && !written[static_cast<size_t>(idx)])
+      if (p.slots_[static_cast<size_t>(idx)].kind == SlotKind::Activation && !written[static_cast<size_t>(idx)])
         return bad("instruction " + u64(i) + " (" + op + ") reads value slot " + std::to_string(idx) + " before any instruction writes it");
     for (int32_t idx : in.outputs) {
       if (written[static_cast<size_t>(idx)]) return bad("value slot " + std::to_string(idx) + " is written twice");
       written[static_cast<size_t>(idx)] = true;
     }
   }
-  for (const IoSlot& out : outputs_)
-    if (slots_[static_cast<size_t>(out.slot)].kind == SlotKind::Activation && !written[static_cast<size_t>(out.slot)])
+  for (const IoSlot& out : p.outputs_)
+    if (p.slots_[static_cast<size_t>(out.slot)].kind == SlotKind::Activation && !written[static_cast<size_t>(out.slot)])
       return bad("output '" + out.name + "' reads value slot " + std::to_string(out.slot) + ", which nothing writes");
   return Error::Ok;
+}
+
+Error Program::parse_table(std::span<const std::byte> table, std::span<const std::byte> data,
+                           const NamedDataMap* payload_named) {
+  // Flatbuffer structure.
+  const auto* fb_bytes = reinterpret_cast<const uint8_t*>(table.data());
+  if (table.size() < 8 || !flatbuffers::BufferHasIdentifier(fb_bytes, "EDGC"))
+    return bad("the flatbuffer lacks the EDGC identifier");
+  flatbuffers::Verifier verifier(fb_bytes, table.size(), /*max_depth=*/64, /*max_tables=*/10000000);
+  if (!fb::VerifyProgramBuffer(verifier)) return bad("the flatbuffer failed verification");
+  TableReader r{*this, fb::GetProgram(fb_bytes), data, payload_named, {}, {}, {}};
+  arena_size_ = r.root->arena_size();
+
+  // Named data and delegates are a file's; a payload's bytes live in its
+  // file's, and its constants resolve there.
+  if (r.is_payload()) {
+    EDGEC_TRY(r.check_payload_has_no_files_parts());
+  } else {
+    EDGEC_TRY(r.read_named_data());
+  }
+  EDGEC_TRY(r.check_named_data_disjoint());
+  EDGEC_TRY(r.read_slots());
+  if (!r.is_payload()) EDGEC_TRY(r.read_delegates());
+  EDGEC_TRY(r.check_regions_disjoint());
+  EDGEC_TRY(r.read_instructions());
+  EDGEC_TRY(r.read_io(r.root->inputs(), inputs_, true));
+  EDGEC_TRY(r.read_io(r.root->outputs(), outputs_, false));
+  EDGEC_TRY(r.check_inputs_bound());
+  return r.check_dataflow();
 }
 
 }  // namespace edgec::runtime

@@ -156,6 +156,8 @@ class Program {
   // a payload has neither and resolves its slots in `payload_named`.
   Error parse_table(std::span<const std::byte> table, std::span<const std::byte> data,
                     const NamedDataMap* payload_named);
+  // parse_table's steps, over what they share (program.cpp).
+  struct TableReader;
 
   void* map_ = nullptr;
   size_t map_size_ = 0;

@@ -220,45 +220,69 @@ int32_t delegate_index(const Program& p, const Node* n, const std::string& ctx) 
   return static_cast<int32_t>(*index);
 }
 
-// The fb::Program table of `p`. With `data` (a whole file) the table lists
-// the named data and the delegates; without (a payload) it has neither, and
-// a delegate call is an error: payloads do not nest.
-Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p, const std::string& ctx,
-                                         const DataLayout* data) {
-  check_serializable(p, ctx);
-  SharedStrings strings(b);
-  TypeTable types(b, strings);
-  AttrTable attr_lists(b, strings);
-  // A payload's slots go unnamed: only its backend reads it (errors name
-  // slots by index), and the names would be most of its bytes. A file's
-  // slot names are front-coded (program.fbs): the exporter's names share
-  // long scopes with the slot before ("unet_up_modules.1.1_conv2_block_
-  // block.2_2_Mul_output_0" after "..._2_Tanh_output_0"), and the tails
-  // repeat, so each is a shared string. `previous` is the name the loader
-  // will have read for the slot before.
-  std::string previous;
+// Writes one fb::Program table in steps that share the builder, the shared
+// strings, types and attribute lists, and the slots written so far. The
+// order of the builder calls decides the file's bytes: the steps make them
+// in the order write() calls the steps.
+struct TableWriter {
+  // A slot's name as written: front-coded against the slot before.
   struct SlotName {
     Offset<flatbuffers::String> tail;
     uint16_t prefix = 0;
   };
-  auto slot_name = [&](const Value* v) {
-    if (!data) {
-      previous.clear();
-      return SlotName{};
-    }
-    const std::string& name = v->name();
-    size_t k = 0;
-    while (k < name.size() && k < previous.size() && k < UINT16_MAX && name[k] == previous[k]) ++k;
-    previous = name;
-    return SlotName{strings(name.substr(k)), static_cast<uint16_t>(k)};
-  };
-  std::unordered_map<const Value*, int32_t> slot_of;
-  slot_of.reserve(p.graph.size());
-  std::vector<Offset<fbs::ValueSlot>> slots;
+  using IoSpecs = std::vector<Offset<fbs::IoSpec>>;
 
-  // One slot per placeholder; a constant or state slot names its data by
-  // target, and a target gets exactly one slot (SEMANTICS 6: a backend
-  // resolving slots by name could not tell two of them apart).
+  FlatBufferBuilder& b;
+  const Program& p;
+  const std::string& ctx;
+  const DataLayout* data;  // Null for a payload.
+  SharedStrings strings{b};
+  TypeTable types{b, strings};
+  AttrTable attr_lists{b, strings};
+  std::string previous;  // The name the loader will have read for the slot before.
+  std::unordered_map<const Value*, int32_t> slot_of;
+  std::vector<Offset<fbs::ValueSlot>> slots;
+  std::vector<Offset<fbs::Instruction>> instructions;
+  // The slots each delegate is called with, for its Delegate entry.
+  std::vector<std::pair<std::vector<int32_t>, std::vector<int32_t>>> delegate_slots;
+
+  TableWriter(FlatBufferBuilder& builder, const Program& program, const std::string& context, const DataLayout* layout)
+      : b(builder), p(program), ctx(context), data(layout), delegate_slots(program.delegates.size()) {
+    slot_of.reserve(p.graph.size());
+  }
+
+  Offset<fbs::Program> write();
+  SlotName slot_name(const Value* v);
+  void write_placeholder_slots();
+  void write_instruction(const Node* n);
+  std::vector<int32_t> write_result_slots(const Node* n);
+  std::vector<Offset<fbs::Refusal>> write_refusals(const Node* n);
+  void write_signature(IoSpecs& inputs, IoSpecs& outputs);
+  Offset<fbs::Delegate> write_delegate(size_t i);
+};
+
+// A payload's slots go unnamed: only its backend reads it (errors name
+// slots by index), and the names would be most of its bytes. A file's slot
+// names are front-coded (program.fbs): the exporter's names share long
+// scopes with the slot before ("unet_up_modules.1.1_conv2_block_
+// block.2_2_Mul_output_0" after "..._2_Tanh_output_0"), and the tails
+// repeat, so each is a shared string.
+TableWriter::SlotName TableWriter::slot_name(const Value* v) {
+  if (!data) {
+    previous.clear();
+    return SlotName{};
+  }
+  const std::string& name = v->name();
+  size_t k = 0;
+  while (k < name.size() && k < previous.size() && k < UINT16_MAX && name[k] == previous[k]) ++k;
+  previous = name;
+  return SlotName{strings(name.substr(k)), static_cast<uint16_t>(k)};
+}
+
+// One slot per placeholder; a constant or state slot names its data by
+// target, and a target gets exactly one slot (SEMANTICS 6: a backend
+// resolving slots by name could not tell two of them apart).
+void TableWriter::write_placeholder_slots() {
   std::unordered_map<std::string_view, const Value*> placeholder_of_target;  // views of p.inputs' targets
   const auto placeholders = p.graph.placeholders();
   placeholder_of_target.reserve(placeholders.size());
@@ -284,56 +308,66 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
     slot_of[v] = static_cast<int32_t>(slots.size());
     slots.push_back(fbs::CreateValueSlot(b, name.tail, type, kind, 0, 0, key, name.prefix));
   }
+}
 
-  std::vector<Offset<fbs::Instruction>> instructions;
-  // The slots each delegate is called with, for its Delegate entry.
-  std::vector<std::pair<std::vector<int32_t>, std::vector<int32_t>>> delegate_slots(p.delegates.size());
-  for (const Node* n : p.graph.calls()) {
-    const bool is_delegate = n->is_delegate_call();
-    const OpInfo* op = is_delegate ? nullptr : op_of(*n);
-    if (is_delegate && !data)
-      throw CompileError(ctx + ": node " + n->label() + " calls a delegate; a delegate program cannot call delegates");
-    if (!is_delegate && (!op || !op->core))
-      throw CompileError(ctx + ": node " + n->label() + " uses '" + n->op() + "', which has no kernel");
-    std::vector<int32_t> outs;
-    for (size_t r = 0; r < n->num_results(); ++r) {
-      const Value* v = n->result(r);
-      auto plan = p.memory_plan.values.find(v->name());
-      if (plan == p.memory_plan.values.end())
-        throw CompileError(ctx + ": %" + v->name() + " has no place in the memory plan (run memory_plan)");
-      auto name = slot_name(v);
-      auto type = types(v->type());
-      slot_of[v] = static_cast<int32_t>(slots.size());
-      outs.push_back(slot_of[v]);
-      slots.push_back(fbs::CreateValueSlot(b, name.tail, type, fbs::SlotKind::Activation, plan->second.offset,
-                                           plan->second.size, 0, name.prefix));
-    }
-    std::vector<int32_t> ins;
-    for (const Value* v : n->inputs()) ins.push_back(slot_of.at(v));
-    // Sorted, not in partitioner priority order: the file must not depend
-    // on the order partitioners ran in (SEMANTICS 5.6).
-    std::vector<Refusal> sorted_refusals = n->refusals();
-    std::sort(sorted_refusals.begin(), sorted_refusals.end(), [](const Refusal& a, const Refusal& b) {
-      return std::tie(a.backend, a.reason) < std::tie(b.backend, b.reason);
-    });
-    std::vector<Offset<fbs::Refusal>> refusals;
-    for (const Refusal& r : sorted_refusals)
-      refusals.push_back(fbs::CreateRefusal(b, strings(r.backend), strings(r.reason)));
-    Offset<flatbuffers::Vector<Offset<fbs::Attr>>> attrs = 0;
-    int32_t delegate = -1;
-    if (is_delegate) {
-      // The delegate index is the instruction's own field, not an attribute.
-      delegate = delegate_index(p, n, ctx);
-      delegate_slots[static_cast<size_t>(delegate)] = {ins, outs};
-    } else {
-      attrs = attr_lists(n->attrs());
-    }
-    instructions.push_back(fbs::CreateInstruction(b, strings(is_delegate ? std::string() : op->name), delegate,
-                                                  b.CreateVector(ins), b.CreateVector(outs), attrs,
-                                                  refusals.empty() ? 0 : b.CreateVector(refusals)));
+void TableWriter::write_instruction(const Node* n) {
+  const bool is_delegate = n->is_delegate_call();
+  const OpInfo* op = is_delegate ? nullptr : op_of(*n);
+  if (is_delegate && !data)
+    throw CompileError(ctx + ": node " + n->label() + " calls a delegate; a delegate program cannot call delegates");
+  if (!is_delegate && (!op || !op->core))
+    throw CompileError(ctx + ": node " + n->label() + " uses '" + n->op() + "', which has no kernel");
+  std::vector<int32_t> outs = write_result_slots(n);
+  std::vector<int32_t> ins;
+  for (const Value* v : n->inputs()) ins.push_back(slot_of.at(v));
+  std::vector<Offset<fbs::Refusal>> refusals = write_refusals(n);
+  Offset<flatbuffers::Vector<Offset<fbs::Attr>>> attrs = 0;
+  int32_t delegate = -1;
+  if (is_delegate) {
+    // The delegate index is the instruction's own field, not an attribute.
+    delegate = delegate_index(p, n, ctx);
+    delegate_slots[static_cast<size_t>(delegate)] = {ins, outs};
+  } else {
+    attrs = attr_lists(n->attrs());
   }
+  instructions.push_back(fbs::CreateInstruction(b, strings(is_delegate ? std::string() : op->name), delegate,
+                                                b.CreateVector(ins), b.CreateVector(outs), attrs,
+                                                refusals.empty() ? 0 : b.CreateVector(refusals)));
+}
 
-  std::vector<Offset<fbs::IoSpec>> inputs, outputs;
+// An activation slot per result, where the memory plan puts it.
+std::vector<int32_t> TableWriter::write_result_slots(const Node* n) {
+  std::vector<int32_t> outs;
+  for (size_t r = 0; r < n->num_results(); ++r) {
+    const Value* v = n->result(r);
+    auto plan = p.memory_plan.values.find(v->name());
+    if (plan == p.memory_plan.values.end())
+      throw CompileError(ctx + ": %" + v->name() + " has no place in the memory plan (run memory_plan)");
+    auto name = slot_name(v);
+    auto type = types(v->type());
+    slot_of[v] = static_cast<int32_t>(slots.size());
+    outs.push_back(slot_of[v]);
+    slots.push_back(fbs::CreateValueSlot(b, name.tail, type, fbs::SlotKind::Activation, plan->second.offset,
+                                         plan->second.size, 0, name.prefix));
+  }
+  return outs;
+}
+
+// Sorted, not in partitioner priority order: the file must not depend on
+// the order partitioners ran in (SEMANTICS 5.6).
+std::vector<Offset<fbs::Refusal>> TableWriter::write_refusals(const Node* n) {
+  std::vector<Refusal> sorted_refusals = n->refusals();
+  std::sort(sorted_refusals.begin(), sorted_refusals.end(), [](const Refusal& a, const Refusal& b) {
+    return std::tie(a.backend, a.reason) < std::tie(b.backend, b.reason);
+  });
+  std::vector<Offset<fbs::Refusal>> refusals;
+  for (const Refusal& r : sorted_refusals)
+    refusals.push_back(fbs::CreateRefusal(b, strings(r.backend), strings(r.reason)));
+  return refusals;
+}
+
+void TableWriter::write_signature(IoSpecs& inputs, IoSpecs& outputs) {
+  const auto placeholders = p.graph.placeholders();
   for (size_t i = 0; i < placeholders.size(); ++i)
     if (p.inputs[i].kind == InputKind::UserInput)
       inputs.push_back(fbs::CreateIoSpec(b, strings(p.inputs[i].target), slot_of.at(placeholders[i]->result())));
@@ -341,32 +375,49 @@ Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p,
   if (!out) throw CompileError(ctx + ": the graph has no output node");
   for (size_t i = 0; i < p.outputs.size() && i < out->inputs().size(); ++i)
     outputs.push_back(fbs::CreateIoSpec(b, strings(p.outputs[i].target), slot_of.at(out->input(i))));
+}
 
+// Delegate `i`'s entry: its backend, payload, slots and what it took.
+Offset<fbs::Delegate> TableWriter::write_delegate(size_t i) {
+  const Program& d = *p.delegates[i].program;
+  std::vector<Offset<flatbuffers::String>> ops, constants;
+  for (const Node* n : d.graph.calls()) {
+    const OpInfo* op = op_of(*n);
+    ops.push_back(strings(op ? op->name : n->op()));
+  }
+  for (const InputSpec& spec : d.inputs)
+    if (spec.kind != InputKind::UserInput) constants.push_back(strings(spec.target));
+  const auto& payload = data->payloads[i];
+  return fbs::CreateDelegate(b, strings(p.delegates[i].backend), payload.offset, payload.bytes.size(),
+                             b.CreateVector(delegate_slots[i].first), b.CreateVector(delegate_slots[i].second),
+                             b.CreateVector(ops), b.CreateVector(constants));
+}
+
+Offset<fbs::Program> TableWriter::write() {
+  check_serializable(p, ctx);
+  write_placeholder_slots();
+  for (const Node* n : p.graph.calls()) write_instruction(n);
+  IoSpecs inputs, outputs;
+  write_signature(inputs, outputs);
   std::vector<Offset<fbs::NamedData>> named_data;
   std::vector<Offset<fbs::Delegate>> delegates;
   if (data) {
     for (const auto& e : data->named)
       named_data.push_back(fbs::CreateNamedData(b, strings(e.key), e.offset, e.data->bytes->size(),
                                                 types(e.data->type)));
-    for (size_t i = 0; i < p.delegates.size(); ++i) {
-      const Program& d = *p.delegates[i].program;
-      std::vector<Offset<flatbuffers::String>> ops, constants;
-      for (const Node* n : d.graph.calls()) {
-        const OpInfo* op = op_of(*n);
-        ops.push_back(strings(op ? op->name : n->op()));
-      }
-      for (const InputSpec& spec : d.inputs)
-        if (spec.kind != InputKind::UserInput) constants.push_back(strings(spec.target));
-      const auto& payload = data->payloads[i];
-      delegates.push_back(fbs::CreateDelegate(b, strings(p.delegates[i].backend), payload.offset,
-                                              payload.bytes.size(), b.CreateVector(delegate_slots[i].first),
-                                              b.CreateVector(delegate_slots[i].second), b.CreateVector(ops),
-                                              b.CreateVector(constants)));
-    }
+    for (size_t i = 0; i < p.delegates.size(); ++i) delegates.push_back(write_delegate(i));
   }
   return fbs::CreateProgram(b, b.CreateVector(slots), b.CreateVector(instructions), b.CreateVector(inputs),
                             b.CreateVector(outputs), p.memory_plan.arena_size, b.CreateVector(named_data),
                             b.CreateVector(delegates));
+}
+
+// The fb::Program table of `p`. With `data` (a whole file) the table lists
+// the named data and the delegates; without (a payload) it has neither, and
+// a delegate call is an error: payloads do not nest.
+Offset<fbs::Program> write_program_table(FlatBufferBuilder& b, const Program& p, const std::string& ctx,
+                                         const DataLayout* data) {
+  return TableWriter(b, p, ctx, data).write();
 }
 
 bool same_data(const TensorData& a, const TensorData& b) {

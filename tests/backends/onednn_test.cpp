@@ -30,6 +30,7 @@
 #include "passes/pipeline.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
+#include "support/aligned_bytes.h"
 #include "support/compare.h"
 
 namespace edgec {
@@ -102,19 +103,6 @@ class Ir {
   std::vector<InputSpec> inputs_;
 };
 
-// Aligned storage like an mmap would give.
-struct AlignedBytes {
-  explicit AlignedBytes(const std::vector<std::byte>& v)
-      : data(new (std::align_val_t(64)) std::byte[v.size() + 1]), size(v.size()) {
-    std::memcpy(data.get(), v.data(), v.size());
-  }
-  struct Delete {
-    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<std::byte[], Delete> data;
-  size_t size;
-};
-
 struct RunResult {
   std::vector<std::vector<float>> outputs;  // f32 (compile_and_run refuses other dtypes)
   std::vector<std::vector<int64_t>> shapes;
@@ -132,7 +120,7 @@ RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs,
   compile_program(*p, {}, backends);
   if (edit) edit(*p);
   AlignedBytes bytes(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  auto loaded = runtime::Program::load_from_bytes(bytes.span());
   EXPECT_TRUE(loaded.ok()) << error_detail();
   if (!loaded.ok()) return r;
   for (const auto& d : (*loaded)->delegates())
@@ -717,7 +705,7 @@ TEST(Onednn, PrepackedMatmulRefusesANonF32Link) {
   t.dtype = DType::UInt8;
   add->set_type(t);
   AlignedBytes bytes(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  auto loaded = runtime::Program::load_from_bytes(bytes.span());
   ASSERT_TRUE(loaded.ok()) << error_detail();
   auto m = runtime::Method::create(**loaded, 2);
   EXPECT_FALSE(m.ok());
@@ -787,7 +775,7 @@ TEST(Onednn, ConvWeightsStoredInTheLayoutOnednnChose) {
   EXPECT_TRUE(convs[0]->attrs().has("weights_strides"));
   EXPECT_FALSE(convs[1]->attrs().has("weights_strides"));
   AlignedBytes bytes(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  auto loaded = runtime::Program::load_from_bytes(bytes.span());
   ASSERT_TRUE(loaded.ok()) << error_detail();
   auto keys = (*loaded)->delegates()[0].constants;
   for (const auto& k : (*loaded)->delegates()[1].constants) keys.push_back(k);
@@ -921,7 +909,7 @@ std::string stored_layout_error(const std::function<void(Program& delegate)>& ed
   if (constant_named(d, "w@onednn:") == d.constants.end()) return "the weights were not stored blocked";
   edit(d);
   AlignedBytes bytes(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  auto loaded = runtime::Program::load_from_bytes(bytes.span());
   if (!loaded.ok()) return "load: " + error_detail();
   auto m = runtime::Method::create(**loaded, 2);
   if (m.ok()) return "";
@@ -1090,7 +1078,7 @@ RunResult run_wide(const std::string& text, const std::vector<std::vector<float>
   auto p = parse_program(text, "wide.ir");
   compile_program(*p, {}, backends);
   AlignedBytes bytes(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes({bytes.data.get(), bytes.size});
+  auto loaded = runtime::Program::load_from_bytes(bytes.span());
   EXPECT_TRUE(loaded.ok()) << error_detail();
   if (!loaded.ok()) return r;
   const runtime::Program& program = **loaded;
@@ -1134,7 +1122,7 @@ std::vector<std::vector<float>> run_in_delegate(const std::string& text, const s
     const runtime::NamedDataEntry* find(std::string_view) const override { return nullptr; }
   } none;
   std::vector<std::vector<float>> outputs;
-  Result<void*> handle = backend->init({payload.data.get(), payload.size}, none, threads);
+  Result<void*> handle = backend->init(payload.span(), none, threads);
   EXPECT_TRUE(handle.ok()) << error_detail();
   if (!handle.ok()) return outputs;
   std::vector<Tensor> in_tensors, out_tensors;
@@ -1436,11 +1424,11 @@ TEST(OnednnWide, AnInputReadByManyStepsSharesItsMemoryObject) {
   const runtime::Backend* backend = runtime::find_backend("onednn");
   // Once first: oneDNN's own first-use state (its primitive cache, JIT
   // code) is not the delegate's.
-  Result<void*> warm = backend->init({payload.data.get(), payload.size}, none, 1);
+  Result<void*> warm = backend->init(payload.span(), none, 1);
   ASSERT_TRUE(warm.ok()) << error_detail();
   backend->destroy(*warm);
   const size_t before = heap_in_use();
-  Result<void*> handle = backend->init({payload.data.get(), payload.size}, none, 1);
+  Result<void*> handle = backend->init(payload.span(), none, 1);
   ASSERT_TRUE(handle.ok()) << error_detail();
   const size_t grown = heap_in_use() - before;
   backend->destroy(*handle);

@@ -20,6 +20,7 @@
 #include "runtime/method.h"
 #include "serialize/format.h"
 #include "serialize/writer.h"
+#include "support/aligned_bytes.h"
 
 namespace edgec {
 namespace {
@@ -131,20 +132,6 @@ std::vector<std::byte> compile_text(const std::string& text) {
   lower_program(*p);
   return serialize_program(*p);
 }
-
-// Aligned storage like an mmap would give.
-struct AlignedBytes {
-  explicit AlignedBytes(const std::vector<std::byte>& v)
-      : data(new (std::align_val_t(64)) std::byte[v.size() + 1]), size(v.size()) {
-    if (!v.empty()) std::memcpy(data.get(), v.data(), v.size());
-  }
-  std::span<const std::byte> span() const { return {data.get(), size}; }
-  struct AlignedDelete {
-    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<std::byte[], AlignedDelete> data;
-  size_t size;
-};
 
 format::Header header_of(const std::vector<std::byte>& file) {
   format::Header h;

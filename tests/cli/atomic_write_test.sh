@@ -15,9 +15,7 @@
 # file size limit (ulimit -f) is a clear error that leaves none either.
 set -euo pipefail
 edgec=$1
-py=/usr/bin/python3
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # A model big enough that its file takes a while to write (16 MiB of
 # weights), and one whose output is 16 MiB.

@@ -5,9 +5,7 @@
 # text report has its lines, and bad arguments are clean errors.
 set -euo pipefail
 edgec=$1 fixtures=$2
-py=/usr/bin/python3
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$t"
 
 "$edgec" compile "$fixtures/mlp.onnx" -o mlp.edgec --backends none

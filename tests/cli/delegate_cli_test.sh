@@ -6,10 +6,7 @@
 # kernels.
 set -euo pipefail
 edgec=$1
-py=/usr/bin/python3
-compare_npz=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)/compare_npz.py
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$t"
 
 cat > lowered.ir <<'IR'

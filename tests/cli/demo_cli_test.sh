@@ -5,9 +5,7 @@
 # that leave no output file; compiling twice gives identical bytes.
 set -euo pipefail
 edgec=$1 src=$2
-py=/usr/bin/python3
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$t"
 
 $py - <<'PY'

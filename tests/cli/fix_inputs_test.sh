@@ -6,11 +6,8 @@
 # that is not an input fails too, leaving no output file.
 set -euo pipefail
 edgec=$1
-py=/usr/bin/python3
-compare_npz=$(cd "$(dirname "${BASH_SOURCE[0]}")/../support" && pwd)/compare_npz.py
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 model=/usr/share/libonnx-testdata/data/node/test_reshape_reordered_all_dims/model.onnx
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
 cd "$t"
 
 $py - <<'PY'

@@ -7,9 +7,7 @@
 # its entry gives (expected_error) and no output file.
 set -euo pipefail
 edgec=$1 fixtures=$2 name=$3
-py=/usr/bin/python3
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 valid=$($py -c "
 import json,sys
@@ -57,7 +55,6 @@ print(' '.join(sorted(flags)))")
 # shared between them): all must match PyTorch (SEMANTICS 4-6).
 # Floats within 1e-4 absolute or relative, integers and booleans exact, NaN
 # only where PyTorch has NaN (tests/support/compare_npz.py).
-compare_npz=$(dirname "${BASH_SOURCE[0]}")/../support/compare_npz.py
 check() {
   $py "$compare_npz" "$1" "$fixtures/$name.outputs.npz" --atol 1e-4 --rtol 1e-4 --form either --label "$2"
 }

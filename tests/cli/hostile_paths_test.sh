@@ -19,9 +19,7 @@
 set -euo pipefail
 edgec=$1 src=$2
 fixtures=$src/models/fixtures
-py=/usr/bin/python3
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$t"
 
 "$edgec" compile "$fixtures/mlp.onnx" -o mlp.edgec --backends none
@@ -29,30 +27,13 @@ cp "$src/models/demo.ir" demo.ir
 npz=$fixtures/mlp.inputs.npz
 $py -c "import numpy as np; np.savez('demo.npz', **{'observation.state': np.ones((2, 4), np.float32)})"
 
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
 # refused TEXT ARGS...: `edgec ARGS...` exits 1 within the timeout with one
 # "error: " line containing TEXT, and leaves no out.* file behind.
 refused() {
   local text=$1
   shift
   rm -rf out.* ./*.tmp.*
-  set +e
-  timeout 20 "$edgec" "$@" >stdout.txt 2>stderr.txt
-  local code=$?
-  set -e
-  if [ "$code" -ge 124 ]; then
-    fail "edgec $* died or hung (exit $code): $(head -c 300 stderr.txt)"
-    return
-  fi
-  [ "$code" = 1 ] || fail "edgec $*: exit $code, expected 1: $(head -c 300 stderr.txt)"
-  [ "$(wc -l <stderr.txt)" = 1 ] && grep -q "^error: " stderr.txt ||
-    fail "edgec $*: expected one 'error: ' line, got: $(cat stderr.txt)"
-  grep -qF -- "$text" stderr.txt || fail "edgec $*: '$text' not in: $(cat stderr.txt)"
+  expect_error 1 20 "$text" "$@" || return 0
   if compgen -G "out.*" >/dev/null || compgen -G "*.tmp.*" >/dev/null; then
     fail "edgec $*: left $(ls -d out.* ./*.tmp.* 2>/dev/null)"
   fi
@@ -234,5 +215,5 @@ set -e
 [ ! -e out.edgec ] || fail "compile -o X --emit-ir ./X wrote X"
 
 [ -c /dev/null ] || fail "/dev/null is no longer a character device"
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+report_failures
 echo "hostile paths: all checks passed"

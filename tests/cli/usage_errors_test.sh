@@ -11,8 +11,7 @@
 set -euo pipefail
 edgec=$1 src=$2
 fixtures=$src/models/fixtures
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$t"
 # The CLI's core count (std::thread::hardware_concurrency: the online CPUs).
 cores=$(getconf _NPROCESSORS_ONLN)
@@ -23,12 +22,6 @@ range="1 to $cores (the cores of this machine)"
 in=$fixtures/act.inputs.npz
 cp "$src/models/demo.ir" demo.ir
 
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
 # usage TEXT ARGS...: `edgec ARGS...` exits 2 with exactly one line on
 # stderr, "error: ..." containing TEXT, prints nothing on stdout and
 # leaves no out.* file.
@@ -36,18 +29,7 @@ usage() {
   local text=$1
   shift
   rm -f out.*
-  set +e
-  timeout 60 "$edgec" "$@" >stdout.txt 2>stderr.txt
-  local code=$?
-  set -e
-  if [ "$code" -ge 124 ]; then
-    fail "edgec $* died or hung (exit $code): $(head -c 300 stderr.txt)"
-    return
-  fi
-  [ "$code" = 2 ] || fail "edgec $*: exit $code, expected 2: $(head -c 300 stderr.txt)"
-  [ "$(wc -l <stderr.txt)" = 1 ] && grep -q "^error: " stderr.txt ||
-    fail "edgec $*: expected one 'error: ' line on stderr, got: $(cat stderr.txt)"
-  grep -qF -- "$text" stderr.txt || fail "edgec $*: '$text' not in: $(cat stderr.txt)"
+  expect_error 2 60 "$text" "$@" || return 0
   [ ! -s stdout.txt ] || fail "edgec $*: printed on stdout: $(head -c 300 stdout.txt)"
   if compgen -G "out.*" >/dev/null; then fail "edgec $*: left $(echo out.*)"; fi
 }
@@ -140,5 +122,5 @@ grep -q -- "--threads INT:POSITIVE .*threads the kernels may use (default 1)" <(
 "$edgec" run act.onednn.edgec --inputs "$in" --outputs ok.npz --threads "$cores"
 "$edgec" run act.none.edgec --inputs "$in" --outputs ok.npz --threads "$cores"
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+report_failures
 echo "usage errors: all checks passed"

@@ -14,6 +14,7 @@
 
 #include "kernels/broadcast.h"
 #include "kernels/registry.h"
+#include "support/attrs.h"
 
 namespace edgec {
 namespace {
@@ -55,12 +56,6 @@ Buffer random_of(DType dtype, std::vector<int64_t> shape, uint32_t seed) {
     for (auto& v : b.bytes) v = std::byte(gen() & 0xff);
   }
   return b;
-}
-
-Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items) {
-  Attrs a;
-  for (const auto& [k, v] : items) a.set(k, v);
-  return a;
 }
 
 // Runs `op`; returns its Error and leaves the output in `out`.

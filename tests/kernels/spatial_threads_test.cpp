@@ -11,6 +11,7 @@
 
 #include "base/half.h"
 #include "kernels/registry.h"
+#include "support/attrs.h"
 
 namespace edgec {
 namespace {
@@ -63,12 +64,6 @@ void expect_thread_invariant(const std::string& op, std::vector<Operand> operand
   EXPECT_TRUE(std::equal(results[0].begin(), results[0].begin() + static_cast<ptrdiff_t>(sizes[0]),
                          results[1].begin()))
       << op << " differs between 1 and 4 threads";
-}
-
-Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items) {
-  Attrs a;
-  for (const auto& [k, v] : items) a.set(k, v);
-  return a;
 }
 
 using Ints = std::vector<int64_t>;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/registry.h"
+#include "support/attrs.h"
 
 namespace edgec {
 namespace {
@@ -55,12 +56,6 @@ void expect_thread_invariant(const std::string& op, std::vector<Buffer> inputs, 
     ASSERT_EQ(out.nbytes(), out_bytes) << op;
   }
   EXPECT_TRUE(results[0] == results[1]) << op << " differs between 1 and 4 threads";
-}
-
-Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items) {
-  Attrs a;
-  for (const auto& [k, v] : items) a.set(k, v);
-  return a;
 }
 
 TEST(ThreadedKernels, ReductionsAreThreadInvariant) {

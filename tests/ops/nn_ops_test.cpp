@@ -7,6 +7,7 @@
 
 #include "base/diagnostic.h"
 #include "ops/op_rows.h"
+#include "support/op_rows.h"
 
 namespace edgec {
 namespace {
@@ -18,31 +19,12 @@ const OpInfo& row(const std::string& name) {
   throw std::runtime_error("no nn row " + name);
 }
 
-TensorType f32(std::vector<int64_t> shape) { return TensorType::of(DType::Float32, shape); }
-TensorType f16(std::vector<int64_t> shape) { return TensorType::of(DType::Float16, shape); }
-TensorType typed(DType d, std::vector<int64_t> shape) { return TensorType::of(d, shape); }
-TensorType dims(Dims ds, DType d = DType::Float32) { return TensorType(d, std::move(ds)); }
-Dim fx(int64_t v) { return Dim::fixed(v); }
-Dim sym(const std::string& s, int64_t ub = -1) { return Dim::symbolic(s, ub); }
-
-Attrs attrs(std::initializer_list<std::pair<std::string, AttrValue>> items) {
-  Attrs a;
-  for (const auto& [k, v] : items) a.set(k, v);
-  return a;
-}
-using Ints = std::vector<int64_t>;
-
 std::vector<TensorType> infer(const std::string& op, std::vector<TensorType> inputs, const Attrs& a = {}) {
-  const OpInfo& r = row(op);
-  std::vector<OperandGroup> groups(inputs.size());
-  ShapeQuery q{r.name, inputs, groups, a};
-  return r.shape(q);
+  return row_shapes(row(op), inputs, std::vector<OperandGroup>(inputs.size()), a);
 }
 
 TensorType infer1(const std::string& op, std::vector<TensorType> inputs, const Attrs& a = {}) {
-  auto out = infer(op, std::move(inputs), a);
-  EXPECT_EQ(out.size(), 1u);
-  return out.at(0);
+  return only_type(infer(op, std::move(inputs), a));
 }
 
 /// Expects a CompileError whose message starts with "[op]" and contains `part`.
@@ -107,40 +89,40 @@ TEST(NnRows, Schemas) {
 TEST(NnRows, ConvShapes) {
   // ResNet stem: 7x7 stride 2 pad 3.
   EXPECT_EQ(infer1("conv", {f32({2, 3, 224, 224}), f32({64, 3, 7, 7})},
-                   attrs({{"stride", Ints{2, 2}}, {"padding", Ints{3, 3}}})),
+                   attrs_of({{"stride", Ints{2, 2}}, {"padding", Ints{3, 3}}})),
             f32({2, 64, 112, 112}));
   // 3x3 same conv with bias, attributes absent = 1s / 0s.
-  EXPECT_EQ(infer1("conv", {f32({1, 8, 10, 12}), f32({16, 8, 3, 3}), f32({16})}, attrs({{"padding", Ints{1, 1}}})),
+  EXPECT_EQ(infer1("conv", {f32({1, 8, 10, 12}), f32({16, 8, 3, 3}), f32({16})}, attrs_of({{"padding", Ints{1, 1}}})),
             f32({1, 16, 10, 12}));
   EXPECT_EQ(infer1("conv", {f32({1, 8, 10, 12}), f32({16, 8, 3, 3})}), f32({1, 16, 8, 10}));
   // Empty attribute lists mean the defaults.
   EXPECT_EQ(infer1("conv", {f32({1, 8, 10, 12}), f32({16, 8, 3, 3})},
-                   attrs({{"stride", Ints{}}, {"padding", Ints{}}, {"dilation", Ints{}}})),
+                   attrs_of({{"stride", Ints{}}, {"padding", Ints{}}, {"dilation", Ints{}}})),
             f32({1, 16, 8, 10}));
   // 1-D kernel 5 (Diffusion Policy U-Net), f16.
-  EXPECT_EQ(infer1("conv", {f16({4, 32, 16}), f16({64, 32, 5}), f16({64})}, attrs({{"padding", Ints{2}}})),
+  EXPECT_EQ(infer1("conv", {f16({4, 32, 16}), f16({64, 32, 5}), f16({64})}, attrs_of({{"padding", Ints{2}}})),
             f16({4, 64, 16}));
   // Asymmetric ONNX padding [h_begin, w_begin, h_end, w_end], stride, dilation.
   // H: (9 + 1 + 0 - 2*2 - 1) / 2 + 1 = 3; W: (7 + 0 + 2 - 2*1 - 1) / 1 + 1 = 7.
   EXPECT_EQ(infer1("conv", {f32({1, 2, 9, 7}), f32({3, 2, 3, 2})},
-                   attrs({{"padding", Ints{1, 0, 0, 2}}, {"stride", Ints{2, 1}}, {"dilation", Ints{2, 2}}})),
+                   attrs_of({{"padding", Ints{1, 0, 0, 2}}, {"stride", Ints{2, 1}}, {"dilation", Ints{2, 2}}})),
             f32({1, 3, 3, 7}));
   // Groups and depthwise.
-  EXPECT_EQ(infer1("conv", {f32({1, 6, 5, 5}), f32({9, 2, 3, 3})}, attrs({{"groups", int64_t{3}}})),
+  EXPECT_EQ(infer1("conv", {f32({1, 6, 5, 5}), f32({9, 2, 3, 3})}, attrs_of({{"groups", int64_t{3}}})),
             f32({1, 9, 3, 3}));
   EXPECT_EQ(infer1("conv", {f32({1, 6, 5, 5}), f32({6, 1, 3, 3})},
-                   attrs({{"groups", int64_t{6}}, {"padding", Ints{1, 1}}})),
+                   attrs_of({{"groups", int64_t{6}}, {"padding", Ints{1, 1}}})),
             f32({1, 6, 5, 5}));
   // Empty batch; input smaller than the kernel but padded enough.
   EXPECT_EQ(infer1("conv", {f32({0, 2, 4, 4}), f32({3, 2, 3, 3})}), f32({0, 3, 2, 2}));
-  EXPECT_EQ(infer1("conv", {f32({1, 2, 1}), f32({3, 2, 3})}, attrs({{"padding", Ints{1}}})), f32({1, 3, 1}));
+  EXPECT_EQ(infer1("conv", {f32({1, 2, 1}), f32({3, 2, 3})}, attrs_of({{"padding", Ints{1}}})), f32({1, 3, 1}));
   // Floor division of the last window.
-  EXPECT_EQ(infer1("conv", {f32({1, 1, 8}), f32({1, 1, 3})}, attrs({{"stride", Ints{3}}})), f32({1, 1, 2}));
+  EXPECT_EQ(infer1("conv", {f32({1, 1, 8}), f32({1, 1, 3})}, attrs_of({{"stride", Ints{3}}})), f32({1, 1, 2}));
 }
 
 TEST(NnRows, ConvSymbolic) {
   // Batch passes through; a 'same' stride-1 conv keeps the spatial symbol.
-  EXPECT_EQ(infer1("conv", {dims({sym("N"), fx(32), sym("T")}), f32({64, 32, 5})}, attrs({{"padding", Ints{2}}})),
+  EXPECT_EQ(infer1("conv", {dims({sym("N"), fx(32), sym("T")}), f32({64, 32, 5})}, attrs_of({{"padding", Ints{2}}})),
             dims({sym("N"), fx(64), sym("T")}));
   // Stride 1 without padding: T - 4.
   EXPECT_EQ(infer1("conv", {dims({fx(1), fx(32), sym("T")}), f32({64, 32, 5})}),
@@ -148,20 +130,20 @@ TEST(NnRows, ConvSymbolic) {
   EXPECT_EQ(infer1("conv", {dims({fx(1), fx(32), sym("T", 100)}), f32({64, 32, 5})}),
             dims({fx(1), fx(64), sym("T_minus_4", 96)}));
   // Padding beyond 'same' grows the dim.
-  EXPECT_EQ(infer1("conv", {dims({fx(1), fx(1), sym("T")}), f32({1, 1, 1})}, attrs({{"padding", Ints{1}}})),
+  EXPECT_EQ(infer1("conv", {dims({fx(1), fx(1), sym("T")}), f32({1, 1, 1})}, attrs_of({{"padding", Ints{1}}})),
             dims({fx(1), fx(1), sym("T_plus_2")}));
   // Strided: a derived symbol named after the window, bounded when the input is.
   const TensorType s2 = infer1("conv", {dims({fx(1), fx(3), sym("H", 224), sym("W")}), f32({8, 3, 3, 3})},
-                               attrs({{"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}));
+                               attrs_of({{"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}}));
   EXPECT_EQ(s2, dims({fx(1), fx(8), sym("H_win_k3_s2_d1_p1_1", 112), sym("W_win_k3_s2_d1_p1_1")}));
   // Deterministic: the same call gives the same dims.
   EXPECT_EQ(s2, infer1("conv", {dims({fx(1), fx(3), sym("H", 224), sym("W")}), f32({8, 3, 3, 3})},
-                       attrs({{"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}})));
+                       attrs_of({{"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}})));
   // A data-dependent input gives a data-dependent output with the bound.
-  EXPECT_EQ(infer1("conv", {dims({fx(1), fx(1), Dim::dynamic(10)}), f32({1, 1, 3})}, attrs({{"stride", Ints{2}}})),
+  EXPECT_EQ(infer1("conv", {dims({fx(1), fx(1), Dim::dynamic(10)}), f32({1, 1, 3})}, attrs_of({{"stride", Ints{2}}})),
             dims({fx(1), fx(1), Dim::dynamic(4)}));
   // Symbolic channels: checks that need the size are skipped.
-  EXPECT_EQ(infer1("conv", {dims({fx(1), sym("C"), fx(5)}), f32({4, 2, 3})}, attrs({{"groups", int64_t{2}}})),
+  EXPECT_EQ(infer1("conv", {dims({fx(1), sym("C"), fx(5)}), f32({4, 2, 3})}, attrs_of({{"groups", int64_t{2}}})),
             dims({fx(1), fx(4), fx(3)}));
   // A non-static kernel size still gives a (named, bounded) dim.
   const TensorType k = infer1("conv", {dims({fx(1), fx(2), sym("T", 10)}), dims({fx(4), fx(2), sym("K")})});
@@ -184,23 +166,23 @@ TEST(NnRows, ConvErrors) {
   // Channel mismatch: weight wants 3 * 1 = 3 channels, input has 4.
   expect_error("conv", {x, f32({6, 3, 3, 3})}, {}, "expected an input with 3 channels");
   // Groups not dividing the input or output channels.
-  expect_error("conv", {x, f32({6, 2, 3, 3})}, attrs({{"groups", int64_t{3}}}), "groups 3 to divide");
-  expect_error("conv", {x, f32({5, 2, 3, 3})}, attrs({{"groups", int64_t{2}}}), "output channels 5");
-  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs({{"groups", int64_t{0}}}), "groups >= 1, got 0");
+  expect_error("conv", {x, f32({6, 2, 3, 3})}, attrs_of({{"groups", int64_t{3}}}), "groups 3 to divide");
+  expect_error("conv", {x, f32({5, 2, 3, 3})}, attrs_of({{"groups", int64_t{2}}}), "output channels 5");
+  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs_of({{"groups", int64_t{0}}}), "groups >= 1, got 0");
   // Kernel larger than the padded input.
   expect_error("conv", {f32({1, 4, 2, 8}), f32({4, 4, 3, 3})}, {}, "spatial size 2");
-  expect_error("conv", {f32({1, 4, 8, 8}), f32({4, 4, 3, 3})}, attrs({{"dilation", Ints{4, 1}}}),
+  expect_error("conv", {f32({1, 4, 8, 8}), f32({4, 4, 3, 3})}, attrs_of({{"dilation", Ints{4, 1}}}),
                "dilation [4, 1]");
   expect_error("conv", {x, f32({4, 4, 3, 3}), f32({5})}, {}, "bias of shape [4]");
   expect_error("conv", {x, f32({4, 4, 3, 3}), f32({1, 4})}, {}, "got f32[1, 4]");
   // Attribute lists.
-  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs({{"stride", Ints{1}}}), "expected 2 entries in 'stride'");
-  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs({{"stride", Ints{0, 1}}}), "'stride' entries in [1, ");
-  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs({{"dilation", Ints{1, 0}}}), "'dilation' entries");
-  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs({{"padding", Ints{1, 1, 1}}}),
+  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs_of({{"stride", Ints{1}}}), "expected 2 entries in 'stride'");
+  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs_of({{"stride", Ints{0, 1}}}), "'stride' entries in [1, ");
+  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs_of({{"dilation", Ints{1, 0}}}), "'dilation' entries");
+  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs_of({{"padding", Ints{1, 1, 1}}}),
                "expected 2 or 4 entries in 'padding', got [1, 1, 1]");
-  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs({{"padding", Ints{-1, 0}}}), "'padding' entries in [0, ");
-  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs({{"padding", int64_t{1}}}), "'padding' to be int[], got int");
+  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs_of({{"padding", Ints{-1, 0}}}), "'padding' entries in [0, ");
+  expect_error("conv", {x, f32({4, 4, 3, 3})}, attrs_of({{"padding", int64_t{1}}}), "'padding' to be int[], got int");
 }
 
 // ---- conv_transpose ------------------------------------------------------------
@@ -208,16 +190,16 @@ TEST(NnRows, ConvErrors) {
 TEST(NnRows, ConvTransposeShapes) {
   // (5 - 1) * 2 - 1 - 1 + 1 * (3 - 1) + 1 + 1 = 10.
   EXPECT_EQ(infer1("conv_transpose", {f32({2, 4, 5, 5}), f32({4, 3, 3, 3}), f32({3})},
-                   attrs({{"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}, {"output_padding", Ints{1, 1}}})),
+                   attrs_of({{"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}, {"output_padding", Ints{1, 1}}})),
             f32({2, 3, 10, 10}));
   // 1-D, U-Net upsampling: kernel 4 stride 2 pad 1 doubles the length.
   EXPECT_EQ(infer1("conv_transpose", {f32({1, 8, 16}), f32({8, 8, 4})},
-                   attrs({{"stride", Ints{2}}, {"padding", Ints{1}}})),
+                   attrs_of({{"stride", Ints{2}}, {"padding", Ints{1}}})),
             f32({1, 8, 32}));
   // Groups multiply the output channels; asymmetric padding; dilation.
   // H: (3 - 1) * 1 - 0 - 1 + 2 * 2 + 0 + 1 = 6; W: (4 - 1) * 2 - 1 - 0 + 2 * 1 + 1 + 1 = 9.
   EXPECT_EQ(infer1("conv_transpose", {f32({1, 4, 3, 4}), f32({4, 3, 3, 3})},
-                   attrs({{"groups", int64_t{2}},
+                   attrs_of({{"groups", int64_t{2}},
                           {"stride", Ints{1, 2}},
                           {"padding", Ints{0, 1, 1, 0}},
                           {"dilation", Ints{2, 1}},
@@ -225,39 +207,39 @@ TEST(NnRows, ConvTransposeShapes) {
             f32({1, 6, 6, 9}));
   // output_padding below dilation is allowed with stride 1 (torch).
   EXPECT_EQ(infer1("conv_transpose", {f32({1, 1, 3}), f32({1, 1, 2})},
-                   attrs({{"dilation", Ints{2}}, {"output_padding", Ints{1}}})),
+                   attrs_of({{"dilation", Ints{2}}, {"output_padding", Ints{1}}})),
             f32({1, 1, 6}));
   EXPECT_EQ(infer1("conv_transpose", {f32({0, 2, 3}), f32({2, 1, 2})}), f32({0, 1, 4}));
 }
 
 TEST(NnRows, ConvTransposeSymbolic) {
   EXPECT_EQ(infer1("conv_transpose", {dims({sym("N"), fx(8), sym("T", 16)}), f32({8, 4, 4})},
-                   attrs({{"stride", Ints{2}}, {"padding", Ints{1}}})),
+                   attrs_of({{"stride", Ints{2}}, {"padding", Ints{1}}})),
             dims({sym("N"), fx(4), sym("T_up_k4_s2_d1_p1_1_o0", 32)}));
   // Stride 1: in + k - 1 - pb - pe.
   EXPECT_EQ(infer1("conv_transpose", {dims({fx(1), fx(8), sym("T")}), f32({8, 4, 3})}),
             dims({fx(1), fx(4), sym("T_plus_2")}));
-  EXPECT_EQ(infer1("conv_transpose", {dims({fx(1), fx(8), sym("T")}), f32({8, 4, 3})}, attrs({{"padding", Ints{1}}})),
+  EXPECT_EQ(infer1("conv_transpose", {dims({fx(1), fx(8), sym("T")}), f32({8, 4, 3})}, attrs_of({{"padding", Ints{1}}})),
             dims({fx(1), fx(4), sym("T")}));
   // Symbolic per-group output channels.
   EXPECT_EQ(infer1("conv_transpose", {f32({1, 4, 3}), dims({fx(4), sym("G", 5), fx(1)})},
-                   attrs({{"groups", int64_t{2}}})),
+                   attrs_of({{"groups", int64_t{2}}})),
             dims({fx(1), sym("G_times_2", 10), fx(3)}));
 }
 
 TEST(NnRows, ConvTransposeErrors) {
   expect_error("conv_transpose", {f32({1, 4, 5}), f32({3, 2, 3})}, {}, "expected an input with 3 channels");
-  expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3})}, attrs({{"groups", int64_t{3}}}),
+  expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3})}, attrs_of({{"groups", int64_t{3}}}),
                "groups 3 to divide");
   expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3})},
-               attrs({{"stride", Ints{2}}, {"output_padding", Ints{2}}}), "output_padding smaller than stride [2]");
-  expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3})}, attrs({{"output_padding", Ints{1, 1}}}),
+               attrs_of({{"stride", Ints{2}}, {"output_padding", Ints{2}}}), "output_padding smaller than stride [2]");
+  expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3})}, attrs_of({{"output_padding", Ints{1, 1}}}),
                "expected 1 entries in 'output_padding'");
-  expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3})}, attrs({{"output_padding", Ints{-1}}}),
+  expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3})}, attrs_of({{"output_padding", Ints{-1}}}),
                "'output_padding' entries in [0, ");
   expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2, 3}), f32({4})}, {}, "bias of shape [2]");
   expect_error("conv_transpose", {f32({1, 4, 0}), f32({4, 2, 3})}, {}, "empty output");
-  expect_error("conv_transpose", {f32({1, 4, 1}), f32({4, 2, 3})}, attrs({{"padding", Ints{2}}}), "empty output");
+  expect_error("conv_transpose", {f32({1, 4, 1}), f32({4, 2, 3})}, attrs_of({{"padding", Ints{2}}}), "empty output");
   expect_error("conv_transpose", {f32({1, 4, 5}), f32({4, 2})}, {}, "weight of the input's rank 3");
 }
 
@@ -266,110 +248,110 @@ TEST(NnRows, ConvTransposeErrors) {
 TEST(NnRows, PoolShapes) {
   // ResNet max pool: 3x3 stride 2 pad 1.
   EXPECT_EQ(infer1("max_pool", {f32({2, 64, 112, 112})},
-                   attrs({{"kernel_size", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}})),
+                   attrs_of({{"kernel_size", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}})),
             f32({2, 64, 56, 56}));
   // Stride absent or empty = kernel_size.
-  EXPECT_EQ(infer1("max_pool", {f32({1, 1, 6, 7})}, attrs({{"kernel_size", Ints{2, 2}}})), f32({1, 1, 3, 3}));
-  EXPECT_EQ(infer1("avg_pool", {f32({1, 1, 6, 7})}, attrs({{"kernel_size", Ints{2, 2}}, {"stride", Ints{}}})),
+  EXPECT_EQ(infer1("max_pool", {f32({1, 1, 6, 7})}, attrs_of({{"kernel_size", Ints{2, 2}}})), f32({1, 1, 3, 3}));
+  EXPECT_EQ(infer1("avg_pool", {f32({1, 1, 6, 7})}, attrs_of({{"kernel_size", Ints{2, 2}}, {"stride", Ints{}}})),
             f32({1, 1, 3, 3}));
   // ceil_mode: 7 with k2 s2 -> 4; but the last window may not start in the right padding:
   // in 5, k 2, s 2, pad 1: floor((5 + 2 - 2 + 1) / 2) + 1 = 4, (4 - 1) * 2 = 6 >= 5 + 1 -> 3.
-  EXPECT_EQ(infer1("max_pool", {f32({1, 1, 7})}, attrs({{"kernel_size", Ints{2}}, {"ceil_mode", true}})),
+  EXPECT_EQ(infer1("max_pool", {f32({1, 1, 7})}, attrs_of({{"kernel_size", Ints{2}}, {"ceil_mode", true}})),
             f32({1, 1, 4}));
   EXPECT_EQ(infer1("avg_pool", {f32({1, 1, 5})},
-                   attrs({{"kernel_size", Ints{2}}, {"padding", Ints{1}}, {"ceil_mode", true}})),
+                   attrs_of({{"kernel_size", Ints{2}}, {"padding", Ints{1}}, {"ceil_mode", true}})),
             f32({1, 1, 3}));
-  EXPECT_EQ(infer1("avg_pool", {f32({1, 1, 5})}, attrs({{"kernel_size", Ints{2}}, {"padding", Ints{1}}})),
+  EXPECT_EQ(infer1("avg_pool", {f32({1, 1, 5})}, attrs_of({{"kernel_size", Ints{2}}, {"padding", Ints{1}}})),
             f32({1, 1, 3}));
   // Dilation (max only), asymmetric padding, integer dtypes.
   // H: (6 + 0 + 1 - 2 * 2 - 1) / 1 + 1 = 3; W: (5 + 1 + 1 - 1 * 1 - 1) / 2 + 1 = 3.
   EXPECT_EQ(infer1("max_pool", {typed(DType::Int8, {2, 3, 6, 5})},
-                   attrs({{"kernel_size", Ints{3, 2}},
+                   attrs_of({{"kernel_size", Ints{3, 2}},
                           {"stride", Ints{1, 2}},
                           {"dilation", Ints{2, 1}},
                           {"padding", Ints{0, 1, 1, 1}}})),
             typed(DType::Int8, {2, 3, 3, 3}));
-  EXPECT_EQ(infer1("max_pool", {typed(DType::Int64, {0, 3, 4})}, attrs({{"kernel_size", Ints{2}}})),
+  EXPECT_EQ(infer1("max_pool", {typed(DType::Int64, {0, 3, 4})}, attrs_of({{"kernel_size", Ints{2}}})),
             typed(DType::Int64, {0, 3, 2}));
   // avg_pool accepts dilation 1s.
   EXPECT_EQ(infer1("avg_pool", {f16({1, 2, 4, 4})},
-                   attrs({{"kernel_size", Ints{2, 2}}, {"dilation", Ints{1, 1}}, {"count_include_pad", false}})),
+                   attrs_of({{"kernel_size", Ints{2, 2}}, {"dilation", Ints{1, 1}}, {"count_include_pad", false}})),
             f16({1, 2, 2, 2}));
 }
 
 TEST(NnRows, PoolSymbolic) {
   EXPECT_EQ(infer1("max_pool", {dims({sym("N"), fx(3), sym("H", 15), sym("W")})},
-                   attrs({{"kernel_size", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}})),
+                   attrs_of({{"kernel_size", Ints{3, 3}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}})),
             dims({sym("N"), fx(3), sym("H_win_k3_s2_d1_p1_1", 8), sym("W_win_k3_s2_d1_p1_1")}));
   // Floor-mode max_pool and conv with the same window give the same dim.
   const TensorType pooled = infer1("max_pool", {dims({fx(1), fx(1), sym("T")})},
-                                   attrs({{"kernel_size", Ints{3}}, {"stride", Ints{2}}}));
+                                   attrs_of({{"kernel_size", Ints{3}}, {"stride", Ints{2}}}));
   const TensorType conved =
-      infer1("conv", {dims({fx(1), fx(1), sym("T")}), f32({1, 1, 3})}, attrs({{"stride", Ints{2}}}));
+      infer1("conv", {dims({fx(1), fx(1), sym("T")}), f32({1, 1, 3})}, attrs_of({{"stride", Ints{2}}}));
   EXPECT_EQ(pooled, conved);
   const TensorType ceil = infer1("avg_pool", {dims({fx(1), fx(1), sym("T", 7)})},
-                                 attrs({{"kernel_size", Ints{2}}, {"ceil_mode", true}}));
+                                 attrs_of({{"kernel_size", Ints{2}}, {"ceil_mode", true}}));
   EXPECT_EQ(ceil, dims({fx(1), fx(1), sym("T_win_k2_s2_d1_p0_0_ceil", 4)}));
   // Stride 1 with 'same' padding keeps the dim.
   EXPECT_EQ(infer1("max_pool", {dims({fx(1), fx(1), sym("T")})},
-                   attrs({{"kernel_size", Ints{3}}, {"stride", Ints{1}}, {"padding", Ints{1}}})),
+                   attrs_of({{"kernel_size", Ints{3}}, {"stride", Ints{1}}, {"padding", Ints{1}}})),
             dims({fx(1), fx(1), sym("T")}));
-  EXPECT_EQ(infer1("max_pool", {dims({fx(1), fx(1), Dim::dynamic(9)})}, attrs({{"kernel_size", Ints{2}}})),
+  EXPECT_EQ(infer1("max_pool", {dims({fx(1), fx(1), Dim::dynamic(9)})}, attrs_of({{"kernel_size", Ints{2}}})),
             dims({fx(1), fx(1), Dim::dynamic(4)}));
 }
 
 TEST(NnRows, PoolErrors) {
-  expect_error("max_pool", {f32({1, 1, 4}), f32({1})}, attrs({{"kernel_size", Ints{2}}}),
+  expect_error("max_pool", {f32({1, 1, 4}), f32({1})}, attrs_of({{"kernel_size", Ints{2}}}),
                "expected 1 tensor input(s), got 2");
-  expect_error("max_pool", {typed(DType::Bool, {1, 1, 4})}, attrs({{"kernel_size", Ints{2}}}), "got bool");
-  expect_error("avg_pool", {typed(DType::Int32, {1, 1, 4})}, attrs({{"kernel_size", Ints{2}}}), "got i32");
+  expect_error("max_pool", {typed(DType::Bool, {1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}}), "got bool");
+  expect_error("avg_pool", {typed(DType::Int32, {1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}}), "got i32");
   expect_error("max_pool", {f32({1, 1, 4})}, {}, "'kernel_size' to be an int list with 1 or 2 entries, got none");
-  expect_error("max_pool", {f32({1, 1, 4})}, attrs({{"kernel_size", Ints{}}}), "got []");
-  expect_error("max_pool", {f32({1, 1, 4, 4, 4})}, attrs({{"kernel_size", Ints{2, 2, 2}}}), "got [2, 2, 2]");
-  expect_error("max_pool", {f32({1, 1, 4})}, attrs({{"kernel_size", Ints{2, 2}}}),
+  expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{}}}), "got []");
+  expect_error("max_pool", {f32({1, 1, 4, 4, 4})}, attrs_of({{"kernel_size", Ints{2, 2, 2}}}), "got [2, 2, 2]");
+  expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{2, 2}}}),
                "expected a rank-4 input (N, C, spatial...) for a 2-d window, got f32[1, 1, 4]");
-  expect_error("max_pool", {f32({1, 1, 4})}, attrs({{"kernel_size", Ints{0}}}), "'kernel_size' entries in [1, ");
-  expect_error("max_pool", {f32({1, 1, 4})}, attrs({{"kernel_size", Ints{2}}, {"stride", Ints{0}}}),
+  expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{0}}}), "'kernel_size' entries in [1, ");
+  expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}, {"stride", Ints{0}}}),
                "'stride' entries");
-  expect_error("max_pool", {f32({1, 1, 4})}, attrs({{"kernel_size", Ints{2}}, {"dilation", Ints{1, 1}}}),
+  expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}, {"dilation", Ints{1, 1}}}),
                "expected 1 entries in 'dilation'");
-  expect_error("max_pool", {f32({1, 1, 4})}, attrs({{"kernel_size", Ints{2}}, {"padding", Ints{1, 1, 1}}}),
+  expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}, {"padding", Ints{1, 1, 1}}}),
                "expected 1 or 2 entries in 'padding'");
   // Window larger than the padded input.
-  expect_error("max_pool", {f32({1, 1, 2})}, attrs({{"kernel_size", Ints{3}}}), "spatial size 2");
-  expect_error("max_pool", {f32({1, 1, 4})}, attrs({{"kernel_size", Ints{2}}, {"dilation", Ints{4}}}),
+  expect_error("max_pool", {f32({1, 1, 2})}, attrs_of({{"kernel_size", Ints{3}}}), "spatial size 2");
+  expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}, {"dilation", Ints{4}}}),
                "(dilation [4])");
-  expect_error("avg_pool", {f32({1, 1, 4, 4})}, attrs({{"kernel_size", Ints{2, 2}}, {"dilation", Ints{2, 1}}}),
+  expect_error("avg_pool", {f32({1, 1, 4, 4})}, attrs_of({{"kernel_size", Ints{2, 2}}, {"dilation", Ints{2, 1}}}),
                "dilated average pooling is not supported");
 }
 
 TEST(NnRows, AdaptiveAndResize) {
   // Global average pool; output_size larger than the input; 1-D.
-  EXPECT_EQ(infer1("adaptive_avg_pool", {f32({2, 512, 7, 7})}, attrs({{"output_size", Ints{1, 1}}})),
+  EXPECT_EQ(infer1("adaptive_avg_pool", {f32({2, 512, 7, 7})}, attrs_of({{"output_size", Ints{1, 1}}})),
             f32({2, 512, 1, 1}));
-  EXPECT_EQ(infer1("adaptive_avg_pool", {f16({1, 3, 5})}, attrs({{"output_size", Ints{8}}})), f16({1, 3, 8}));
-  EXPECT_EQ(infer1("upsample_nearest", {f32({1, 3, 4, 5})}, attrs({{"output_size", Ints{8, 10}}})),
+  EXPECT_EQ(infer1("adaptive_avg_pool", {f16({1, 3, 5})}, attrs_of({{"output_size", Ints{8}}})), f16({1, 3, 8}));
+  EXPECT_EQ(infer1("upsample_nearest", {f32({1, 3, 4, 5})}, attrs_of({{"output_size", Ints{8, 10}}})),
             f32({1, 3, 8, 10}));
-  EXPECT_EQ(infer1("upsample_bilinear", {f32({1, 3, 4})}, attrs({{"output_size", Ints{7}}, {"align_corners", true}})),
+  EXPECT_EQ(infer1("upsample_bilinear", {f32({1, 3, 4})}, attrs_of({{"output_size", Ints{7}}, {"align_corners", true}})),
             f32({1, 3, 7}));
   // An empty spatial dim resized to 0 is fine; the output size is static
   // whatever the input's spatial dims are.
-  EXPECT_EQ(infer1("upsample_nearest", {f32({1, 1, 0})}, attrs({{"output_size", Ints{0}}})), f32({1, 1, 0}));
+  EXPECT_EQ(infer1("upsample_nearest", {f32({1, 1, 0})}, attrs_of({{"output_size", Ints{0}}})), f32({1, 1, 0}));
   EXPECT_EQ(infer1("upsample_bilinear", {dims({sym("N"), fx(2), sym("H"), sym("W", 9)})},
-                   attrs({{"output_size", Ints{16, 16}}})),
+                   attrs_of({{"output_size", Ints{16, 16}}})),
             dims({sym("N"), fx(2), fx(16), fx(16)}));
   EXPECT_EQ(infer1("adaptive_avg_pool", {dims({sym("N"), fx(2), sym("H"), sym("W")})},
-                   attrs({{"output_size", Ints{1, 1}}})),
+                   attrs_of({{"output_size", Ints{1, 1}}})),
             dims({sym("N"), fx(2), fx(1), fx(1)}));
 
   for (const char* op : {"adaptive_avg_pool", "upsample_nearest", "upsample_bilinear"}) {
-    expect_error(op, {typed(DType::Int64, {1, 1, 4})}, attrs({{"output_size", Ints{2}}}), "got i64");
+    expect_error(op, {typed(DType::Int64, {1, 1, 4})}, attrs_of({{"output_size", Ints{2}}}), "got i64");
     expect_error(op, {f32({1, 1, 4})}, {}, "'output_size' to be an int list with 1 or 2 entries, got none");
-    expect_error(op, {f32({1, 1, 4})}, attrs({{"output_size", Ints{2, 2}}}),
+    expect_error(op, {f32({1, 1, 4})}, attrs_of({{"output_size", Ints{2, 2}}}),
                  "expected a rank-4 input (N, C, spatial...) for a 2-d output_size, got f32[1, 1, 4]");
-    expect_error(op, {f32({1, 1, 4})}, attrs({{"output_size", Ints{-1}}}), "'output_size' entries in [0, ");
-    expect_error(op, {f32({1, 1, 0, 3})}, attrs({{"output_size", Ints{2, 2}}}), "non-empty spatial dims");
-    expect_error(op, {f32({1, 1, 4}), f32({1, 1, 4})}, attrs({{"output_size", Ints{2}}}), "got 2");
+    expect_error(op, {f32({1, 1, 4})}, attrs_of({{"output_size", Ints{-1}}}), "'output_size' entries in [0, ");
+    expect_error(op, {f32({1, 1, 0, 3})}, attrs_of({{"output_size", Ints{2, 2}}}), "non-empty spatial dims");
+    expect_error(op, {f32({1, 1, 4}), f32({1, 1, 4})}, attrs_of({{"output_size", Ints{2}}}), "got 2");
   }
 }
 
@@ -377,23 +359,23 @@ TEST(NnRows, AdaptiveAndResize) {
 
 TEST(NnRows, Softmax) {
   for (const char* op : {"softmax", "log_softmax"}) {
-    EXPECT_EQ(infer1(op, {f32({2, 3, 4})}, attrs({{"dim", int64_t{-1}}})), f32({2, 3, 4}));
-    EXPECT_EQ(infer1(op, {f16({2, 3})}, attrs({{"dim", int64_t{0}}})), f16({2, 3}));
-    EXPECT_EQ(infer1(op, {f32({})}, attrs({{"dim", int64_t{0}}})), f32({}));
+    EXPECT_EQ(infer1(op, {f32({2, 3, 4})}, attrs_of({{"dim", int64_t{-1}}})), f32({2, 3, 4}));
+    EXPECT_EQ(infer1(op, {f16({2, 3})}, attrs_of({{"dim", int64_t{0}}})), f16({2, 3}));
+    EXPECT_EQ(infer1(op, {f32({})}, attrs_of({{"dim", int64_t{0}}})), f32({}));
     const TensorType s = dims({sym("B"), sym("S", 77), fx(8)});
-    EXPECT_EQ(infer1(op, {s}, attrs({{"dim", int64_t{1}}})), s);
+    EXPECT_EQ(infer1(op, {s}, attrs_of({{"dim", int64_t{1}}})), s);
     expect_error(op, {f32({2, 3})}, {}, "expected attribute 'dim'");
-    expect_error(op, {f32({2, 3})}, attrs({{"dim", int64_t{2}}}), "dim 2 out of range [-2, 1]");
-    expect_error(op, {f32({2, 3})}, attrs({{"dim", int64_t{-3}}}), "out of range");
-    expect_error(op, {typed(DType::Int32, {2, 3})}, attrs({{"dim", int64_t{0}}}), "got i32");
-    expect_error(op, {f32({2}), f32({2})}, attrs({{"dim", int64_t{0}}}), "got 2");
+    expect_error(op, {f32({2, 3})}, attrs_of({{"dim", int64_t{2}}}), "dim 2 out of range [-2, 1]");
+    expect_error(op, {f32({2, 3})}, attrs_of({{"dim", int64_t{-3}}}), "out of range");
+    expect_error(op, {typed(DType::Int32, {2, 3})}, attrs_of({{"dim", int64_t{0}}}), "got i32");
+    expect_error(op, {f32({2}), f32({2})}, attrs_of({{"dim", int64_t{0}}}), "got 2");
   }
 }
 
 TEST(NnRows, BatchNorm) {
   const TensorType c = f32({3});
   EXPECT_EQ(infer1("batch_norm", {f32({2, 3, 4, 4}), c, c, c, c}), f32({2, 3, 4, 4}));
-  EXPECT_EQ(infer1("batch_norm", {f32({2, 3}), c, c, c, c}, attrs({{"eps", 1e-3}})), f32({2, 3}));
+  EXPECT_EQ(infer1("batch_norm", {f32({2, 3}), c, c, c, c}, attrs_of({{"eps", 1e-3}})), f32({2, 3}));
   // Parameters may be of either float dtype (the kernel reads each as its own).
   EXPECT_EQ(infer1("batch_norm", {f16({1, 3, 5}), c, f16({3}), c, c}), f16({1, 3, 5}));
   const TensorType s = dims({sym("N"), fx(3), sym("L")});
@@ -410,21 +392,21 @@ TEST(NnRows, BatchNorm) {
 
 TEST(NnRows, GroupAndInstanceNorm) {
   const TensorType x = f32({2, 6, 5, 5});
-  EXPECT_EQ(infer1("group_norm", {x}, attrs({{"num_groups", int64_t{3}}})), x);
-  EXPECT_EQ(infer1("group_norm", {x, f32({6}), f32({6})}, attrs({{"num_groups", int64_t{6}}, {"eps", 1e-6}})), x);
-  EXPECT_EQ(infer1("group_norm", {f16({1, 4, 7}), f16({4})}, attrs({{"num_groups", int64_t{2}}})), f16({1, 4, 7}));
+  EXPECT_EQ(infer1("group_norm", {x}, attrs_of({{"num_groups", int64_t{3}}})), x);
+  EXPECT_EQ(infer1("group_norm", {x, f32({6}), f32({6})}, attrs_of({{"num_groups", int64_t{6}}, {"eps", 1e-6}})), x);
+  EXPECT_EQ(infer1("group_norm", {f16({1, 4, 7}), f16({4})}, attrs_of({{"num_groups", int64_t{2}}})), f16({1, 4, 7}));
   EXPECT_EQ(infer1("instance_norm", {x}), x);
   EXPECT_EQ(infer1("instance_norm", {x, f32({6}), f32({6})}), x);
   const TensorType s = dims({sym("N"), sym("C"), sym("T", 64)});
-  EXPECT_EQ(infer1("group_norm", {s}, attrs({{"num_groups", int64_t{8}}})), s);
+  EXPECT_EQ(infer1("group_norm", {s}, attrs_of({{"num_groups", int64_t{8}}})), s);
   EXPECT_EQ(infer1("instance_norm", {s, f32({8})}), s);
 
   expect_error("group_norm", {x}, {}, "expected attribute 'num_groups'");
-  expect_error("group_norm", {x}, attrs({{"num_groups", int64_t{4}}}), "divide the 6 channels");
-  expect_error("group_norm", {x}, attrs({{"num_groups", int64_t{0}}}), "got 0");
-  expect_error("group_norm", {x, f32({4})}, attrs({{"num_groups", int64_t{2}}}), "weight of shape [6]");
-  expect_error("group_norm", {x, f32({6}), f16({6})}, attrs({{"num_groups", int64_t{2}}}), "bias: expected dtype f32");
-  expect_error("group_norm", {f32({6})}, attrs({{"num_groups", int64_t{2}}}), "rank >= 2");
+  expect_error("group_norm", {x}, attrs_of({{"num_groups", int64_t{4}}}), "divide the 6 channels");
+  expect_error("group_norm", {x}, attrs_of({{"num_groups", int64_t{0}}}), "got 0");
+  expect_error("group_norm", {x, f32({4})}, attrs_of({{"num_groups", int64_t{2}}}), "weight of shape [6]");
+  expect_error("group_norm", {x, f32({6}), f16({6})}, attrs_of({{"num_groups", int64_t{2}}}), "bias: expected dtype f32");
+  expect_error("group_norm", {f32({6})}, attrs_of({{"num_groups", int64_t{2}}}), "rank >= 2");
   expect_error("instance_norm", {x, f32({6}), f32({6}), f32({6})}, {}, "expected 1 to 3 tensor inputs, got 4");
   expect_error("instance_norm", {x, f32({6}), f32({5})}, {}, "bias of shape [6]");
   expect_error("instance_norm", {typed(DType::Int8, {1, 2, 3})}, {}, "got i8");
@@ -434,20 +416,20 @@ TEST(NnRows, LayerNorm) {
   const TensorType x = f32({2, 5, 8});
   EXPECT_EQ(infer1("layer_norm", {x}), x);
   EXPECT_EQ(infer1("layer_norm", {x, f32({8}), f32({8})}), x);
-  EXPECT_EQ(infer1("layer_norm", {x, f32({5, 8}), f32({8})}, attrs({{"axis", int64_t{1}}})), x);
+  EXPECT_EQ(infer1("layer_norm", {x, f32({5, 8}), f32({8})}, attrs_of({{"axis", int64_t{1}}})), x);
   // weight/bias broadcast against x.shape[axis:] (size-1 dims stretch).
-  EXPECT_EQ(infer1("layer_norm", {x, f32({1, 8})}, attrs({{"axis", int64_t{-2}}})), x);
-  EXPECT_EQ(infer1("layer_norm", {x, f32({2, 5, 8})}, attrs({{"axis", int64_t{0}}})), x);
+  EXPECT_EQ(infer1("layer_norm", {x, f32({1, 8})}, attrs_of({{"axis", int64_t{-2}}})), x);
+  EXPECT_EQ(infer1("layer_norm", {x, f32({2, 5, 8})}, attrs_of({{"axis", int64_t{0}}})), x);
   const TensorType s = dims({sym("B"), sym("S"), fx(8)});
   EXPECT_EQ(infer1("layer_norm", {s, f32({8}), f32({8})}), s);
-  EXPECT_EQ(infer1("layer_norm", {s, f32({4, 8})}, attrs({{"axis", int64_t{1}}})), s);
+  EXPECT_EQ(infer1("layer_norm", {s, f32({4, 8})}, attrs_of({{"axis", int64_t{1}}})), s);
 
   expect_error("layer_norm", {x, f32({7})}, {}, "weight of shape [8] (input f32[2, 5, 8], axis 2), got f32[7]");
   expect_error("layer_norm", {x, f32({8}), f32({5, 8})}, {}, "bias of shape");
-  expect_error("layer_norm", {x, f32({3, 8})}, attrs({{"axis", int64_t{1}}}), "got f32[3, 8]");
+  expect_error("layer_norm", {x, f32({3, 8})}, attrs_of({{"axis", int64_t{1}}}), "got f32[3, 8]");
   expect_error("layer_norm", {x, f16({8})}, {}, "weight: expected dtype f32");
-  expect_error("layer_norm", {x}, attrs({{"axis", int64_t{3}}}), "expected axis in [-3, 2]");
-  expect_error("layer_norm", {x}, attrs({{"axis", int64_t{-4}}}), "got -4");
+  expect_error("layer_norm", {x}, attrs_of({{"axis", int64_t{3}}}), "expected axis in [-3, 2]");
+  expect_error("layer_norm", {x}, attrs_of({{"axis", int64_t{-4}}}), "got -4");
   expect_error("layer_norm", {f32({})}, {}, "rank >= 1");
   expect_error("layer_norm", {typed(DType::Int32, {4})}, {}, "got i32");
 }

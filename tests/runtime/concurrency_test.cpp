@@ -14,6 +14,7 @@
 #include "compiler/pipeline.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
+#include "support/aligned_bytes.h"
 
 namespace edgec {
 namespace {
@@ -47,16 +48,6 @@ constants {
 }
 )";
 
-struct AlignedFile {
-  explicit AlignedFile(const std::vector<std::byte>& bytes)
-      : data(static_cast<std::byte*>(::operator new[](bytes.size(), std::align_val_t{64}))), size(bytes.size()) {
-    std::memcpy(data, bytes.data(), size);
-  }
-  ~AlignedFile() { ::operator delete[](data, std::align_val_t{64}); }
-  std::byte* data;
-  size_t size;
-};
-
 /// Runs `program` on input pattern `seed`; returns every output's values.
 std::vector<float> run(const runtime::Program& program, int seed) {
   auto method = runtime::Method::create(program, 1);
@@ -82,8 +73,8 @@ TEST(Concurrency, ThreadsWithTheirOwnMethodsMatchSerialRuns) {
   for (const char* backends : {"none", "reference:mul+add+take"}) {
     auto p = parse_program(kProgram, "test.ir");
     compile_program(*p, {}, backends);
-    AlignedFile file(serialize_program(*p));
-    auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+    AlignedBytes file(serialize_program(*p));
+    auto loaded = runtime::Program::load_from_bytes(file.span());
     ASSERT_TRUE(loaded.ok()) << error_detail();
     const runtime::Program& program = **loaded;
 
@@ -130,8 +121,8 @@ graph {
 )",
                          "test.ir");
   compile_program(*p, {}, "none");
-  AlignedFile file(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  AlignedBytes file(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes(file.span());
   ASSERT_TRUE(loaded.ok()) << error_detail();
   auto method = runtime::Method::create(**loaded, 1);
   ASSERT_TRUE(method.ok());
@@ -180,8 +171,8 @@ RegressionRun run_regression(const std::string& name, const char* memory_limit =
   RegressionRun r;
   const auto bytes = read_bytes(EDGEC_SOURCE_DIR "/tests/runtime/regressions/" + name);
   EXPECT_FALSE(bytes.empty()) << name;
-  AlignedFile file(bytes);
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  AlignedBytes file(bytes);
+  auto loaded = runtime::Program::load_from_bytes(file.span());
   if (!loaded.ok()) {
     r.error = loaded.error();
     return r;
@@ -341,8 +332,8 @@ TEST(Method, MemoryLimitSizes) {
 TEST(Method, MemoryLimitIsConfigurable) {
   auto p = parse_program(kProgram, "test.ir");
   compile_program(*p, {}, "none");
-  AlignedFile file(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes({file.data, file.size});
+  AlignedBytes file(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes(file.span());
   ASSERT_TRUE(loaded.ok());
   ASSERT_GT((*loaded)->arena_size(), 16u);
   setenv("EDGEC_MEMORY_LIMIT", "16", 1);

@@ -17,6 +17,7 @@
 #include "serialize/format.h"
 #include "serialize/program_generated.h"
 #include "serialize/writer.h"
+#include "support/aligned_bytes.h"
 
 namespace edgec {
 namespace {
@@ -70,19 +71,6 @@ Loaded load(std::span<const std::byte> bytes) {
   if (!r.ok()) return {nullptr, r.error()};
   return {std::move(*r), Error::Ok};
 }
-
-// Aligned storage like an mmap would give.
-struct AlignedBytes {
-  explicit AlignedBytes(const std::vector<std::byte>& v) : data(new (std::align_val_t(64)) std::byte[v.size() + 1]), size(v.size()) {
-    if (!v.empty()) std::memcpy(data.get(), v.data(), v.size());
-  }
-  std::span<const std::byte> span() const { return {data.get(), size}; }
-  struct AlignedDelete {
-    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<std::byte[], AlignedDelete> data;
-  size_t size;
-};
 
 TEST(Runtime, RunsLikeTheReference) {
   const auto file = compile_text(kProgram);

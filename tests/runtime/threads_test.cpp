@@ -15,6 +15,7 @@
 #include "runtime/backend.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
+#include "support/compiled_program.h"
 
 namespace edgec {
 namespace {
@@ -33,25 +34,6 @@ graph {
 }
 )";
 
-// A compiled program in 64-byte aligned memory, as an mmap would give.
-struct Compiled {
-  explicit Compiled(const std::string& backends) {
-    auto p = parse_program(kProgram, "threads.ir");
-    compile_program(*p, {}, backends);
-    const std::vector<std::byte> file = serialize_program(*p);
-    bytes.reset(new (std::align_val_t(64)) std::byte[file.size()]);
-    std::memcpy(bytes.get(), file.data(), file.size());
-    auto loaded = runtime::Program::load_from_bytes({bytes.get(), file.size()});
-    EXPECT_TRUE(loaded.ok()) << error_detail();
-    if (loaded.ok()) program = std::move(*loaded);
-  }
-  struct AlignedDelete {
-    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<std::byte[], AlignedDelete> bytes;
-  std::unique_ptr<runtime::Program> program;
-};
-
 void expect_refused(const runtime::Program& program, int threads) {
   auto m = runtime::Method::create(program, threads);
   ASSERT_FALSE(m.ok()) << threads << " threads accepted";
@@ -64,7 +46,7 @@ void expect_refused(const runtime::Program& program, int threads) {
 TEST(MethodThreads, OutsideOneToTheCoresIsRefused) {
   for (const char* backends : {"none", "onednn"}) {
     SCOPED_TRACE(backends);
-    Compiled c(backends);
+    CompiledProgram c(kProgram, "threads.ir", backends);
     ASSERT_TRUE(c.program);
     const int cores = runtime::Method::max_threads();
     ASSERT_GE(cores, 1);
@@ -85,7 +67,7 @@ TEST(MethodThreads, OutsideOneToTheCoresIsRefused) {
 // The delegate's init, called directly (as a backend embedding another
 // would), checks the count before it reaches omp_set_num_threads.
 TEST(MethodThreads, OnednnInitRefusesAnUnusableCount) {
-  Compiled c("onednn");
+  CompiledProgram c(kProgram, "threads.ir", "onednn");
   ASSERT_TRUE(c.program);
   ASSERT_EQ(c.program->delegates().size(), 1u);
   const auto& d = c.program->delegates()[0];

@@ -12,6 +12,7 @@
 #include "compiler/pipeline.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
+#include "support/compiled_program.h"
 
 namespace edgec {
 namespace {
@@ -34,25 +35,6 @@ size_t heap_in_use() {
   return m.uordblks + m.hblkhd;
 }
 
-// A compiled program in 64-byte aligned memory, as an mmap would give.
-struct Compiled {
-  Compiled(const std::string& text, const std::string& backends) {
-    auto p = parse_program(text, "wide.ir");
-    compile_program(*p, {}, backends);
-    const std::vector<std::byte> bytes = serialize_program(*p);
-    data.reset(new (std::align_val_t(64)) std::byte[bytes.size()]);
-    std::memcpy(data.get(), bytes.data(), bytes.size());
-    auto loaded = runtime::Program::load_from_bytes({data.get(), bytes.size()});
-    EXPECT_TRUE(loaded.ok()) << error_detail();
-    if (loaded.ok()) program = std::move(*loaded);
-  }
-  struct AlignedDelete {
-    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<std::byte[], AlignedDelete> data;
-  std::unique_ptr<runtime::Program> program;
-};
-
 // Runs `m` on x and returns y (both f32[4]).
 std::vector<float> run(runtime::Method& m, std::vector<float> x) {
   const int64_t shape[] = {4};
@@ -69,7 +51,7 @@ std::vector<float> run(runtime::Method& m, std::vector<float> x) {
 // instruction serves them all (they run one at a time).
 TEST(RuntimeWide, MethodStateGrowsWithTheSlotsNotTheOperands) {
   constexpr int64_t kLinks = 20000;
-  Compiled c(chain(kLinks, "neg"), "none");
+  CompiledProgram c(chain(kLinks, "neg"), "wide.ir", "none");
   ASSERT_TRUE(c.program);
   ASSERT_EQ(c.program->instructions().size(), static_cast<size_t>(kLinks));
   const size_t before = heap_in_use();
@@ -91,13 +73,9 @@ TEST(RuntimeWide, MethodStateGrowsWithTheSlotsNotTheOperands) {
 // result's slot, with no allocation of its own.
 TEST(RuntimeWide, LoadKeepsOperandsInOneArray) {
   constexpr int64_t kLinks = 20000;
-  auto p = parse_program(chain(kLinks, "neg"), "wide.ir");
-  compile_program(*p, {}, "none");
-  const std::vector<std::byte> bytes = serialize_program(*p);
-  std::unique_ptr<std::byte[], Compiled::AlignedDelete> data(new (std::align_val_t(64)) std::byte[bytes.size()]);
-  std::memcpy(data.get(), bytes.data(), bytes.size());
+  const AlignedBytes data(CompiledProgram::compile(chain(kLinks, "neg"), "wide.ir", "none"));
   const size_t before = heap_in_use();
-  auto loaded = runtime::Program::load_from_bytes({data.get(), bytes.size()});
+  auto loaded = runtime::Program::load_from_bytes(data.span());
   ASSERT_TRUE(loaded.ok()) << error_detail();
   const size_t grown = heap_in_use() - before;
   const runtime::Program& program = **loaded;

@@ -137,7 +137,7 @@ struct BenchSettings {
   bool json = false, profile = false;
 };
 
-void run_bench(const BenchOptions& args) {
+BenchSettings parse_settings(const BenchOptions& args) {
   BenchSettings o;
   o.program = args.program;
   o.inputs = args.inputs;
@@ -156,27 +156,17 @@ void run_bench(const BenchOptions& args) {
                        std::to_string(need) + " bytes (" + std::to_string(per_run) +
                        " a run), more than the memory limit of " + std::to_string(limit) +
                        " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+  return o;
+}
 
-  // Read before the clock starts: decoding the npz is the caller's work,
-  // not the runtime's.
-  std::vector<io::NpyArray> arrays = io::read_npz(o.inputs);
+void execute_or_throw(runtime::Method& method) {
+  const Error err = method.execute();
+  if (err != Error::Ok) runtime_error("execution failed", err);
+}
 
-  const Clock::time_point load_start = Clock::now();
-  auto loaded = runtime::Program::load(o.program);
-  if (!loaded.ok()) runtime_error("cannot load " + o.program, loaded.error());
-  const runtime::Program& program = **loaded;
-  auto created = runtime::Method::create(program, o.threads);
-  if (!created.ok()) runtime_error("cannot prepare " + o.program, created.error());
-  const double load_ms = ms_since(load_start);
-  runtime::Method& method = **created;
-
-  // The same binding rules as `edgec run`: every input by name, nothing extra.
-  bind_inputs(program, method, arrays, o.inputs);
-
-  for (int i = 0; i < o.warmup; ++i) {
-    const Error err = method.execute();
-    if (err != Error::Ok) runtime_error("execution failed", err);
-  }
+/// `o.warmup` untimed runs, then the times of `o.iters` timed ones in order.
+std::vector<double> time_runs(runtime::Method& method, const BenchSettings& o) {
+  for (int i = 0; i < o.warmup; ++i) execute_or_throw(method);
   std::vector<double> times_ms(static_cast<size_t>(o.iters));
   for (double& t : times_ms) {
     const Clock::time_point start = Clock::now();
@@ -184,128 +174,176 @@ void run_bench(const BenchOptions& args) {
     t = ms_since(start);
     if (err != Error::Ok) runtime_error("execution failed", err);
   }
-  const Stats stats = summarize(times_ms);
+  return times_ms;
+}
 
+/// What --profile reports: the instructions by operator, and the steps
+/// inside each delegate that breaks its work down.
+struct Profile {
   std::vector<ProfileRow> rows;
-  std::vector<DelegateProfile> delegate_profiles;
-  double profiled_ms = 0;
+  std::vector<DelegateProfile> delegates;
+  double total_ms = 0;  // Per run, over every instruction.
+};
+
+/// Times every instruction (and every delegate's steps) over `iters` runs.
+Profile profile_runs(const runtime::Program& program, runtime::Method& method, int iters) {
+  std::vector<double> seconds(program.instructions().size(), 0.0);
+  const Error set = method.set_profile(seconds);
+  if (set != Error::Ok) runtime_error("cannot profile", set);
+  // Inside each delegate whose backend breaks its work into steps.
+  std::vector<std::vector<std::string>> step_names(program.delegates().size());
+  std::vector<std::vector<double>> step_seconds(program.delegates().size());
+  for (size_t d = 0; d < step_names.size(); ++d) {
+    step_names[d] = method.delegate_step_names(d);
+    step_seconds[d].assign(step_names[d].size(), 0.0);
+    if (step_names[d].empty()) continue;
+    const Error err = method.set_delegate_profile(d, step_seconds[d]);
+    if (err != Error::Ok) runtime_error("cannot profile", err);
+  }
+  for (int i = 0; i < iters; ++i) execute_or_throw(method);
+  (void)method.set_profile({});
+  Profile profile;
+  for (size_t d = 0; d < step_names.size(); ++d) {
+    if (step_names[d].empty()) continue;
+    (void)method.set_delegate_profile(d, {});
+    DelegateProfile dp{d, program.delegates()[d].backend_id, aggregate(step_names[d], step_seconds[d], iters), 0};
+    for (const auto& r : dp.rows) dp.total_ms += r.total_ms;
+    profile.delegates.push_back(std::move(dp));
+  }
+  profile.rows = aggregate_profile(program, seconds, iters);
+  for (const auto& r : profile.rows) profile.total_ms += r.total_ms;
+  return profile;
+}
+
+/// The figures one bench run reports.
+struct BenchResult {
+  double load_ms = 0;
+  std::vector<double> times_ms;  // Every timed run, in order.
+  Stats stats;
+  Profile profile;  // Empty without --profile.
+  long rss_kib = 0;
+};
+
+nlohmann::ordered_json profile_json(const Profile& profile) {
+  nlohmann::ordered_json p = nlohmann::ordered_json::array();
+  for (const auto& r : profile.rows)
+    p.push_back({{"name", r.name},
+                 {"calls", r.calls},
+                 {"total_ms", r.total_ms},
+                 {"percent", profile.total_ms > 0 ? 100 * r.total_ms / profile.total_ms : 0.0}});
+  return p;
+}
+
+nlohmann::ordered_json delegate_profile_json(const Profile& profile) {
+  nlohmann::ordered_json dps = nlohmann::ordered_json::array();
+  for (const auto& dp : profile.delegates) {
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    for (const auto& r : dp.rows) steps.push_back({{"name", r.name}, {"calls", r.calls}, {"total_ms", r.total_ms}});
+    dps.push_back({{"delegate", dp.delegate}, {"backend", dp.backend}, {"steps_total_ms", dp.total_ms},
+                   {"steps", steps}});
+  }
+  return dps;
+}
+
+void print_json(const BenchSettings& o, const runtime::Program& program, const BenchResult& r) {
+  nlohmann::ordered_json j;
+  j["program"] = o.program;
+  j["median_ms"] = r.stats.median;
+  j["p90_ms"] = r.stats.p90;
+  j["min_ms"] = r.stats.min;
+  j["mean_ms"] = r.stats.mean;
+  j["max_ms"] = r.stats.max;
+  j["load_ms"] = r.load_ms;
+  j["iters"] = o.iters;
+  j["warmup"] = o.warmup;
+  j["threads"] = o.threads;
+  j["file_bytes"] = program.file_size();
+  j["arena_bytes"] = program.arena_size();
+  j["instructions"] = program.instructions().size();
+  j["delegates"] = program.delegates().size();
+  j["peak_rss_kib"] = r.rss_kib;
+  // Every timed run in order, so that a caller can pool runs of several
+  // processes (bench/models interleaves systems) or look for drift.
+  j["times_ms"] = r.times_ms;
   if (o.profile) {
-    std::vector<double> seconds(program.instructions().size(), 0.0);
-    const Error set = method.set_profile(seconds);
-    if (set != Error::Ok) runtime_error("cannot profile", set);
-    // Inside each delegate whose backend breaks its work into steps.
-    std::vector<std::vector<std::string>> step_names(program.delegates().size());
-    std::vector<std::vector<double>> step_seconds(program.delegates().size());
-    for (size_t d = 0; d < step_names.size(); ++d) {
-      step_names[d] = method.delegate_step_names(d);
-      step_seconds[d].assign(step_names[d].size(), 0.0);
-      if (step_names[d].empty()) continue;
-      const Error err = method.set_delegate_profile(d, step_seconds[d]);
-      if (err != Error::Ok) runtime_error("cannot profile", err);
-    }
-    for (int i = 0; i < o.iters; ++i) {
-      const Error err = method.execute();
-      if (err != Error::Ok) runtime_error("execution failed", err);
-    }
-    (void)method.set_profile({});
-    for (size_t d = 0; d < step_names.size(); ++d) {
-      if (step_names[d].empty()) continue;
-      (void)method.set_delegate_profile(d, {});
-      DelegateProfile dp{d, program.delegates()[d].backend_id, aggregate(step_names[d], step_seconds[d], o.iters), 0};
-      for (const auto& r : dp.rows) dp.total_ms += r.total_ms;
-      delegate_profiles.push_back(std::move(dp));
-    }
-    rows = aggregate_profile(program, seconds, o.iters);
-    for (const auto& r : rows) profiled_ms += r.total_ms;
+    j["profile"] = profile_json(r.profile);
+    j["profiled_total_ms"] = r.profile.total_ms;
+    j["delegate_profile"] = delegate_profile_json(r.profile);
   }
-  const long rss_kib = peak_rss_kib();
+  std::cout << j.dump(1) << "\n";
+}
 
-  if (o.json) {
-    nlohmann::ordered_json j;
-    j["program"] = o.program;
-    j["median_ms"] = stats.median;
-    j["p90_ms"] = stats.p90;
-    j["min_ms"] = stats.min;
-    j["mean_ms"] = stats.mean;
-    j["max_ms"] = stats.max;
-    j["load_ms"] = load_ms;
-    j["iters"] = o.iters;
-    j["warmup"] = o.warmup;
-    j["threads"] = o.threads;
-    j["file_bytes"] = program.file_size();
-    j["arena_bytes"] = program.arena_size();
-    j["instructions"] = program.instructions().size();
-    j["delegates"] = program.delegates().size();
-    j["peak_rss_kib"] = rss_kib;
-    // Every timed run in order, so that a caller can pool runs of several
-    // processes (bench/models interleaves systems) or look for drift.
-    j["times_ms"] = times_ms;
-    if (o.profile) {
-      nlohmann::ordered_json p = nlohmann::ordered_json::array();
-      for (const auto& r : rows)
-        p.push_back({{"name", r.name},
-                     {"calls", r.calls},
-                     {"total_ms", r.total_ms},
-                     {"percent", profiled_ms > 0 ? 100 * r.total_ms / profiled_ms : 0.0}});
-      j["profile"] = p;
-      j["profiled_total_ms"] = profiled_ms;
-      nlohmann::ordered_json dps = nlohmann::ordered_json::array();
-      for (const auto& dp : delegate_profiles) {
-        nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-        for (const auto& r : dp.rows)
-          steps.push_back({{"name", r.name}, {"calls", r.calls}, {"total_ms", r.total_ms}});
-        dps.push_back({{"delegate", dp.delegate}, {"backend", dp.backend}, {"steps_total_ms", dp.total_ms},
-                       {"steps", steps}});
-      }
-      j["delegate_profile"] = dps;
-    }
-    std::cout << j.dump(1) << "\n";
-    return;
-  }
+template <typename... Args>
+std::string printf_string(const char* f, Args... v) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, v...);
+  return std::string(buf);
+}
 
-  auto fmt = [](const char* f, auto... v) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, f, v...);
-    return std::string(buf);
-  };
+/// A profile table: a row per operator or step, with its share of `total_ms`.
+void print_profile_rows(const char* what, const std::vector<ProfileRow>& rows, double total_ms) {
+  std::cout << printf_string("%-32s %6s %12s %12s %7s\n", what, "calls", "total ms", "us/call", "%");
+  for (const auto& r : rows)
+    std::cout << printf_string("%-32s %6d %12.4f %12.2f %6.1f%%\n", r.name.c_str(), r.calls, r.total_ms,
+                        1e3 * r.total_ms / r.calls, total_ms > 0 ? 100 * r.total_ms / total_ms : 0.0);
+}
+
+void print_text(const BenchSettings& o, const runtime::Program& program, const BenchResult& r) {
   std::cout << o.program << ": " << program.file_size() << " bytes, " << program.instructions().size()
             << " instructions, " << program.delegates().size() << " delegate(s), " << o.threads << " thread(s)\n";
-  std::cout << fmt("load     %10.3f ms  (mmap, validation, Method::create with delegate init)\n", load_ms);
-  std::cout << fmt("execute  median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms, max %.3f ms\n", stats.median,
-                   stats.p90, stats.min, stats.mean, stats.max);
-  std::cout << fmt("         over %d runs after %d warm-up run(s); peak RSS %.1f MiB\n", o.iters, o.warmup,
-                   static_cast<double>(rss_kib) / 1024);
-  if (o.profile) {
-    std::cout << fmt("\nprofile: mean per run over %d runs (a separate pass; %.3f ms in all)\n", o.iters, profiled_ms);
-    std::cout << fmt("%-32s %6s %12s %12s %7s\n", "operator", "calls", "total ms", "us/call", "%");
-    for (const auto& r : rows)
-      std::cout << fmt("%-32s %6d %12.4f %12.2f %6.1f%%\n", r.name.c_str(), r.calls, r.total_ms,
-                       1e3 * r.total_ms / r.calls, profiled_ms > 0 ? 100 * r.total_ms / profiled_ms : 0.0);
-    for (const auto& dp : delegate_profiles) {
-      std::cout << fmt("\ninside delegate %zu (%s): %.3f ms in its steps\n", dp.delegate, dp.backend.c_str(),
-                       dp.total_ms);
-      std::cout << fmt("%-32s %6s %12s %12s %7s\n", "step", "calls", "total ms", "us/call", "%");
-      for (const auto& r : dp.rows)
-        std::cout << fmt("%-32s %6d %12.4f %12.2f %6.1f%%\n", r.name.c_str(), r.calls, r.total_ms,
-                         1e3 * r.total_ms / r.calls, dp.total_ms > 0 ? 100 * r.total_ms / dp.total_ms : 0.0);
-    }
+  std::cout << printf_string("load     %10.3f ms  (mmap, validation, Method::create with delegate init)\n", r.load_ms);
+  std::cout << printf_string("execute  median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms, max %.3f ms\n",
+                      r.stats.median, r.stats.p90, r.stats.min, r.stats.mean, r.stats.max);
+  std::cout << printf_string("         over %d runs after %d warm-up run(s); peak RSS %.1f MiB\n", o.iters, o.warmup,
+                      static_cast<double>(r.rss_kib) / 1024);
+  if (!o.profile) return;
+  std::cout << printf_string("\nprofile: mean per run over %d runs (a separate pass; %.3f ms in all)\n", o.iters,
+                      r.profile.total_ms);
+  print_profile_rows("operator", r.profile.rows, r.profile.total_ms);
+  for (const auto& dp : r.profile.delegates) {
+    std::cout << printf_string("\ninside delegate %zu (%s): %.3f ms in its steps\n", dp.delegate, dp.backend.c_str(),
+                        dp.total_ms);
+    print_profile_rows("step", dp.rows, dp.total_ms);
   }
+}
+
+void run_bench(const BenchOptions& args) {
+  const BenchSettings o = parse_settings(args);
+  // Read before the clock starts: decoding the npz is the caller's work,
+  // not the runtime's.
+  std::vector<io::NpyArray> arrays = io::read_npz(o.inputs);
+
+  BenchResult r;
+  const Clock::time_point load_start = Clock::now();
+  auto loaded = runtime::Program::load(o.program);
+  if (!loaded.ok()) runtime_error("cannot load " + o.program, loaded.error());
+  const runtime::Program& program = **loaded;
+  auto created = runtime::Method::create(program, o.threads);
+  if (!created.ok()) runtime_error("cannot prepare " + o.program, created.error());
+  r.load_ms = ms_since(load_start);
+  runtime::Method& method = **created;
+
+  // The same binding rules as `edgec run`: every input by name, nothing extra.
+  bind_inputs(program, method, arrays, o.inputs);
+  r.times_ms = time_runs(method, o);
+  r.stats = summarize(r.times_ms);
+  if (o.profile) r.profile = profile_runs(program, method, o.iters);
+  r.rss_kib = peak_rss_kib();
+  if (o.json) print_json(o, program, r);
+  else print_text(o, program, r);
 }
 
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
-  auto opts = std::make_shared<BenchOptions>();
-  CLI::App* cmd = app.add_subcommand("bench", "measure load time and execute latency of a program file");
-  cmd->add_option("program", opts->program, "the .edgec file")->required();
-  cmd->add_option("--inputs", opts->inputs, "an .npz with one array per input, keyed by input name")->required();
+  auto [cmd, opts] = add_command(app, "bench", "measure load time and execute latency of a program file", run_bench);
+  add_program_argument(*cmd, opts->program);
+  add_inputs_option(*cmd, opts->inputs);
   cmd->add_option("--iters", opts->iters, "timed runs (default 100)")->type_name("INT:POSITIVE");
   cmd->add_option("--warmup", opts->warmup, "untimed runs first (default 10)")->type_name("INT:NONNEGATIVE");
-  cmd->add_option("--threads", opts->threads, "threads the kernels and delegates may use (default: every core)")
-      ->type_name("INT:POSITIVE");
+  add_threads_option(*cmd, opts->threads, "threads the kernels and delegates may use (default: every core)");
   cmd->add_flag("--json", opts->json, "print the figures as one JSON object");
   cmd->add_flag("--profile", opts->profile, "also time every instruction, by operator and delegate");
-  cmd->callback([opts] { run_bench(*opts); });
 }
 
 }  // namespace edgec::cli

@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/npz.h"
@@ -22,6 +23,29 @@ void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+
+/// Adds the subcommand `name`, whose options fill an Options that its
+/// callback passes to `run`. Returns the subcommand, to add the options to,
+/// and the Options they fill.
+template <typename Options>
+std::pair<CLI::App*, std::shared_ptr<Options>> add_command(CLI::App& app, const std::string& name,
+                                                           const std::string& description,
+                                                           void (*run)(const Options&)) {
+  auto opts = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(name, description);
+  cmd->callback([opts, run] { run(*opts); });
+  return {cmd, opts};
+}
+
+// Options several commands take, with the same help (options.cpp).
+/// The program file to read, a positional argument.
+void add_program_argument(CLI::App& cmd, std::string& path);
+/// --inputs (required): an npz of the program's inputs, by name.
+void add_inputs_option(CLI::App& cmd, std::string& path);
+/// --outputs (required): where to write the outputs, by name.
+void add_outputs_option(CLI::App& cmd, std::string& path);
+/// --threads, as text for parse_threads; `help` gives the default.
+void add_threads_option(CLI::App& cmd, std::string& text, const std::string& help);
 
 /// A command-line usage error (an option's value, a missing argument):
 /// main prints "error: MESSAGE" and exits 2; other errors exit 1.

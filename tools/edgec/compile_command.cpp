@@ -74,8 +74,8 @@ void run_compile(const CompileOptions& o) {
 }  // namespace
 
 void add_compile_command(CLI::App& app) {
-  auto opts = std::make_shared<CompileOptions>();
-  CLI::App* cmd = app.add_subcommand("compile", "compile a model (.onnx, or textual IR .ir) into a program file");
+  auto [cmd, opts] =
+      add_command(app, "compile", "compile a model (.onnx, or textual IR .ir) into a program file", run_compile);
   cmd->add_option("model", opts->input, "the model to compile")->required();
   cmd->add_option("-o,--output", opts->output, "the program file to write (atomically)")->required();
   cmd->add_option("--dim", opts->dims, "fix a symbolic dimension: NAME=SIZE (repeatable)");
@@ -91,7 +91,6 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--emit-ir", opts->emit_ir,
                   "also write the lowered program as textual IR (tensors over 64 bytes elided) to this file, or - "
                   "for stdout");
-  cmd->callback([opts] { run_compile(*opts); });
 }
 
 }  // namespace edgec::cli

@@ -49,13 +49,12 @@ void run_eval(const EvalOptions& o) {
 }  // namespace
 
 void add_eval_command(CLI::App& app) {
-  auto opts = std::make_shared<EvalOptions>();
-  CLI::App* cmd = app.add_subcommand("eval", "run a textual-IR program on numpy arrays with the portable kernels");
+  auto [cmd, opts] =
+      add_command(app, "eval", "run a textual-IR program on numpy arrays with the portable kernels", run_eval);
   cmd->add_option("file", opts->input, "the .ir file")->required();
   cmd->add_option("--inputs", opts->inputs_npz, "an .npz with one array per user input, keyed by input name");
-  cmd->add_option("--outputs", opts->outputs_npz, "where to write the outputs (.npz, keyed by output name)")->required();
-  cmd->add_option("--threads", opts->threads, "threads the kernels may use")->type_name("INT:POSITIVE");
-  cmd->callback([opts] { run_eval(*opts); });
+  add_outputs_option(*cmd, opts->outputs_npz);
+  add_threads_option(*cmd, opts->threads, "threads the kernels may use");
 }
 
 }  // namespace edgec::cli

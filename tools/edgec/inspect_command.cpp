@@ -147,11 +147,10 @@ void run_inspect(const InspectOptions& o) {
 }  // namespace
 
 void add_inspect_command(CLI::App& app) {
-  auto opts = std::make_shared<InspectOptions>();
-  CLI::App* cmd = app.add_subcommand("inspect", "show a program file's signature, operators, constants and memory plan");
-  cmd->add_option("program", opts->program, "the .edgec file")->required();
+  auto [cmd, opts] =
+      add_command(app, "inspect", "show a program file's signature, operators, constants and memory plan", run_inspect);
+  add_program_argument(*cmd, opts->program);
   cmd->add_flag("--json", opts->json, "print the same as JSON");
-  cmd->callback([opts] { run_inspect(*opts); });
 }
 
 }  // namespace edgec::cli

@@ -69,17 +69,15 @@ void run_opt(const OptOptions& o) {
 }  // namespace
 
 void add_opt_command(CLI::App& app) {
-  auto opts = std::make_shared<OptOptions>();
   std::string pass_help = "a pass to run, in order (NAME or NAME=OPTIONS); passes:";
   for (const auto& p : all_passes()) pass_help += "\n  " + p.name + ": " + p.summary;
-  CLI::App* cmd = app.add_subcommand("opt", "run passes on a textual-IR program and print it");
+  auto [cmd, opts] = add_command(app, "opt", "run passes on a textual-IR program and print it", run_opt);
   cmd->add_option("file", opts->input, "the .ir file")->required();
   cmd->add_option("--pass", opts->passes, pass_help);
   cmd->add_flag("--verify-each", opts->verify_each, "verify after parsing and after every pass");
   cmd->add_option("-o,--output", opts->output, "write the result here (atomically) instead of stdout");
   cmd->add_option("--elide-data-over", opts->elide_over, "print tensors over this many bytes as opaque<N>")
       ->type_name("INT");
-  cmd->callback([opts] { run_opt(*opts); });
 }
 
 }  // namespace edgec::cli

@@ -18,7 +18,6 @@ struct RunOptions {
   std::string threads = "1";
 };
 
-
 void run_run(const RunOptions& o) {
   const int threads = parse_threads("--threads", o.threads);
   auto loaded = runtime::Program::load(o.program);
@@ -40,13 +39,11 @@ void run_run(const RunOptions& o) {
 }  // namespace
 
 void add_run_command(CLI::App& app) {
-  auto opts = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand("run", "run a program file on numpy inputs");
-  cmd->add_option("program", opts->program, "the .edgec file")->required();
-  cmd->add_option("--inputs", opts->inputs, "an .npz with one array per input, keyed by input name")->required();
-  cmd->add_option("--outputs", opts->outputs, "where to write the outputs (.npz, keyed by output name)")->required();
-  cmd->add_option("--threads", opts->threads, "threads the kernels may use (default 1)")->type_name("INT:POSITIVE");
-  cmd->callback([opts] { run_run(*opts); });
+  auto [cmd, opts] = add_command(app, "run", "run a program file on numpy inputs", run_run);
+  add_program_argument(*cmd, opts->program);
+  add_inputs_option(*cmd, opts->inputs);
+  add_outputs_option(*cmd, opts->outputs);
+  add_threads_option(*cmd, opts->threads, "threads the kernels may use (default 1)");
 }
 
 }  // namespace edgec::cli

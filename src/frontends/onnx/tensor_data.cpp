@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 #include "base/half.h"
 #include "base/memory_limit.h"
@@ -40,44 +41,27 @@ std::string sanitize_name(const std::string& name) {
   return out.empty() ? "v" : out;
 }
 
+namespace {
+
+// The ONNX element type of each DType, both ways.
+constexpr std::pair<int32_t, DType> kElemTypes[] = {
+    {onnx::TensorProto::FLOAT, DType::Float32}, {onnx::TensorProto::FLOAT16, DType::Float16},
+    {onnx::TensorProto::INT64, DType::Int64},   {onnx::TensorProto::INT32, DType::Int32},
+    {onnx::TensorProto::INT8, DType::Int8},     {onnx::TensorProto::UINT8, DType::UInt8},
+    {onnx::TensorProto::BOOL, DType::Bool},
+};
+
+}  // namespace
+
 std::optional<DType> dtype_from_onnx(int32_t elem_type) {
-  switch (elem_type) {
-    case onnx::TensorProto::FLOAT:
-      return DType::Float32;
-    case onnx::TensorProto::FLOAT16:
-      return DType::Float16;
-    case onnx::TensorProto::INT64:
-      return DType::Int64;
-    case onnx::TensorProto::INT32:
-      return DType::Int32;
-    case onnx::TensorProto::INT8:
-      return DType::Int8;
-    case onnx::TensorProto::UINT8:
-      return DType::UInt8;
-    case onnx::TensorProto::BOOL:
-      return DType::Bool;
-    default:
-      return std::nullopt;
-  }
+  for (const auto& [onnx_type, dtype] : kElemTypes)
+    if (onnx_type == elem_type) return dtype;
+  return std::nullopt;
 }
 
 int32_t onnx_elem_type(DType dtype) {
-  switch (dtype) {
-    case DType::Float32:
-      return onnx::TensorProto::FLOAT;
-    case DType::Float16:
-      return onnx::TensorProto::FLOAT16;
-    case DType::Int64:
-      return onnx::TensorProto::INT64;
-    case DType::Int32:
-      return onnx::TensorProto::INT32;
-    case DType::Int8:
-      return onnx::TensorProto::INT8;
-    case DType::UInt8:
-      return onnx::TensorProto::UINT8;
-    case DType::Bool:
-      return onnx::TensorProto::BOOL;
-  }
+  for (const auto& [onnx_type, d] : kElemTypes)
+    if (d == dtype) return onnx_type;
   return onnx::TensorProto::UNDEFINED;
 }
 
@@ -331,90 +315,41 @@ void inline_external_data(onnx::TensorProto& t, const std::string& what, const E
   t.set_raw_data(data.bytes->data(), data.bytes->size());
 }
 
-TensorData make_data(DType dtype, const std::vector<int64_t>& shape, const std::vector<double>& values) {
-  auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * dtype_size(dtype));
-  std::byte* out = bytes->data();
-  for (size_t i = 0; i < values.size(); ++i) {
-    const double v = values[i];
-    switch (dtype) {
-      case DType::Float32: {
-        const float f = static_cast<float>(v);
-        std::memcpy(out + 4 * i, &f, 4);
-        break;
-      }
-      case DType::Float16: {
-        const Half h = float_to_half(static_cast<float>(v));
-        std::memcpy(out + 2 * i, &h, 2);
-        break;
-      }
-      case DType::Int64: {
-        const int64_t x = static_cast<int64_t>(v);
-        std::memcpy(out + 8 * i, &x, 8);
-        break;
-      }
-      case DType::Int32: {
-        const int32_t x = static_cast<int32_t>(v);
-        std::memcpy(out + 4 * i, &x, 4);
-        break;
-      }
-      case DType::Int8: {
-        const int8_t x = static_cast<int8_t>(v);
-        std::memcpy(out + i, &x, 1);
-        break;
-      }
-      case DType::UInt8: {
-        const uint8_t x = static_cast<uint8_t>(v);
-        std::memcpy(out + i, &x, 1);
-        break;
-      }
-      case DType::Bool: {
-        const uint8_t x = v != 0;
-        std::memcpy(out + i, &x, 1);
-        break;
-      }
-    }
+namespace {
+
+// Writes `v` as element `i` of `out`, an array of `dtype`: converted as by
+// static_cast, a bool as v != 0, a half through float.
+template <typename V>
+void store_element(std::byte* out, size_t i, DType dtype, V v) {
+  auto put = [&](auto x) { std::memcpy(out + sizeof(x) * i, &x, sizeof(x)); };
+  switch (dtype) {
+    case DType::Float32: put(static_cast<float>(v)); break;
+    case DType::Float16: put(float_to_half(static_cast<float>(v))); break;
+    case DType::Int64: put(static_cast<int64_t>(v)); break;
+    case DType::Int32: put(static_cast<int32_t>(v)); break;
+    case DType::Int8: put(static_cast<int8_t>(v)); break;
+    case DType::UInt8: put(static_cast<uint8_t>(v)); break;
+    case DType::Bool: put(static_cast<uint8_t>(v != 0)); break;
   }
+}
+
+template <typename V>
+TensorData make_data_of(DType dtype, const std::vector<int64_t>& shape, const std::vector<V>& values) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * dtype_size(dtype));
+  for (size_t i = 0; i < values.size(); ++i) store_element(bytes->data(), i, dtype, values[i]);
   return TensorData{TensorType::of(dtype, shape), std::move(bytes)};
 }
 
+}  // namespace
+
+TensorData make_data(DType dtype, const std::vector<int64_t>& shape, const std::vector<double>& values) {
+  return make_data_of(dtype, shape, values);
+}
+
 TensorData make_int_data(DType dtype, const std::vector<int64_t>& shape, const std::vector<int64_t>& values) {
-  if (is_floating(dtype)) {
-    std::vector<double> d(values.begin(), values.end());
-    return make_data(dtype, shape, d);
-  }
-  auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * dtype_size(dtype));
-  std::byte* out = bytes->data();
-  for (size_t i = 0; i < values.size(); ++i) {
-    const int64_t v = values[i];
-    switch (dtype) {
-      case DType::Int64:
-        std::memcpy(out + 8 * i, &v, 8);
-        break;
-      case DType::Int32: {
-        const int32_t x = static_cast<int32_t>(v);
-        std::memcpy(out + 4 * i, &x, 4);
-        break;
-      }
-      case DType::Int8: {
-        const int8_t x = static_cast<int8_t>(v);
-        std::memcpy(out + i, &x, 1);
-        break;
-      }
-      case DType::UInt8: {
-        const uint8_t x = static_cast<uint8_t>(v);
-        std::memcpy(out + i, &x, 1);
-        break;
-      }
-      case DType::Bool: {
-        const uint8_t x = v != 0;
-        std::memcpy(out + i, &x, 1);
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return TensorData{TensorType::of(dtype, shape), std::move(bytes)};
+  // Floating values go through double, as make_data converts them.
+  if (is_floating(dtype)) return make_data(dtype, shape, std::vector<double>(values.begin(), values.end()));
+  return make_data_of(dtype, shape, values);
 }
 
 namespace {

@@ -205,3 +205,36 @@ def case(name, op, inputs, attrs=None, outputs=None, perms=None, error=None, out
         if not isinstance(value, (int, float, np.floating)) or isinstance(value, bool) or not value >= 0:
             raise CaseError("%s: %s must be a non-negative number, got %r" % (where, label, value))
     return Case(name, op, inputs, attrs, outputs, perms, error, out_specs, float(atol), float(rtol))
+
+
+# Helpers the families share.
+
+def random_array(rng, shape, dtype):
+    """Values of `dtype` drawn from `rng`: bools half true, integers in
+    [-100, 100] (clipped to the type), floats standard normal."""
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), size=shape, endpoint=True).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def dtype_tag(dtype):
+    """numpy's name for `dtype`, for case names."""
+    return np.dtype(dtype).name
+
+
+def view(x, perm):
+    """`x` as the kernel sees it when stored permuted by `perm` (case(perms=...))."""
+    return x if perm is None else x.transpose(perm)
+
+
+def flat_pads(pads):
+    """[(b0, e0), (b1, e1)] -> ONNX order [b0, b1, e0, e1]."""
+    return [p[0] for p in pads] + [p[1] for p in pads]
+
+
+def given(**attrs):
+    """The attributes whose value is not None, in the order written."""
+    return {name: value for name, value in attrs.items() if value is not None}

@@ -7,7 +7,7 @@ Padding is given per axis as (begin, end), as in the kernels' 2*nd form.
 """
 import numpy as np
 
-from common import case
+from common import case, flat_pads, given
 
 F32_TOL = dict(atol=1e-4, rtol=1e-4)
 F16_TOL = dict(atol=3e-3, rtol=3e-3)
@@ -74,9 +74,12 @@ def conv_transpose_ref(x, w, b=None, stride=None, pads=None, output_padding=None
     return out.astype(x.dtype)
 
 
-def flat_pads(pads):
-    """[(b0, e0), (b1, e1)] -> ONNX order [b0, b1, e0, e1]."""
-    return [p[0] for p in pads] + [p[1] for p in pads]
+def conv_attrs(stride, dilation, groups, attrs_pad, pads, output_padding=None):
+    """A conv or conv_transpose case's attributes: those given, groups unless
+    1, and the padding as attrs_pad or else flattened from pads."""
+    padding = attrs_pad if attrs_pad is not None else None if pads is None else flat_pads(pads)
+    return given(stride=stride, dilation=dilation, output_padding=output_padding,
+                 groups=None if groups == 1 else groups, padding=padding)
 
 
 def cases():
@@ -92,17 +95,7 @@ def cases():
         """x_view/w_view: the logical tensors when x/w are stored permuted."""
         xl = x if x_view is None else x_view
         wl = w if w_view is None else w_view
-        attrs = {}
-        if stride is not None:
-            attrs['stride'] = stride
-        if dilation is not None:
-            attrs['dilation'] = dilation
-        if groups != 1:
-            attrs['groups'] = groups
-        if attrs_pad is not None:
-            attrs['padding'] = attrs_pad
-        elif pads is not None:
-            attrs['padding'] = flat_pads(pads)
+        attrs = conv_attrs(stride, dilation, groups, attrs_pad, pads)
         inputs = [x, w] + ([b] if b is not None else [])
         expected = conv_ref(xl, wl, b, stride, pads, dilation, groups)
         out.append(case(name, 'conv', inputs=inputs, attrs=attrs, outputs=[expected], perms=perms, **tol))
@@ -184,9 +177,14 @@ def cases():
     add_conv('conv1d_empty_batch', randn(0, 4, 10), randn(3, 4, 5), randn(3), pads=[(2, 2)], attrs_pad=[2])
 
     # --- conv errors -----------------------------------------------------------
-    def conv_error(name, inputs, attrs, error, out_shape=(1,), dtype='f32'):
-        out.append(case(name, 'conv', inputs=inputs, attrs=attrs, outputs=[], error=error,
-                        out_specs=[(dtype, list(out_shape))]))
+    def error_adder(op):
+        """A function that adds an error case of `op`: the kernel must refuse `inputs`."""
+        def add(name, inputs, attrs, error, out_shape=(1,), dtype='f32'):
+            out.append(case(name, op, inputs=inputs, attrs=attrs, outputs=[], error=error,
+                            out_specs=[(dtype, list(out_shape))]))
+        return add
+
+    conv_error = error_adder('conv')
 
     conv_error('conv_error_channel_mismatch', [randn(1, 3, 5, 5), randn(4, 2, 3, 3)], {},
                'conv: weight [4, 2, 3, 3] expects 2 input channels')
@@ -229,19 +227,7 @@ def cases():
                   attrs_pad=None, perms=None, tol=F32_TOL, x_view=None, w_view=None):
         xl = x if x_view is None else x_view
         wl = w if w_view is None else w_view
-        attrs = {}
-        if stride is not None:
-            attrs['stride'] = stride
-        if dilation is not None:
-            attrs['dilation'] = dilation
-        if output_padding is not None:
-            attrs['output_padding'] = output_padding
-        if groups != 1:
-            attrs['groups'] = groups
-        if attrs_pad is not None:
-            attrs['padding'] = attrs_pad
-        elif pads is not None:
-            attrs['padding'] = flat_pads(pads)
+        attrs = conv_attrs(stride, dilation, groups, attrs_pad, pads, output_padding)
         inputs = [x, w] + ([b] if b is not None else [])
         expected = conv_transpose_ref(xl, wl, b, stride, pads, output_padding, dilation, groups)
         out.append(case(name, 'conv_transpose', inputs=inputs, attrs=attrs, outputs=[expected], perms=perms,
@@ -286,9 +272,7 @@ def cases():
     add_convt('convt1d_f16', randn(1, 4, 6, dtype=np.float16), randn(4, 3, 4, dtype=np.float16),
               randn(3, dtype=np.float16), stride=[2], pads=[(1, 1)], attrs_pad=[1], tol=F16_TOL)
 
-    def convt_error(name, inputs, attrs, error, out_shape=(1,), dtype='f32'):
-        out.append(case(name, 'conv_transpose', inputs=inputs, attrs=attrs, outputs=[], error=error,
-                        out_specs=[(dtype, list(out_shape))]))
+    convt_error = error_adder('conv_transpose')
 
     convt_error('convt_error_channel_mismatch', [randn(1, 3, 4, 4), randn(2, 2, 3, 3)], {},
                 'conv_transpose: weight [2, 2, 3, 3] expects 2 input channels, but the input [1, 3, 4, 4] has 3')

@@ -7,14 +7,10 @@ then converted; full is np.full with the value converted to the dtype.
 """
 import numpy as np
 
-from common import case, dtype as dtype_attr
+from common import case, dtype as dtype_attr, dtype_tag as tag
 
 ALL = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8, np.bool_]
 NUMERIC = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8]
-
-
-def tag(dtype):
-    return np.dtype(dtype).name
 
 
 def arange_ref(start, end, step, dtype):

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from common import case, dtype
+from common import case, dtype, view
 
 rng = np.random.default_rng(20240607)
 
@@ -48,10 +48,6 @@ def nonzero(shape, dt):
         return np.ones(shape, np.bool_)
     x[x == 0] = 3
     return x
-
-
-def view(x, perm):
-    return x if perm is None else x.transpose(perm)
 
 
 def quiet(f, *args):

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from common import case
+from common import case, dtype_tag as tag, given, random_array, view
 
 rng = np.random.default_rng(99)
 
@@ -22,20 +22,7 @@ NUMERIC = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8]
 
 
 def rand(shape, dtype):
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -100), min(info.max, 100), size=shape, endpoint=True).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def tag(dtype):
-    return np.dtype(dtype).name
-
-
-def view(x, perm):
-    return x if perm is None else x.transpose(perm)
+    return random_array(rng, shape, dtype)
 
 
 def indices(shape, size, dtype=np.int64, negative=True):
@@ -243,13 +230,7 @@ def topk_ref(x, k, dim, largest):
 
 
 def topk_case(name, x, k, dim=None, largest=None, sorted_=None, perm=None):
-    attrs = {"k": k}
-    if dim is not None:
-        attrs["dim"] = dim
-    if largest is not None:
-        attrs["largest"] = largest
-    if sorted_ is not None:
-        attrs["sorted"] = sorted_
+    attrs = {"k": k, **given(dim=dim, largest=largest, sorted=sorted_)}
     v, i = topk_ref(view(x, perm), k, -1 if dim is None else dim, largest is not False)
     return case(name, "topk", inputs=[x], attrs=attrs, outputs=[v, i], perms=None if perm is None else [perm])
 

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from common import case
+from common import case, view
 
 rng = np.random.default_rng(4321)
 
@@ -25,10 +25,6 @@ def rand(shape, dtype=np.float32, scale=1.0, shift=0.0):
 
 def tol(dtype):
     return F16 if dtype == np.float16 else F32
-
-
-def view(x, perm):
-    return x if perm is None else x.transpose(perm)
 
 
 def softmax_ref(x, dim, log):

@@ -8,7 +8,7 @@ and adaptive pooling's floor/ceil window bounds.
 """
 import numpy as np
 
-from common import case
+from common import case, flat_pads, given
 
 F16_TOL = dict(atol=2e-3, rtol=2e-3)
 
@@ -100,8 +100,9 @@ def adaptive_avg_pool_ref(x, output_size):
     return out[:, :, 0, :] if nd == 1 else out
 
 
-def flat_pads(pads):
-    return [q[0] for q in pads] + [q[1] for q in pads]
+def padding_attr(attrs_pad, pads):
+    """The padding attribute as attrs_pad gives it, or else flattened from pads."""
+    return attrs_pad if attrs_pad is not None else None if pads is None else flat_pads(pads)
 
 
 def cases():
@@ -118,19 +119,10 @@ def cases():
     # --- max_pool ------------------------------------------------------------------
     def add_max(name, x, kernel, stride=None, pads=None, dilation=None, ceil_mode=None, attrs_pad=None,
                 stride_attr=None, perm=None, x_view=None, tol=None):
-        attrs = {'kernel_size': list(kernel)}
-        if stride_attr is not None:
-            attrs['stride'] = stride_attr
-        elif stride is not None:
-            attrs['stride'] = list(stride)
-        if attrs_pad is not None:
-            attrs['padding'] = attrs_pad
-        elif pads is not None:
-            attrs['padding'] = flat_pads(pads)
-        if dilation is not None:
-            attrs['dilation'] = list(dilation)
-        if ceil_mode is not None:
-            attrs['ceil_mode'] = ceil_mode
+        stride_list = stride_attr if stride_attr is not None else None if stride is None else list(stride)
+        attrs = {'kernel_size': list(kernel),
+                 **given(stride=stride_list, padding=padding_attr(attrs_pad, pads),
+                         dilation=None if dilation is None else list(dilation), ceil_mode=ceil_mode)}
         xl = x if x_view is None else x_view
         expected = max_pool_ref(xl, kernel, stride, pads, dilation, bool(ceil_mode))
         out.append(case(name, 'max_pool', inputs=[x], attrs=attrs, outputs=[expected],
@@ -201,17 +193,9 @@ def cases():
     # --- avg_pool ------------------------------------------------------------------
     def add_avg(name, x, kernel, stride=None, pads=None, ceil_mode=None, count_include_pad=None, attrs_pad=None,
                 perm=None, x_view=None, tol=None):
-        attrs = {'kernel_size': list(kernel)}
-        if stride is not None:
-            attrs['stride'] = list(stride)
-        if attrs_pad is not None:
-            attrs['padding'] = attrs_pad
-        elif pads is not None:
-            attrs['padding'] = flat_pads(pads)
-        if ceil_mode is not None:
-            attrs['ceil_mode'] = ceil_mode
-        if count_include_pad is not None:
-            attrs['count_include_pad'] = count_include_pad
+        attrs = {'kernel_size': list(kernel),
+                 **given(stride=None if stride is None else list(stride), padding=padding_attr(attrs_pad, pads),
+                         ceil_mode=ceil_mode, count_include_pad=count_include_pad)}
         xl = x if x_view is None else x_view
         cip = True if count_include_pad is None else count_include_pad
         expected = avg_pool_ref(xl, kernel, stride, pads, bool(ceil_mode), cip)

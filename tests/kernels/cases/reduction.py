@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from common import case
+from common import case, given, view
 
 rng = np.random.default_rng(1234)
 
@@ -29,10 +29,6 @@ def rand(shape, dtype):
 
 def tol(dtype):
     return F16 if dtype == np.float16 else F32
-
-
-def view(x, perm):
-    return x if perm is None else x.transpose(perm)
 
 
 def axes(dims, rank):
@@ -118,11 +114,7 @@ def cumsum_ref(x, dim, exclusive, reverse):
 
 
 def cumsum_case(name, x, dim, exclusive=None, reverse=None, perm=None):
-    attrs = {"dim": dim}
-    if exclusive is not None:
-        attrs["exclusive"] = exclusive
-    if reverse is not None:
-        attrs["reverse"] = reverse
+    attrs = {"dim": dim, **given(exclusive=exclusive, reverse=reverse)}
     y = cumsum_ref(view(x, perm), dim, bool(exclusive), bool(reverse))
     return case(name, "cumsum", inputs=[x], attrs=attrs, outputs=[y],
                 perms=None if perm is None else [perm], **tol(x.dtype))

@@ -10,7 +10,7 @@ Shapes reaching the kernels' special paths: transposes of at least 32x32
 """
 import numpy as np
 
-from common import case
+from common import case, dtype_tag as tag, given, random_array, view
 
 rng = np.random.default_rng(2024)
 
@@ -20,20 +20,7 @@ INT64_MIN = -2**63
 
 
 def rand(shape, dtype):
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -100), min(info.max, 100), size=shape, endpoint=True).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def tag(dtype):
-    return np.dtype(dtype).name
-
-
-def view(x, perm):
-    return x if perm is None else x.transpose(perm)
+    return random_array(rng, shape, dtype)
 
 
 def one(name, op, x, attrs, expected, perm=None):
@@ -332,11 +319,7 @@ def pad_ref(x, pads, mode, value):
 
 
 def pad_case(name, x, pads, mode=None, value=None, perm=None):
-    attrs = {"pads": pads}
-    if mode is not None:
-        attrs["mode"] = mode
-    if value is not None:
-        attrs["value"] = value
+    attrs = {"pads": pads, **given(mode=mode, value=value)}
     return one(name, "pad", x, attrs, pad_ref(view(x, perm), pads, mode or "constant", value or 0), perm=perm)
 
 

@@ -1,0 +1,45 @@
+// What tests of operator rows (tests/ops) build their queries with: types
+// and dims in a word, attribute lists (attrs_of), and a row's shape
+// function run on given inputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops/op_info.h"
+#include "support/attrs.h"
+
+namespace edgec {
+
+using Ints = std::vector<int64_t>;
+
+inline TensorType f32(Ints shape) { return TensorType::of(DType::Float32, shape); }
+inline TensorType f16(Ints shape) { return TensorType::of(DType::Float16, shape); }
+inline TensorType i64(Ints shape) { return TensorType::of(DType::Int64, shape); }
+inline TensorType mask(Ints shape) { return TensorType::of(DType::Bool, shape); }
+inline TensorType typed(DType d, Ints shape) { return TensorType::of(d, shape); }
+inline TensorType dims(Dims ds, DType d = DType::Float32) { return TensorType(d, std::move(ds)); }
+inline Dim fx(int64_t v) { return Dim::fixed(v); }
+inline Dim sym(const std::string& s, int64_t ub = -1) { return Dim::symbolic(s, ub); }
+inline Dim dyn(int64_t ub) { return Dim::dynamic(ub); }
+
+/// The result types row `r`'s shape function gives for `inputs`, grouped
+/// into operands by `groups`.
+inline std::vector<TensorType> row_shapes(const OpInfo& r, const std::vector<TensorType>& inputs,
+                                          const std::vector<OperandGroup>& groups, const Attrs& a) {
+  ShapeQuery q{r.name, inputs, groups, a};
+  return r.shape(q);
+}
+
+/// The one type in `types`; a test failure when there are more or none.
+inline TensorType only_type(const std::vector<TensorType>& types) {
+  EXPECT_EQ(types.size(), 1u);
+  return types.at(0);
+}
+
+}  // namespace edgec
