@@ -5,8 +5,11 @@
 # must give byte-identical files. A fixture whose manifest entry says the
 # exported graph is invalid must be refused instead, with the error line
 # its entry gives (expected_error) and no output file.
+# MODE: `portable` (the default) compiles with no backend and with the
+# reference backend; `onednn` with the onednn delegate, then checks what it
+# took and fused (registered only in builds with EDGEC_BACKEND_ONEDNN).
 set -euo pipefail
-edgec=$1 fixtures=$2 name=$3
+edgec=$1 fixtures=$2 name=$3 mode=${4:-portable}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 valid=$($py -c "
@@ -59,7 +62,12 @@ check() {
   $py "$compare_npz" "$1" "$fixtures/$name.outputs.npz" --atol 1e-4 --rtol 1e-4 --form either --label "$2"
 }
 
-for backends in none reference reference:add+mul+conv+matmul+layer_norm onednn; do
+if [ "$mode" = portable ]; then
+  backend_lists=(none reference reference:add+mul+conv+matmul+layer_norm)
+else
+  backend_lists=(onednn)
+fi
+for backends in "${backend_lists[@]}"; do
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends "$backends"
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/b.edgec" $dim_flags --backends "$backends"
   cmp "$t/a.edgec" "$t/b.edgec"
@@ -67,7 +75,9 @@ for backends in none reference reference:add+mul+conv+matmul+layer_norm onednn; 
   check "$t/out.npz" "$backends"
 done
 
-# The onednn file (a.edgec, the loop's last) stores convolution weights in
+[ "$mode" = onednn ] || exit 0
+
+# The onednn file (a.edgec) stores convolution weights in
 # the layout oneDNN chose for this CPU; where it picks another, init
 # reorders from the stored one. Run it once more with oneDNN's instruction
 # set switched: held to AVX2 when it was free, freed when the AVX2 pass of

@@ -210,6 +210,7 @@ TEST(Method, DelegateArenaOverTheConfiguredLimitIsRefused) {
   EXPECT_TRUE(detail_has("exceeds the memory limit")) << error_detail();
 }
 
+#if EDGEC_BACKEND_ONEDNN
 // Regression (fuzz/program_fuzzer, onednn seed): an onednn payload whose
 // unary instruction has no operand made the delegate's builder throw past
 // init (std::terminate). Payload instructions are now checked against their
@@ -221,7 +222,9 @@ TEST(Method, OnednnInstructionWithoutOperandsIsRefused) {
   EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
   EXPECT_TRUE(detail_has("onednn: instruction")) << error_detail();
 }
+#endif
 
+#if EDGEC_BACKEND_ONEDNN
 // Regression (fuzz/program_fuzzer, onednn seed): an onednn payload declaring
 // a 64 GiB input had its staging buffer allocated at init, past the memory
 // limit. Everything the delegate allocates at init now counts against the
@@ -232,6 +235,7 @@ TEST(Method, OnednnInputOverTheMemoryLimitIsRefused) {
   EXPECT_EQ(r.error, Error::OutOfMemory) << error_detail();
   EXPECT_TRUE(detail_has("memory limit")) << error_detail();
 }
+#endif
 
 // Regression (fuzz/program_fuzzer): an attribute whose union type is set but
 // whose value table is absent passes the flatbuffers verifier; reading it
@@ -243,6 +247,7 @@ TEST(Method, AttributeWithoutValueIsRefused) {
   EXPECT_TRUE(detail_has("has no value")) << error_detail();
 }
 
+#if EDGEC_BACKEND_ONEDNN
 // Regression (fuzz/program_fuzzer, onednn seed): a conv whose 'dilation'
 // has fewer entries than spatial dims was read past its end. Spatial
 // attributes of the wrong length (and groups that do not divide the
@@ -252,6 +257,7 @@ TEST(Method, OnednnConvWithShortAttributeIsRefused) {
   ASSERT_TRUE(r.loaded) << error_detail();
   EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
 }
+#endif
 
 // Regression (fuzz/program_fuzzer, UBSan): an ints attribute whose 8-byte
 // values sit at a 4-byte aligned address passes the flatbuffers verifier
@@ -263,6 +269,7 @@ TEST(Method, MisalignedAttributeValuesAreRefused) {
   EXPECT_TRUE(detail_has("has misaligned values")) << error_detail();
 }
 
+#if EDGEC_BACKEND_ONEDNN
 // Regression (fuzz/program_fuzzer, onednn seed): a pooling of an integer
 // slot made oneDNN's descriptor copy a negative number of dims. The onednn
 // delegate takes f32 only (index operands aside) and says so.
@@ -275,7 +282,9 @@ TEST(Method, OnednnPoolOfIntegersIsRefused) {
   EXPECT_NE(error_detail().find("instruction "), std::string::npos) << error_detail();
   EXPECT_NE(error_detail().find(", expected "), std::string::npos) << error_detail();
 }
+#endif
 
+#if EDGEC_BACKEND_ONEDNN
 // Regression (fuzz/program_fuzzer, UBSan, onednn seed): pooling attributes
 // near 2^63 overflowed the right-padding arithmetic. Spatial attributes are
 // bounded (and the arithmetic is done in 128 bits).
@@ -285,7 +294,9 @@ TEST(Method, OnednnPoolAttributeOverflowIsRefused) {
   EXPECT_NE(r.error, Error::Ok);
   EXPECT_TRUE(detail_has("out of range")) << error_detail();
 }
+#endif
 
+#if EDGEC_BACKEND_ONEDNN
 // Regression (fuzz/program_fuzzer, onednn seed): a conv result declaring a
 // huge channel count had per-channel vectors sized from it before oneDNN
 // checked the shapes. The delegate refuses values larger than the memory
@@ -297,6 +308,7 @@ TEST(Method, OnednnHugeDeclaredChannelsAreRefused) {
   EXPECT_TRUE(detail_has("more than the memory limit") || detail_has("result channels disagree with its weights"))
       << error_detail();
 }
+#endif
 
 // Regression (fuzz/program_fuzzer): a slot whose declared shape has more
 // elements than fit in 64 bits overflowed the stride computation. The
