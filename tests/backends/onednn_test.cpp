@@ -1437,3 +1437,41 @@ TEST(OnednnWide, AnInputReadByManyStepsSharesItsMemoryObject) {
 
 }  // namespace
 }  // namespace edgec
+namespace edgec {
+namespace {
+
+// Unary chains after a convolution and after a matmul, with two linear maps
+// among them (neg and hardsigmoid are linear maps in oneDNN's terms): oneDNN 2.6 applies a second eltwise_linear post-op with the
+// first's parameters, so the delegate fuses at most one (runtime_fuse.cpp)
+// and the results match the portable kernels.
+TEST(Onednn, ChainsWithTwoLinearMaps) {
+  const std::vector<std::vector<std::string>> chains = {
+      {"neg", "elu"}, {"elu", "neg"}, {"neg", "neg"}, {"neg", "leaky_relu", "neg"}, {"neg", "hardsigmoid"},
+      {"hardsigmoid", "neg"}, {"neg", "tanh", "neg"}, {"clamp", "neg", "exp"}};
+  for (const auto& chain : chains) {
+    std::string label;
+    for (const auto& op : chain) label += op + " ";
+    for (int kind = 0; kind < 2; ++kind) {
+      SCOPED_TRACE(label + (kind ? "conv" : "matmul"));
+      Ir ir;
+      std::string prev, type;
+      if (kind == 0) {
+        ir.input("a", {2, 8}).constant("w", {8, 4});
+        ir.op("%v0 = edge.matmul.default(%a, %w) : f32[2, 4]");
+        type = "f32[2, 4]";
+      } else {
+        ir.input("x", {1, 4, 9, 9}).constant("w", {8, 4, 5, 5});
+        ir.op("%v0 = edge.conv.default(%x, %w, padding = [2, 2]) : f32[1, 8, 9, 9]");
+        type = "f32[1, 8, 9, 9]";
+      }
+      for (size_t i = 0; i < chain.size(); ++i) {
+        const std::string attrs = chain[i] == "clamp" ? ", min = -0.5, max = 0.5" : "";
+        ir.op("%v" + std::to_string(i + 1) + " = edge." + chain[i] + ".default(%v" + std::to_string(i) + attrs + ") : " + type);
+      }
+      expect_matches(ir, {"v" + std::to_string(chain.size())}, {kind ? "conv" : "matmul"}, 1e-4);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgec

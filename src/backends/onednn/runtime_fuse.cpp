@@ -55,6 +55,20 @@ int32_t match_mish(Ctx& c, int32_t softplus, int32_t x) {
   return m;
 }
 
+namespace {
+
+// oneDNN 2.6's convolution and matmul apply a second eltwise_linear post-op
+// with the first one's parameters (conv -> hardsigmoid -> neg, or -> selu
+// after neg, came out wrong; Onednn.ChainsWithTwoLinearMaps shows
+// it): a fused chain holds at most one, and the next continues in a step of
+// its own (whose own first operation is the primitive, not a post-op).
+size_t linear_count(const std::vector<Eltwise>& ops) {
+  return static_cast<size_t>(
+      std::count_if(ops.begin(), ops.end(), [](const Eltwise& e) { return e.alg == algorithm::eltwise_linear; }));
+}
+
+}  // namespace
+
 int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::string& name) {
   for (;;) {
     const auto& readers = c.d.consumers[static_cast<size_t>(slot)];
@@ -81,7 +95,7 @@ int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::str
     if (c.shape(in.outputs[0]) != c.shape(slot)) return slot;
     std::vector<Eltwise> more = eltwise_of(in);
     if (more.empty() || c.d.slots[static_cast<size_t>(in.outputs[0])].dtype != DType::Float32 ||
-        ops.size() + more.size() > kMaxFusedEltwise)
+        ops.size() + more.size() > kMaxFusedEltwise || linear_count(ops) + linear_count(more) > 1)
       return slot;
     if (in.op == "softplus") return slot;  // Alone it is soft_relu, but may be a mish: leave it to its own step.
     ops.insert(ops.end(), more.begin(), more.end());
