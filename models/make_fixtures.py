@@ -83,6 +83,9 @@ def _fixtures():
                 "MLP 64 -> 256 (ReLU) -> 256 (GELU) -> 16, batch 1."),
         Fixture("mlp_dynamic", "small", lambda: small.build_mlp(dynamic=True), ["y"],
                 "The same MLP with a dynamic batch dimension (batch; run with 3)."),
+        Fixture("activations", "small", small.build_activations, ["y", "z"],
+                "SELU after a convolution, CELU (alpha 0.7) after a linear layer, and both on the input: "
+                "ONNX Selu and Celu (opset 17)."),
         Fixture("folded_output", "small", lambda: (small.FoldedOutput(), {"observation.state": torch.randn(1, 8)}),
                 ["action", "pos_embed", "action_scale"],
                 "Outputs: action (computed), pos_embed (a sine table that depends on no input: the exporter "

@@ -264,6 +264,28 @@ class Mlp(nn.Module):
         return self.net(x)
 
 
+class Activations(nn.Module):
+    """Activations with attributes, each after a layer oneDNN runs: SELU
+    (ONNX Selu) after a convolution, CELU with alpha 0.7 (ONNX Celu) after a
+    linear layer, and standalone."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 8, 3, padding=1)
+        self.fc = nn.Linear(8 * 6 * 6, 32)
+        self.selu = nn.SELU()
+        self.celu = nn.CELU(alpha=0.7)
+
+    def forward(self, x):
+        h = self.selu(self.conv(x))
+        y = self.celu(self.fc(h.flatten(1)))
+        return y, self.celu(x) + self.selu(x)
+
+
+def build_activations():
+    return Activations(), {"x": torch.randn(2, 4, 6, 6) * 2}, {}
+
+
 def perturb_layer_norms(model):
     for m in model.modules():
         if isinstance(m, nn.LayerNorm):

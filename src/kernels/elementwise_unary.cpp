@@ -256,6 +256,53 @@ struct Elu {
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x); }
 };
 
+// torch.nn.SELU; ONNX Selu. The defaults are torch's constants (ONNX's are
+// the same, rounded to float).
+struct Selu {
+  static constexpr std::string_view kName = "selu";
+  float alpha_gamma = 0, gamma = 0;
+
+  static std::vector<AttrDecl> attrs() { return {alpha_decl(), gamma_decl()}; }
+  static const AttrDecl& alpha_decl() {
+    static const AttrDecl d = attr_float("alpha", 1.6732632423543772);
+    return d;
+  }
+  static const AttrDecl& gamma_decl() {
+    static const AttrDecl d = attr_float("gamma", 1.0507009873554805);
+    return d;
+  }
+
+  static Error from_attrs(const Attrs& attrs, Selu& op) {
+    double alpha, gamma;
+    EDGEC_TRY(read_attr(kName, attrs, alpha_decl(), alpha));
+    EDGEC_TRY(read_attr(kName, attrs, gamma_decl(), gamma));
+    op.alpha_gamma = static_cast<float>(alpha * gamma);
+    op.gamma = static_cast<float>(gamma);
+    return Error::Ok;
+  }
+  float operator()(float x) const { return x > 0 ? gamma * x : alpha_gamma * std::expm1(x); }
+};
+
+// torch.nn.CELU; ONNX Celu: max(0, x) + min(0, alpha (e^(x / alpha) - 1)).
+struct Celu {
+  static constexpr std::string_view kName = "celu";
+  float alpha = 1.0f;
+
+  static std::vector<AttrDecl> attrs() { return {alpha_decl()}; }
+  static const AttrDecl& alpha_decl() {
+    static const AttrDecl d = attr_float("alpha", 1.0, AttrRule::NonZero);
+    return d;
+  }
+
+  static Error from_attrs(const Attrs& attrs, Celu& op) {
+    double alpha;
+    EDGEC_TRY(read_attr(kName, attrs, alpha_decl(), alpha));
+    op.alpha = static_cast<float>(alpha);
+    return Error::Ok;
+  }
+  float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x / alpha); }
+};
+
 struct GeluErf {
   static constexpr std::string_view kName = "gelu";
   float operator()(float x) const { return vgelu_erf(x); }
@@ -327,6 +374,8 @@ std::span<const KernelEntry> elementwise_unary_kernels() {
       unary_entry<Mish, FloatTypes>("x * tanh(softplus(x))"),
       unary_entry<LeakyRelu, FloatTypes>("x if x > 0 else negative_slope * x"),
       unary_entry<Elu, FloatTypes>("x if x > 0 else alpha (e^x - 1)"),
+      unary_entry<Selu, FloatTypes>("gamma x if x > 0 else gamma alpha (e^x - 1)"),
+      unary_entry<Celu, FloatTypes>("x if x > 0 else alpha (e^(x / alpha) - 1)"),
       {elementwise_decl("gelu", "default", {{"self"}}, dtype_set(FloatTypes{}), ResultRule::Custom,
                         "x * Phi(x); approximate none (erf) or tanh", {gelu_approximate()}),
        gelu_kernel},

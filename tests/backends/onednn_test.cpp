@@ -427,6 +427,8 @@ std::map<std::string, TableSample> table_samples() {
                          "hardsigmoid", "softplus"})
     s[op] = unary_sample(std::string(op) + ".default(%x)");
   s["leaky_relu"] = unary_sample("leaky_relu.default(%x, negative_slope = 0.2)");
+  s["selu"] = unary_sample("selu.default(%x)");
+  s["celu"] = unary_sample("celu.default(%x, alpha = 0.7)");
   s["clamp"] = unary_sample("clamp.default(%x, min = -0.5, max = 1.5)");
   s["log"] = unary_sample("log.default(%x)", 0.1f, 4.f);
   s["sqrt"] = unary_sample("sqrt.default(%x)", 0.f, 4.f);
@@ -1437,17 +1439,19 @@ TEST(OnednnWide, AnInputReadByManyStepsSharesItsMemoryObject) {
 
 }  // namespace
 }  // namespace edgec
+
 namespace edgec {
 namespace {
 
 // Unary chains after a convolution and after a matmul, with two linear maps
-// among them (neg and hardsigmoid are linear maps in oneDNN's terms): oneDNN 2.6 applies a second eltwise_linear post-op with the
+// among them (neg, hardsigmoid, selu and celu are linear maps in oneDNN's
+// terms): oneDNN 2.6 applies a second eltwise_linear post-op with the
 // first's parameters, so the delegate fuses at most one (runtime_fuse.cpp)
 // and the results match the portable kernels.
 TEST(Onednn, ChainsWithTwoLinearMaps) {
   const std::vector<std::vector<std::string>> chains = {
       {"neg", "elu"}, {"elu", "neg"}, {"neg", "neg"}, {"neg", "leaky_relu", "neg"}, {"neg", "hardsigmoid"},
-      {"hardsigmoid", "neg"}, {"neg", "tanh", "neg"}, {"clamp", "neg", "exp"}};
+      {"hardsigmoid", "neg"}, {"neg", "selu"}, {"selu", "neg"}, {"neg", "tanh", "neg"}, {"clamp", "neg", "exp"}, {"neg", "celu"}};
   for (const auto& chain : chains) {
     std::string label;
     for (const auto& op : chain) label += op + " ";

@@ -162,6 +162,17 @@ std::vector<Eltwise> leaky_relu(const OpDecl& d, const Attrs& a) {
   return {{algorithm::eltwise_relu, attr_f(d, a, "negative_slope"), 0.f}};
 }
 std::vector<Eltwise> elu(const OpDecl& d, const Attrs& a) { return {{algorithm::eltwise_elu, attr_f(d, a, "alpha"), 0.f}}; }
+// selu = gamma * elu(x, alpha).
+std::vector<Eltwise> selu(const OpDecl& d, const Attrs& a) {
+  return {{algorithm::eltwise_elu, attr_f(d, a, "alpha"), 0.f}, {algorithm::eltwise_linear, attr_f(d, a, "gamma"), 0.f}};
+}
+// celu = alpha * elu(x / alpha, 1).
+std::vector<Eltwise> celu(const OpDecl& d, const Attrs& a) {
+  const float alpha = attr_f(d, a, "alpha");
+  return {{algorithm::eltwise_linear, 1.f / alpha, 0.f},
+          {algorithm::eltwise_elu, 1.f, 0.f},
+          {algorithm::eltwise_linear, alpha, 0.f}};
+}
 std::vector<Eltwise> gelu(const OpDecl& d, const Attrs& a) {
   const bool tanh = declared(&d, d.name, "approximate").string_value(a) == "tanh";
   return {{tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0.f, 0.f}};
@@ -203,6 +214,8 @@ std::vector<OpRow> make_table() {
       unary("relu", fixed<algorithm::eltwise_relu>),
       unary("leaky_relu", leaky_relu),
       unary("elu", elu),
+      unary("selu", selu),
+      unary("celu", celu),
       unary("gelu", gelu),
       unary("tanh", fixed<algorithm::eltwise_tanh>),
       unary("sigmoid", fixed<algorithm::eltwise_logistic>),

@@ -54,6 +54,29 @@ void elu(NodeContext& n) {
   n.set_output(0, n.emit("elu", {n.value(0)}, attrs_of({{"alpha", n.attr_float("alpha", 1.0)}})));
 }
 
+// Unary operators whose ONNX float attributes are ours under other names
+// (or the same); an attribute the node leaves out takes the operator's
+// declared default (kernels/op_decl.h), which is ONNX's.
+struct AttrUnary {
+  std::string op;
+  std::vector<std::pair<std::string, std::string>> attrs;  // ONNX name -> edgec name
+};
+const std::map<std::string, AttrUnary>& attr_unary_ops() {
+  static const std::map<std::string, AttrUnary> m = {
+      {"Selu", {"selu", {{"alpha", "alpha"}, {"gamma", "gamma"}}}},
+      {"Celu", {"celu", {{"alpha", "alpha"}}}},
+  };
+  return m;
+}
+
+void attr_unary(NodeContext& n) {
+  const AttrUnary& u = attr_unary_ops().at(n.proto().op_type());
+  Attrs attrs;
+  for (const auto& [onnx_name, name] : u.attrs)
+    if (n.attr(onnx_name)) attrs.set(name, n.attr_float(onnx_name, 0.0));
+  n.set_output(0, n.emit(u.op, {n.value(0)}, std::move(attrs)));
+}
+
 // HardSigmoid: max(0, min(1, alpha x + beta)); torch's (alpha 1/6, beta 1/2)
 // is our hardsigmoid, anything else is composed.
 void hard_sigmoid(NodeContext& n) {
@@ -275,6 +298,7 @@ void register_elementwise_handlers(HandlerTable& t) {
   for (const char* name : {"Min", "Max", "Sum", "Mean"}) t[name] = variadic;
   t["LeakyRelu"] = leaky_relu;
   t["Elu"] = elu;
+  for (const auto& [name, op] : attr_unary_ops()) t[name] = attr_unary;
   t["HardSigmoid"] = hard_sigmoid;
   t["Mod"] = mod;
   t["Where"] = where;

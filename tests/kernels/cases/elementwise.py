@@ -405,6 +405,19 @@ def softplus_ref(x, beta=1.0, threshold=20.0):
     return np.where(beta * x > threshold, x, np.log1p(np.exp(beta * x)) / beta)
 
 
+# torch.nn.SELU's constants.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu_ref(x, alpha=SELU_ALPHA, gamma=SELU_SCALE):
+    return gamma * np.where(x > 0, x, alpha * np.expm1(x))
+
+
+def celu_ref(x, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(x / alpha))
+
+
 def hardsigmoid_ref(x):
     return np.clip(x + 3, 0, 6) / 6
 
@@ -432,6 +445,8 @@ FLOAT_UNARY = {
     "mish": (lambda x: x * np.tanh(softplus_ref(x)), (-10, 25)),
     "leaky_relu": (lambda x: np.where(x > 0, x, 0.01 * x), (-5, 5)),
     "elu": (lambda x: np.where(x > 0, x, np.expm1(x)), (-5, 5)),
+    "selu": (selu_ref, (-5, 5)),
+    "celu": (celu_ref, (-5, 5)),
     "gelu": (lambda x: 0.5 * x * (1 + verf(x / np.sqrt(2))), (-6, 6)),
 }
 
@@ -477,6 +492,12 @@ def unary_float_cases():
                     outputs=[float_ref(lambda v: np.where(v > 0, v, 2 * v), x)]))
     out.append(case("elu_alpha", "elu", [x], attrs={"alpha": 0.5},
                     outputs=[float_ref(lambda v: np.where(v > 0, v, 0.5 * np.expm1(v)), x)]))
+    out.append(case("selu_alpha_gamma", "selu", [x], attrs={"alpha": 1.5, "gamma": 0.75},
+                    outputs=[float_ref(lambda v: selu_ref(v, 1.5, 0.75), x)]))
+    out.append(case("celu_alpha", "celu", [x], attrs={"alpha": 0.7},
+                    outputs=[float_ref(lambda v: celu_ref(v, 0.7), x)]))
+    out.append(case("celu_alpha_zero", "celu", [x], attrs={"alpha": 0.0},
+                    error="celu: expected a non-zero alpha, got 0"))
     out.append(case("gelu_none_explicit", "gelu", [x], attrs={"approximate": "none"},
                     outputs=[float_ref(lambda v: 0.5 * v * (1 + verf(v / np.sqrt(2))), x)]))
     for dt in FLOATS:
