@@ -184,17 +184,29 @@ void conv_params(const Ctx& c, const ConvChain& ch, ConvParams& p) {
   p.bias = p.folded_bias.data();
 }
 
-Error build_conv(Ctx& c, bool transposed) {
-  ConvChain ch;
-  ch.x = c.input(0);
-  ch.w = c.input(1);
-  const int32_t xin = ch.x, win = ch.w;
-  const auto& x = c.shape(xin);
-  const auto& w = c.shape(win);
+namespace {
+
+// What build_conv derives from the instruction before it looks at the chain:
+// oneDNN's view of the attributes and of the weights.
+struct ConvGeometry {
+  bool transposed = false;
+  size_t nd = 0;                  // spatial dims
+  memory::dims dilation, pad_right;  // oneDNN's: gaps between taps; right padding less output padding
+  memory::dims wdims, wstrides;   // the weights as oneDNN's (g,) O, I, k...
+  int64_t cout = 0;
+  bool has_bias = false, const_params = false;
+};
+
+// Checks the instruction's shapes and attributes (a payload is untrusted)
+// and fills `g` and the chain's stride, dilation, padding and groups.
+void read_conv_geometry(Ctx& c, bool transposed, ConvChain& ch, ConvGeometry& g) {
+  const auto& x = c.shape(ch.x);
+  const auto& w = c.shape(ch.w);
   require(x.size() >= 3 && x.size() <= 5 && w.size() == x.size() && c.shape(c.output()).size() == x.size(),
           "a convolution of input " + shape_string(x) + ", weights " + shape_string(w) + " and result " +
               shape_string(c.shape(c.output())) + ": expected equal ranks of 3 to 5");
-  const size_t nd = x.size() - 2;
+  const size_t nd = g.nd = x.size() - 2;
+  g.transposed = transposed;
   const Attrs& a = c.attrs();
   require(edgec::onednn::spatial_sizes_ok(a, {"stride", "dilation", "padding", "output_padding"}, nd),
           "spatial attributes (stride, dilation, padding, output_padding) of another length than the " +
@@ -205,170 +217,188 @@ Error build_conv(Ctx& c, bool transposed) {
   require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0,
           "groups = " + std::to_string(groups) + " with weights " + shape_string(w) +
               ": expected a positive number dividing the weights' first dim");
-  const auto stride = ch.stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
-  const auto dilation = ch.dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
-  std::vector<int64_t> pb, pe;
-  edgec::onednn::spatial_padding(a, nd, pb, pe);
-  ch.pad_begin = pb;
-  ch.pad_end = pe;
-  memory::dims dil(nd), pr(nd);
+  ch.stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
+  ch.dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
+  edgec::onednn::spatial_padding(a, nd, ch.pad_begin, ch.pad_end);
+  g.dilation.resize(nd);
+  g.pad_right.resize(nd);
   for (size_t i = 0; i < nd; ++i) {
-    dil[i] = dilation[i] - 1;  // oneDNN counts the gaps
-    pr[i] = pe[i];
+    g.dilation[i] = ch.dilation[i] - 1;  // oneDNN counts the gaps
+    g.pad_right[i] = ch.pad_end[i];
   }
   if (transposed) {
     // No output padding in oneDNN: it is less right padding.
     const auto op = edgec::onednn::spatial_ints(a, "output_padding", nd, 0);
-    for (size_t i = 0; i < nd; ++i) pr[i] -= op[i];
+    for (size_t i = 0; i < nd; ++i) g.pad_right[i] -= op[i];
   }
   // oneDNN's weights are (g,) O, I, k...; conv's torch layout [Cout,
   // Cin/g, k...] is exactly that, transposed conv's [Cin, Cout, k...] is
   // the same dims with O and I strides swapped.
-  memory::dims wdims = to_dims(w), wstrides;
+  g.wdims = to_dims(w);
   if (!transposed) {
-    wdims = conv_weights_dims(w, groups);
-    wstrides = plain_strides(wdims);
+    g.wdims = conv_weights_dims(w, groups);
+    g.wstrides = plain_strides(g.wdims);
   } else {
-    wstrides = plain_strides(to_dims(w));
-    std::swap(wdims[0], wdims[1]);
-    std::swap(wstrides[0], wstrides[1]);
+    g.wstrides = plain_strides(to_dims(w));
+    std::swap(g.wdims[0], g.wdims[1]);
+    std::swap(g.wstrides[0], g.wstrides[1]);
   }
-  const int32_t y0 = c.output();
-  const auto& yshape = c.shape(y0);
-  const int64_t cout = yshape[1];
+  g.cout = c.shape(c.output())[1];
   // Output channels as the weights (constants with their data) say.
-  require(cout == (transposed ? w[1] * groups : w[0]),
-          "a convolution whose result channels disagree with its weights: " + std::to_string(cout) + ", expected " +
-              std::to_string(transposed ? w[1] * groups : w[0]) + " from weights " + shape_string(w));
-  const bool has_bias = c.in.inputs.size() > 2;
-  if (has_bias) ch.bias = c.input(2);
-  const bool const_params = c.is_constant(win) && (!has_bias || c.is_constant(c.input(2)));
+  const int64_t want = transposed ? w[1] * groups : w[0];
+  require(g.cout == want, "a convolution whose result channels disagree with its weights: " + std::to_string(g.cout) +
+                              ", expected " + std::to_string(want) + " from weights " + shape_string(w));
+  g.has_bias = c.in.inputs.size() > 2;
+  if (g.has_bias) ch.bias = c.input(2);
+  g.const_params = c.is_constant(ch.w) && (!g.has_bias || c.is_constant(c.input(2)));
+}
 
-  // The chain: per-channel affine (folded), a residual add, unary links.
+// The chain after the convolution: per-channel affine links (folded into
+// constant weights), a residual add, unary links. Marks them fused and
+// returns the value the convolution itself writes (before the add).
+int32_t find_conv_chain(Ctx& c, const ConvGeometry& g, ConvChain& ch) {
+  const int32_t y0 = c.output();
   ch.name = c.in.op;
-  Affine& aff = ch.aff;
-  int32_t y = const_params ? absorb_affine(c, y0, cout, aff, ch.name) : y0;
-  int32_t& residual = ch.residual;
-  int32_t& add_at = ch.add_at;
+  const int32_t y = g.const_params ? absorb_affine(c, y0, g.cout, ch.aff, ch.name) : y0;
   if (const int32_t next = sole_consumer(c.d, y); next >= 0 && c.at(next).op == "add" && c.at(next).inputs.size() == 2) {
     const Instruction& add = c.at(next);
     const int32_t r = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
     const int32_t rp = c.d.producer[static_cast<size_t>(r)];
-    if (r != y && c.shape(r) == yshape && !c.is_constant(r) && rp < static_cast<int32_t>(c.index) &&
+    if (r != y && c.shape(r) == c.shape(y0) && !c.is_constant(r) && rp < static_cast<int32_t>(c.index) &&
         c.d.slots[static_cast<size_t>(add.outputs[0])].dtype == DType::Float32) {
-      residual = r;
-      add_at = next;
+      ch.residual = r;
+      ch.add_at = next;
     }
   }
-  std::vector<Eltwise>& after = ch.after;  // Unary links after the add (or the conv).
-  std::string& after_name = ch.after_name;
-  int32_t yfinal = y;
-  if (residual >= 0) {
-    c.d.fused[static_cast<size_t>(add_at)] = true;
-    yfinal = absorb_eltwise(c, c.at(add_at).outputs[0], after, after_name);
+  if (ch.residual >= 0) {
+    c.d.fused[static_cast<size_t>(ch.add_at)] = true;
+    ch.out = absorb_eltwise(c, c.at(ch.add_at).outputs[0], ch.after, ch.after_name);
   } else {
-    yfinal = absorb_eltwise(c, y, after, after_name);
+    ch.out = absorb_eltwise(c, y, ch.after, ch.after_name);
   }
-  ch.out = yfinal;
-  if (!transposed && const_params && winograd_applies(c, ch)) {
-    build_winograd(c, ch);
-    return Error::Ok;
-  }
-  if (!transposed && const_params && conv1d_applies(c, ch)) {
-    build_conv1d(c, ch);
-    return Error::Ok;
-  }
-  const std::string& name = ch.name;
+  return y;
+}
 
-  // Layout: a 2-D convolution writes the blocked layout oneDNN chooses even
-  // when its readers need plain data (a reorder makes it): oneDNN 2.6's
-  // convolutions into plain NCHW fall back to im2col + GEMM, 3x slower on a
-  // diffusion policy's 7x7 stem (244 us against 80 with the reorder) and
-  // 1.2-2x on its small 3x3s. Other ranks stay plain.
-  const bool blocked = nd == 2;
-  const memory::desc xplain = plain_md(x), yplain = plain_md(yshape);
-  // With a blocked result oneDNN picks the source layout too (the one its
-  // producer chose, for a chain of convolutions); src_as reorders if not.
-  const memory::desc src_want = blocked ? memory::desc(to_dims(x), kF32, memory::format_tag::any) : xplain;
-  const memory::desc dst_want = blocked ? memory::desc(to_dims(yshape), kF32, memory::format_tag::any) : yplain;
-  const memory::desc wplain(wdims, kF32, wstrides);
-  const memory::desc wany = c.is_constant(win) ? memory::desc(wdims, kF32, memory::format_tag::any) : wplain;
-  const bool bias = has_bias || aff.any;
-  const memory::desc bmd = bias ? md_of({cout}) : memory::desc();
+// A convolution primitive descriptor and the primitive it makes.
+struct BuiltConv {
+  dnnl::primitive_desc_base pd;
+  std::function<dnnl::primitive()> make;
+};
 
-  // The residual accumulates in place when nothing reads it later and its
-  // storage is in the layout the convolution writes.
-  struct Built {
-    dnnl::primitive_desc_base pd;
-    std::function<dnnl::primitive()> make;
-  };
-  auto make_pd = [&](bool sum, const std::vector<Eltwise>& ops) {
-    dnnl::post_ops post;
-    if (sum) post.append_sum(1.f);
-    append_eltwise(post, ops);
-    dnnl::primitive_attr attr = c.d.attr();
-    attr.set_post_ops(post);
-    if (!transposed) {
-      dnnl::convolution_forward::desc desc(kInference, algorithm::convolution_direct, src_want, wany, bmd, dst_want,
-                                           to_dims(stride), dil, to_dims(pb), pr);
-      dnnl::convolution_forward::primitive_desc pd(desc, attr, c.d.engine);
-      return Built{pd, [pd] { return dnnl::primitive(dnnl::convolution_forward(pd)); }};
-    }
-    dnnl::deconvolution_forward::desc desc(kInference, algorithm::deconvolution_direct, src_want, wany, bmd, dst_want,
-                                           to_dims(stride), dil, to_dims(pb), pr);
-    dnnl::deconvolution_forward::primitive_desc pd(desc, attr, c.d.engine);
-    return Built{pd, [pd] { return dnnl::primitive(dnnl::deconvolution_forward(pd)); }};
-  };
+// The oneDNN (de)convolution with a sum post-op when `sum` and `ops` as
+// eltwise post-ops after it.
+//
+// Layout: a 2-D convolution writes the blocked layout oneDNN chooses even
+// when its readers need plain data (a reorder makes it): oneDNN 2.6's
+// convolutions into plain NCHW fall back to im2col + GEMM, 3x slower on a
+// diffusion policy's 7x7 stem (244 us against 80 with the reorder) and
+// 1.2-2x on its small 3x3s. Other ranks stay plain. With a blocked result
+// oneDNN picks the source layout too (the one its producer chose, for a
+// chain of convolutions); src_as reorders if not.
+BuiltConv make_conv_pd(Ctx& c, const ConvChain& ch, const ConvGeometry& g, bool sum, const std::vector<Eltwise>& ops) {
+  const auto& x = c.shape(ch.x);
+  const auto& yshape = c.shape(c.output());
+  const bool blocked = g.nd == 2;
+  const memory::desc src_want = blocked ? memory::desc(to_dims(x), kF32, memory::format_tag::any) : plain_md(x);
+  const memory::desc dst_want =
+      blocked ? memory::desc(to_dims(yshape), kF32, memory::format_tag::any) : plain_md(yshape);
+  const memory::desc wplain(g.wdims, kF32, g.wstrides);
+  const memory::desc wany = c.is_constant(ch.w) ? memory::desc(g.wdims, kF32, memory::format_tag::any) : wplain;
+  const memory::desc bmd = g.has_bias || ch.aff.any ? md_of({g.cout}) : memory::desc();
+  dnnl::post_ops post;
+  if (sum) post.append_sum(1.f);
+  append_eltwise(post, ops);
+  dnnl::primitive_attr attr = c.d.attr();
+  attr.set_post_ops(post);
+  if (!g.transposed) {
+    dnnl::convolution_forward::desc desc(kInference, algorithm::convolution_direct, src_want, wany, bmd, dst_want,
+                                         to_dims(ch.stride), g.dilation, to_dims(ch.pad_begin), g.pad_right);
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, c.d.engine);
+    return BuiltConv{pd, [pd] { return dnnl::primitive(dnnl::convolution_forward(pd)); }};
+  }
+  dnnl::deconvolution_forward::desc desc(kInference, algorithm::deconvolution_direct, src_want, wany, bmd, dst_want,
+                                         to_dims(ch.stride), g.dilation, to_dims(ch.pad_begin), g.pad_right);
+  dnnl::deconvolution_forward::primitive_desc pd(desc, attr, c.d.engine);
+  return BuiltConv{pd, [pd] { return dnnl::primitive(dnnl::deconvolution_forward(pd)); }};
+}
+
+// The residual add as a binary step in the conv's layout, the unary links
+// after it as post-ops (when the add could not be a sum post-op).
+void add_residual_step(Ctx& c, const ConvChain& ch, int32_t y) {
+  const memory::desc md = c.d.layout(y);
+  dnnl::post_ops post;
+  append_eltwise(post, ch.after);
+  dnnl::primitive_attr attr = c.d.attr();
+  attr.set_post_ops(post);
+  dnnl::binary::desc desc(algorithm::binary_add, md, md, md);
+  dnnl::binary::primitive_desc bpd(desc, attr, c.d.engine);
+  memory s0 = c.d.src_as(y, md), s1 = c.d.src_as(ch.residual, md);
+  c.d.add(dnnl::binary(bpd), bpd, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, c.d.dst(ch.out, md)}},
+          c.what, "add" + ch.after_name);
+}
+
+// The convolution on oneDNN: with the residual accumulated in place (a sum
+// post-op) when nothing reads it later and its storage is in the layout
+// the convolution writes, else followed by an add step.
+void build_onednn_conv(Ctx& c, const ConvChain& ch, const ConvGeometry& g, int32_t y) {
   const std::vector<Eltwise> none;
   // (Not into a delegate output: that is the caller's tensor, not the
   // residual's storage.)
-  bool sum = residual >= 0 && !c.d.slots[static_cast<size_t>(yfinal)].io &&
-             free_after(c.d, residual, static_cast<int32_t>(c.index), add_at);
+  bool sum = ch.residual >= 0 && !c.d.slots[static_cast<size_t>(ch.out)].io &&
+             free_after(c.d, ch.residual, static_cast<int32_t>(c.index), ch.add_at);
   // The eltwise links go after the sum when there is one, else after the conv.
-  Built built = make_pd(sum, residual >= 0 && !sum ? none : after);
+  BuiltConv built = make_conv_pd(c, ch, g, sum, ch.residual >= 0 && !sum ? none : ch.after);
   int32_t reuse = -1;
   if (sum) {
-    const SlotState& r = c.d.slots[static_cast<size_t>(residual)];
+    const SlotState& r = c.d.slots[static_cast<size_t>(ch.residual)];
     const memory::desc chosen = built.pd.dst_desc();
     if (plain_like(chosen, r) && r.blocked_buffer < 0 && r.buffer >= 0) reuse = r.buffer;
     else if (!plain_like(chosen, r) && r.blocked_buffer >= 0 && r.blocked == chosen) reuse = r.blocked_buffer;
     if (reuse < 0) {
       sum = false;
-      built = make_pd(false, none);
+      built = make_conv_pd(c, ch, g, false, none);
     }
   }
   const dnnl::primitive_desc_base& pd = built.pd;
 
   // Weights and bias, folded when the chain had affine links.
   std::vector<float> folded, fbias;
-  if (aff.any) fold_conv_params(c, ch, transposed, folded, fbias);
-
+  if (ch.aff.any) fold_conv_params(c, ch, g.transposed, folded, fbias);
   Args args;
-  args[DNNL_ARG_SRC] = c.d.src_as(xin, pd.src_desc());
-  args[DNNL_ARG_WEIGHTS] = weights_arg(c, win, wplain, pd.weights_desc(), folded);
-  if (aff.any) args[DNNL_ARG_BIAS] = owned_vector(c, fbias);
-  else if (has_bias) args[DNNL_ARG_BIAS] = c.d.src(c.input(2), bmd);
+  args[DNNL_ARG_SRC] = c.d.src_as(ch.x, pd.src_desc());
+  args[DNNL_ARG_WEIGHTS] = weights_arg(c, ch.w, memory::desc(g.wdims, kF32, g.wstrides), pd.weights_desc(), folded);
+  if (ch.aff.any) args[DNNL_ARG_BIAS] = owned_vector(c, fbias);
+  else if (g.has_bias) args[DNNL_ARG_BIAS] = c.d.src(c.input(2), md_of({g.cout}));
   // With sum, dst is the residual's storage (read, then written).
-  if (sum) (void)c.d.src_as(residual, pd.dst_desc());
-  const int32_t conv_out = residual >= 0 && !sum ? y : yfinal;
+  if (sum) (void)c.d.src_as(ch.residual, pd.dst_desc());
+  const int32_t conv_out = ch.residual >= 0 && !sum ? y : ch.out;
   args[DNNL_ARG_DST] = c.d.dst(conv_out, pd.dst_desc(), reuse);
-  std::string pname = name;
+  std::string pname = ch.name;
   if (sum) pname += "+sum";
-  if (residual < 0 || sum) pname += after_name;
+  if (ch.residual < 0 || sum) pname += ch.after_name;
   c.d.add(built.make(), pd, std::move(args), c.what, pname);
-  if (residual >= 0 && !sum) {
-    // The add as a binary step in the conv's layout, the unary links after.
-    const memory::desc md = c.d.layout(y);
-    dnnl::post_ops post;
-    append_eltwise(post, after);
-    dnnl::primitive_attr attr = c.d.attr();
-    attr.set_post_ops(post);
-    dnnl::binary::desc desc(algorithm::binary_add, md, md, md);
-    dnnl::binary::primitive_desc bpd(desc, attr, c.d.engine);
-    memory s0 = c.d.src_as(y, md), s1 = c.d.src_as(residual, md);
-    c.d.add(dnnl::binary(bpd), bpd, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, c.d.dst(yfinal, md)}},
-            c.what, "add" + after_name);
+  if (ch.residual >= 0 && !sum) add_residual_step(c, ch, y);
+}
+
+}  // namespace
+
+Error build_conv(Ctx& c, bool transposed) {
+  ConvChain ch;
+  ch.x = c.input(0);
+  ch.w = c.input(1);
+  ConvGeometry g;
+  read_conv_geometry(c, transposed, ch, g);
+  const int32_t y = find_conv_chain(c, g, ch);
+  // The delegate's own kernels where they are faster than oneDNN's.
+  if (!transposed && g.const_params && winograd_applies(c, ch)) {
+    build_winograd(c, ch);
+    return Error::Ok;
   }
+  if (!transposed && g.const_params && conv1d_applies(c, ch)) {
+    build_conv1d(c, ch);
+    return Error::Ok;
+  }
+  build_onednn_conv(c, ch, g, y);
   return Error::Ok;
 }
 
