@@ -1,6 +1,6 @@
-// Pieces shared by the spatial kernels (convolution, pooling, resize): reading
-// the per-axis attribute lists, lifting 1-D tensors to 2-D views, and f16
-// conversion helpers.
+// Pieces shared by the spatial kernels (convolution, pooling, resize): the
+// declarations of the attributes they share, reading the per-axis attribute
+// lists, lifting 1-D tensors to 2-D views, and f16 conversion helpers.
 //
 // Every spatial kernel runs as a 2-D kernel over an [N, C, H, W] view: a 1-D
 // operator (NCL) is the 2-D one with H = 1 and a height-1 window. One loop
@@ -19,6 +19,7 @@
 #include "base/attrs.h"
 #include "base/error.h"
 #include "base/half.h"
+#include "kernels/op_decl.h"
 #include "kernels/tensor.h"
 
 namespace edgec::spatial {
@@ -87,12 +88,32 @@ inline std::string axes_string(const int64_t* v, int nd) {
 }
 
 // ---- attributes -----------------------------------------------------------
+// Declared once for every spatial operator that has them: the rows of
+// convolution.cpp, pooling.cpp and resize.cpp and the readers below use these.
 
-/// Reads the int-list attribute `name` with `nd` entries into out[2 - nd ..].
+inline const AttrDecl& stride_attr() {
+  static const AttrDecl a = attr_ints("stride", AttrRule::Positive);
+  return a;
+}
+inline const AttrDecl& padding_attr() {
+  static const AttrDecl a = attr_ints("padding", AttrRule::NonNegative);
+  return a;
+}
+inline const AttrDecl& dilation_attr() {
+  static const AttrDecl a = attr_ints("dilation", AttrRule::Positive);
+  return a;
+}
+inline const AttrDecl& output_size_attr() {
+  static const AttrDecl a = required(attr_ints("output_size", AttrRule::Positive));
+  return a;
+}
+
+/// Reads the int-list attribute `decl` with `nd` entries into out[2 - nd ..].
 /// Absent or empty leaves `out` as it is (the caller's default). Every entry
 /// must lie in [min_value, kMaxAttrValue].
-inline Error read_axis_ints(std::string_view op, const Attrs& attrs, std::string_view name, int nd,
+inline Error read_axis_ints(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int nd,
                             int64_t min_value, int64_t out[2]) {
+  const std::string_view name = decl.name;
   const AttrValue* v = attrs.find(name);
   if (v == nullptr) return Error::Ok;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
@@ -121,7 +142,7 @@ inline Error read_axis_ints(std::string_view op, const Attrs& attrs, std::string
 inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64_t begin[2],
                           int64_t end[2]) {
   begin[0] = begin[1] = end[0] = end[1] = 0;
-  const AttrValue* v = attrs.find("padding");
+  const AttrValue* v = attrs.find(padding_attr().name);
   if (v == nullptr) return Error::Ok;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
   if (list == nullptr) {
@@ -145,6 +166,52 @@ inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64
     end[2 - nd + i] = (*list)[count == nd ? i : nd + i];
   }
   return Error::Ok;
+}
+
+/// The spatial rank (1 or 2) that the int-list attribute `decl` fixes by
+/// its length (pooling's kernel_size, output_size), checked against the
+/// rank of `x` (N, C, spatial...); `what` names the list in the message.
+inline Error read_spatial_rank(std::string_view op, const Tensor& x, const Attrs& attrs, const AttrDecl& decl,
+                               std::string_view what, int& nd) {
+  const std::vector<int64_t>* list = decl.ints_value(attrs);
+  if (list == nullptr || list->empty() || list->size() > 2) {
+    return fail(Error::InvalidArgument,
+                cat(op, ": '", decl.name, "' must be an int list with 1 or 2 entries, got ",
+                    list == nullptr ? std::string("none") : std::to_string(list->size()) + " entries"));
+  }
+  nd = static_cast<int>(list->size());
+  if (x.rank != nd + 2) {
+    return fail(Error::InvalidShape, cat(op, ": a ", nd, "-d ", what, " needs a rank-", nd + 2,
+                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
+  }
+  return Error::Ok;
+}
+
+/// Sizes `out` [N, channels, out_hw...] for an input `x` of spatial rank nd
+/// (out_hw in 2-D coordinates).
+inline Error resize_spatial(const Tensor& x, int64_t channels, const int64_t out_hw[2], int nd, Tensor& out) {
+  int64_t shape[4] = {x.sizes[0], channels, out_hw[0], out_hw[1]};
+  if (nd == 1) shape[2] = out_hw[1];
+  return out.resize({shape, static_cast<size_t>(nd + 2)});
+}
+
+/// Reads output_size (adaptive_avg_pool and the resizes) for input `x` into
+/// out_size, in 2-D coordinates (out_size[0] = 1 for a 1-D operator), and
+/// sizes `out` [N, C, output_size...]. An empty spatial dim cannot `verb`
+/// ("pool", "resize") to a non-empty one.
+inline Error read_output_size(std::string_view op, std::string_view verb, const Tensor& x, const Attrs& attrs,
+                              int64_t out_size[2], Tensor& out) {
+  int nd = 0;
+  EDGEC_TRY(read_spatial_rank(op, x, attrs, output_size_attr(), "output_size", nd));
+  out_size[0] = out_size[1] = 1;
+  EDGEC_TRY(read_axis_ints(op, attrs, output_size_attr(), nd, 0, out_size));
+  for (int i = 0; i < nd; ++i) {
+    if (x.sizes[2 + i] == 0 && out_size[2 - nd + i] > 0) {
+      return fail(Error::InvalidShape, cat(op, ": cannot ", verb, " an empty spatial dim of input ",
+                                           shape_string(x.shape()), " to output_size ", axes_string(out_size, nd)));
+    }
+  }
+  return resize_spatial(x, x.sizes[1], out_size, nd, out);
 }
 
 // ---- views ----------------------------------------------------------------

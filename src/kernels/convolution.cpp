@@ -527,6 +527,18 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
 
 // ---- validation shared by conv and conv_transpose ----------------------------
 
+// The attributes only the convolutions have, declared once: the rows at the
+// end of this file and the kernels read them (stride, padding and dilation
+// are conv_spatial.h's).
+const AttrDecl& groups_attr() {
+  static const AttrDecl a = attr_int("groups", 1, AttrRule::Positive);
+  return a;
+}
+const AttrDecl& output_padding_attr() {
+  static const AttrDecl a = attr_ints("output_padding", AttrRule::NonNegative);
+  return a;
+}
+
 /// Per-axis attributes in 2-D coordinates (index 1 for a 1-D operator).
 struct ConvAttrs {
   int nd = 2;
@@ -548,7 +560,7 @@ Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, cons
   }
   const Tensor& x = inputs[0];
   const Tensor& w = inputs[1];
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, cat(op, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
   }
   for (size_t i = 1; i < inputs.size(); ++i) {
@@ -578,16 +590,18 @@ Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, cons
     }
     ca.kernel[2 - ca.nd + i] = k;
   }
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "stride", ca.nd, 1, ca.stride));
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "dilation", ca.nd, 1, ca.dilation));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::stride_attr(), ca.nd, 1, ca.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::dilation_attr(), ca.nd, 1, ca.dilation));
   EDGEC_TRY(spatial::read_padding(op, attrs, ca.nd, ca.pad_begin, ca.pad_end));
-  if (const AttrValue* g = attrs.find("groups"); g != nullptr && attr_kind(*g) != AttrKind::Int) {
+  // Only an int: the declaration's reader would also take a bool.
+  const AttrDecl& groups = groups_attr();
+  if (const AttrValue* g = attrs.find(groups.name); g != nullptr && attr_kind(*g) != AttrKind::Int) {
     return fail(Error::InvalidArgument,
-                cat(op, ": attribute 'groups' must be an int, got ", attr_kind_name(attr_kind(*g))));
+                cat(op, ": attribute '", groups.name, "' must be an int, got ", attr_kind_name(attr_kind(*g))));
   }
-  ca.groups = attrs.get_int("groups", 1);
+  ca.groups = groups.int_value(attrs);
   if (ca.groups < 1) {
-    return fail(Error::InvalidArgument, cat(op, ": groups must be >= 1, got ", ca.groups));
+    return fail(Error::InvalidArgument, cat(op, ": ", groups.name, " must be >= 1, got ", ca.groups));
   }
   return Error::Ok;
 }
@@ -616,12 +630,6 @@ ConvOperands<T> base_operands(std::span<const Tensor> inputs, Tensor& out, const
   }
   op.out = out.data_as<T>();
   return op;
-}
-
-Error resize_output(const Tensor& x, int64_t cout, const int64_t out_hw[2], int nd, Tensor& out) {
-  int64_t shape[4] = {x.sizes[0], cout, out_hw[0], out_hw[1]};
-  if (nd == 1) shape[2] = out_hw[1];
-  return out.resize({shape, static_cast<size_t>(nd + 2)});
 }
 
 // ---- conv -------------------------------------------------------------------
@@ -690,7 +698,7 @@ Error conv(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attr
     out_hw[a] = (padded - span) / ca.stride[a] + 1;
   }
   Tensor& out = outputs[0];
-  EDGEC_TRY(resize_output(x, cout, out_hw, ca.nd, out));
+  EDGEC_TRY(spatial::resize_spatial(x, cout, out_hw, ca.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   const Tensor w4 = spatial::lift_to_2d(w);
   if (x.dtype == DType::Float32) {
@@ -766,7 +774,7 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
   constexpr std::string_view kOp = "conv_transpose";
   ConvAttrs ca;
   EDGEC_TRY(read_conv_common(kOp, inputs, attrs, outputs, ca));
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "output_padding", ca.nd, 0, ca.output_padding));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, output_padding_attr(), ca.nd, 0, ca.output_padding));
   const Tensor& x = inputs[0];
   const Tensor& w = inputs[1];
   const int64_t cin = x.sizes[1];
@@ -799,7 +807,7 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
     }
   }
   Tensor& out = outputs[0];
-  EDGEC_TRY(resize_output(x, cout, out_hw, ca.nd, out));
+  EDGEC_TRY(spatial::resize_spatial(x, cout, out_hw, ca.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   const Tensor w4 = spatial::lift_to_2d(w);
   if (x.dtype == DType::Float32) {
@@ -814,9 +822,24 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
 }  // namespace
 
 std::span<const KernelEntry> convolution_kernels() {
+  using spatial::dilation_attr;
+  using spatial::padding_attr;
+  using spatial::stride_attr;
+  const std::vector<OperandDecl> operands = {{"input"}, {"weight"}, {"bias", OperandKind::Optional}};
+  // Set by the onednn backend on the convolutions whose weights it stores in
+  // its own blocked layout (BackendCompiler::prepare_constants).
+  const AttrDecl weights_layout[] = {attr_ints("weights_strides"), attr_ints("weights_blocks"),
+                                     attr_ints("weights_block_dims")};
   static const KernelEntry kConvolutionKernels[] = {
-      {only_named("conv"), conv},
-      {only_named("conv_transpose"), conv_transpose},
+      {declare("conv", "nn", operands,
+               {stride_attr(), padding_attr(), dilation_attr(), groups_attr(), weights_layout[0], weights_layout[1],
+                weights_layout[2]},
+               kFloatDTypes, 0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
+       conv},
+      {declare("conv_transpose", "nn", operands,
+               {stride_attr(), padding_attr(), output_padding_attr(), dilation_attr(), groups_attr()}, kFloatDTypes,
+               0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
+       conv_transpose},
   };
   return kConvolutionKernels;
 }

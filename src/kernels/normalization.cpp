@@ -124,6 +124,25 @@ float line_sum(const T* p, int64_t n, int64_t s, F f) {
   return total;
 }
 
+// The attributes of the family, declared once: the rows at the end of this
+// file and the kernels read them.
+const AttrDecl& dim_attr() {
+  static const AttrDecl a = required(attr_int("dim", 0));
+  return a;
+}
+const AttrDecl& eps_attr() {
+  static const AttrDecl a = attr_float("eps", 1e-5);
+  return a;
+}
+const AttrDecl& num_groups_attr() {
+  static const AttrDecl a = required(attr_int("num_groups", 1, AttrRule::Positive));
+  return a;
+}
+const AttrDecl& axis_attr() {
+  static const AttrDecl a = attr_int("axis", -1);
+  return a;
+}
+
 Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t min_in, size_t max_in,
                   std::span<Tensor> outputs) {
   if (inputs.size() < min_in || inputs.size() > max_in || outputs.size() != 1) {
@@ -140,7 +159,7 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t mi
 
 // x must be float; y must match it.
 Error check_float_io(std::string_view op, const Tensor& x, const Tensor& y) {
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, std::string(op) + ": expected a f32 or f16 input, got " +
                                         std::string(dtype_name(x.dtype)));
   }
@@ -152,10 +171,10 @@ Error check_float_io(std::string_view op, const Tensor& x, const Tensor& y) {
   return Error::Ok;
 }
 
-Error read_dim(std::string_view op, const Attrs& attrs, std::string_view name, const Tensor& x,
-               int* dim) {
+Error read_dim(std::string_view op, const Attrs& attrs, const AttrDecl& decl, const Tensor& x, int* dim) {
+  const std::string_view name = decl.name;
   if (!attrs.has(name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute " + std::string(name));
-  const int64_t raw = attrs.get_int(name);
+  const int64_t raw = decl.int_value(attrs);
   *dim = axis::wrap_dim(raw, x.rank);
   if (*dim < 0) {
     return fail(Error::InvalidArgument, std::string(op) + ": " + std::string(name) + " " + str(raw) +
@@ -283,7 +302,7 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   Tensor& y = outputs[0];
   EDGEC_TRY(check_float_io(op, x, y));
   int dim = 0;
-  EDGEC_TRY(read_dim(op, attrs, "dim", x, &dim));
+  EDGEC_TRY(read_dim(op, attrs, dim_attr(), x, &dim));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -318,7 +337,7 @@ struct Param {
 // Checks that `p` is a 1-D float tensor of `channels` elements.
 Error check_channel_param(std::string_view op, std::string_view name, const Tensor& p,
                           int64_t channels, const Tensor& x, bool same_dtype) {
-  if (!is_floating(p.dtype) || (same_dtype && p.dtype != x.dtype)) {
+  if (!kFloatDTypes.contains(p.dtype) || (same_dtype && p.dtype != x.dtype)) {
     return fail(Error::InvalidType, std::string(op) + ": expected " + std::string(name) + " of dtype " +
                                         std::string(same_dtype ? dtype_name(x.dtype) : "f32 or f16") +
                                         ", got " + std::string(dtype_name(p.dtype)));
@@ -401,7 +420,7 @@ Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
     EDGEC_TRY(check_channel_param(op, kNames[i], p, x.sizes[1], x, false));
     params[i] = Param{p.data, p.dtype, p.strides[0]};
   }
-  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+  const float eps = static_cast<float>(eps_attr().float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -489,8 +508,9 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
   const int64_t channels = x.sizes[1];
   int64_t groups = channels;
   if (!instance) {
-    if (!attrs.has("num_groups")) return fail(Error::InvalidArgument, "group_norm: missing attribute num_groups");
-    groups = attrs.get_int("num_groups");
+    if (!attrs.has(num_groups_attr().name))
+      return fail(Error::InvalidArgument, "group_norm: missing attribute num_groups");
+    groups = num_groups_attr().int_value(attrs);
     if (groups <= 0 || channels % groups != 0) {
       return fail(Error::InvalidArgument, "group_norm: num_groups " + str(groups) +
                                               " must be positive and divide the " + str(channels) +
@@ -509,7 +529,7 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
     EDGEC_TRY(check_channel_param(op, "bias", inputs[2], channels, x, true));
     bias = Param{inputs[2].data, inputs[2].dtype, inputs[2].strides[0]};
   }
-  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+  const float eps = static_cast<float>(eps_attr().float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -648,7 +668,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   Tensor& y = outputs[0];
   EDGEC_TRY(check_float_io(op, x, y));
   if (x.rank < 1) return fail(Error::InvalidShape, "layer_norm: expected an input of rank >= 1, got []");
-  const int64_t raw_axis = attrs.get_int("axis", -1);
+  const int64_t raw_axis = axis_attr().int_value(attrs);
   if (raw_axis < -x.rank || raw_axis >= x.rank) {
     return fail(Error::InvalidArgument, "layer_norm: axis " + str(raw_axis) +
                                             " is out of range for an input of rank " + str(x.rank));
@@ -660,7 +680,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   std::array<int64_t, kMaxRank> b_strides{};
   if (w) EDGEC_TRY(broadcast_param("weight", *w, x, axis_dim, w_strides));
   if (b) EDGEC_TRY(broadcast_param("bias", *b, x, axis_dim, b_strides));
-  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+  const float eps = static_cast<float>(eps_attr().float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -684,13 +704,28 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> normalization_kernels() {
+  const OperandDecl input{"input"};
+  const OperandDecl opt_weight{"weight", OperandKind::Optional};
+  const OperandDecl opt_bias{"bias", OperandKind::Optional};
+  auto row = [](std::string_view name, std::vector<OperandDecl> operands, std::vector<AttrDecl> attrs,
+                std::string_view summary) {
+    return declare(name, "nn", std::move(operands), std::move(attrs), kFloatDTypes, 0, summary);
+  };
   static const KernelEntry kNormalizationKernels[] = {
-      {only_named("batch_norm"), batch_norm_kernel},
-      {only_named("group_norm"), group_norm_kernel},
-      {only_named("instance_norm"), instance_norm_kernel},
-      {only_named("layer_norm"), layer_norm_kernel},
-      {only_named("log_softmax"), softmax_kernel<true>},
-      {only_named("softmax"), softmax_kernel<false>},
+      {row("batch_norm", {input, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}}, {eps_attr()},
+           "inference batch normalization over channel dim 1"),
+       batch_norm_kernel},
+      {row("group_norm", {input, opt_weight, opt_bias}, {num_groups_attr(), eps_attr()},
+           "normalization over groups of channels with per-channel affine"),
+       group_norm_kernel},
+      {row("instance_norm", {input, opt_weight, opt_bias}, {eps_attr()},
+           "normalization per sample and channel with per-channel affine"),
+       instance_norm_kernel},
+      {row("layer_norm", {input, opt_weight, opt_bias}, {axis_attr(), eps_attr()},
+           "normalization over dims [axis, rank) with optional affine"),
+       layer_norm_kernel},
+      {row("log_softmax", {{"self"}}, {dim_attr()}, "log of softmax along dim"), softmax_kernel<true>},
+      {row("softmax", {{"self"}}, {dim_attr()}, "softmax along dim"), softmax_kernel<false>},
   };
   return kNormalizationKernels;
 }

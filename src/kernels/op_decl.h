@@ -104,6 +104,12 @@ class DTypeSet {
   uint32_t bits_ = 0;
 };
 
+/// Dtype sets that many declarations share.
+inline constexpr DTypeSet kFloatDTypes = {DType::Float32, DType::Float16};
+inline constexpr DTypeSet kNumericDTypes = {DType::Float32, DType::Float16, DType::Int64,
+                                            DType::Int32,   DType::Int8,    DType::UInt8};
+inline constexpr DTypeSet kAllDTypes = kNumericDTypes | DTypeSet{DType::Bool};
+
 /// How a call's result types follow from its inputs, for the operators
 /// whose rule is one of a few (elementwise ones); others name a shape
 /// function of the operator table (src/ops).

@@ -23,6 +23,22 @@ using spatial::floor_div;
 using spatial::from_float;
 using spatial::to_float;
 
+// The attributes only pooling has, declared once: the rows at the end of
+// this file and the kernels read them (stride, padding, dilation and
+// output_size are conv_spatial.h's).
+const AttrDecl& kernel_size_attr() {
+  static const AttrDecl a = required(attr_ints("kernel_size", AttrRule::Positive));
+  return a;
+}
+const AttrDecl& ceil_mode_attr() {
+  static const AttrDecl a = attr_bool("ceil_mode", false);
+  return a;
+}
+const AttrDecl& count_include_pad_attr() {
+  static const AttrDecl a = attr_bool("count_include_pad", true);
+  return a;
+}
+
 /// Where the windows of a pooling operator lie, per axis (index 0 = H, 1 = W).
 struct PoolGeometry {
   int nd = 2;
@@ -60,26 +76,16 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span
 /// Validates the pooling attributes against `x` and computes the output size.
 Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attrs, bool has_dilation,
                          PoolGeometry& g) {
-  const std::vector<int64_t>* ks = attrs.get_ints("kernel_size");
-  if (ks == nullptr || ks->empty() || ks->size() > 2) {
-    return fail(Error::InvalidArgument,
-                cat(op, ": 'kernel_size' must be an int list with 1 or 2 entries, got ",
-                    ks == nullptr ? std::string("none") : std::to_string(ks->size()) + " entries"));
-  }
-  g.nd = static_cast<int>(ks->size());
-  if (x.rank != g.nd + 2) {
-    return fail(Error::InvalidShape, cat(op, ": a ", g.nd, "-d window needs a rank-", g.nd + 2,
-                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
-  }
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "kernel_size", g.nd, 1, g.kernel));
+  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, kernel_size_attr(), "window", g.nd));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, kernel_size_attr(), g.nd, 1, g.kernel));
   g.stride[0] = g.kernel[0];
   g.stride[1] = g.kernel[1];
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "stride", g.nd, 1, g.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::stride_attr(), g.nd, 1, g.stride));
   EDGEC_TRY(spatial::read_padding(op, attrs, g.nd, g.pad_begin, g.pad_end));
   if (has_dilation) {
-    EDGEC_TRY(spatial::read_axis_ints(op, attrs, "dilation", g.nd, 1, g.dilation));
+    EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::dilation_attr(), g.nd, 1, g.dilation));
   }
-  g.ceil_mode = attrs.get_bool("ceil_mode", false);
+  g.ceil_mode = ceil_mode_attr().bool_value(attrs);
   for (int a = 2 - g.nd; a < 2; ++a) {
     g.in[a] = x.sizes[a - (2 - g.nd) + 2];
     g.out[a] = pooled_size(g.in[a], g.kernel[a], g.stride[a], g.pad_begin[a], g.pad_end[a],
@@ -93,15 +99,6 @@ Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attr
     }
   }
   return Error::Ok;
-}
-
-Error resize_pooled(const Tensor& x, const PoolGeometry& g, Tensor& out) {
-  int64_t shape[4] = {x.sizes[0], x.sizes[1], g.out[0], g.out[1]};
-  if (g.nd == 1) {
-    shape[2] = g.out[1];
-    return out.resize({shape, 3});
-  }
-  return out.resize({shape, 4});
 }
 
 /// Output columns [lo, hi), clipped to [c0, c0 + n), whose window element
@@ -214,7 +211,7 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   PoolGeometry g;
   EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/true, g));
   Tensor& out = outputs[0];
-  EDGEC_TRY(resize_pooled(x, g, out));
+  EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
   switch (x.dtype) {
@@ -282,7 +279,7 @@ Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   constexpr std::string_view kOp = "avg_pool";
   EDGEC_TRY(check_arity(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
   }
   PoolGeometry g;
@@ -290,13 +287,13 @@ Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   // Averaging over a dilated window is not a torch operator; refuse it rather
   // than silently ignore the attribute.
   int64_t dilation[2] = {1, 1};
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "dilation", g.nd, 1, dilation));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, spatial::dilation_attr(), g.nd, 1, dilation));
   if (dilation[0] != 1 || dilation[1] != 1) {
     return fail(Error::NotSupported, cat(kOp, ": dilation ", axes_string(dilation, g.nd), " is not supported"));
   }
-  const bool count_include_pad = attrs.get_bool("count_include_pad", true);
+  const bool count_include_pad = count_include_pad_attr().bool_value(attrs);
   Tensor& out = outputs[0];
-  EDGEC_TRY(resize_pooled(x, g, out));
+  EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
   if (x.dtype == DType::Float32) {
@@ -367,34 +364,12 @@ Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, cons
   constexpr std::string_view kOp = "adaptive_avg_pool";
   EDGEC_TRY(check_arity(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
   }
-  const std::vector<int64_t>* os = attrs.get_ints("output_size");
-  if (os == nullptr || os->empty() || os->size() > 2) {
-    return fail(Error::InvalidArgument,
-                cat(kOp, ": 'output_size' must be an int list with 1 or 2 entries, got ",
-                    os == nullptr ? std::string("none") : std::to_string(os->size()) + " entries"));
-  }
-  const int nd = static_cast<int>(os->size());
-  if (x.rank != nd + 2) {
-    return fail(Error::InvalidShape, cat(kOp, ": a ", nd, "-d output_size needs a rank-", nd + 2,
-                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
-  }
-  int64_t out_size[2] = {1, 1};
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "output_size", nd, 0, out_size));
-  for (int i = 0; i < nd; ++i) {
-    const int64_t in = x.sizes[2 + i];
-    if (in == 0 && out_size[2 - nd + i] > 0) {
-      return fail(Error::InvalidShape, cat(kOp, ": cannot pool an empty spatial dim of input ",
-                                           shape_string(x.shape()), " to output_size ",
-                                           axes_string(out_size, nd)));
-    }
-  }
-  int64_t shape[4] = {x.sizes[0], x.sizes[1], out_size[0], out_size[1]};
-  if (nd == 1) shape[2] = out_size[1];
+  int64_t out_size[2];
   Tensor& out = outputs[0];
-  EDGEC_TRY(out.resize({shape, static_cast<size_t>(nd + 2)}));
+  EDGEC_TRY(spatial::read_output_size(kOp, "pool", x, attrs, out_size, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   // Windows overlap by at most one row/column when shrinking and hold one or
   // two elements when growing, so this bounds the elements read.
@@ -411,10 +386,24 @@ Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> pooling_kernels() {
+  using spatial::dilation_attr;
+  using spatial::padding_attr;
+  using spatial::stride_attr;
+  auto row = [](std::string_view name, std::vector<AttrDecl> attrs, DTypeSet dtypes, std::string_view summary) {
+    return declare(name, "nn", {{"self"}}, std::move(attrs), dtypes, 0, summary);
+  };
   static const KernelEntry kPoolingKernels[] = {
-      {only_named("adaptive_avg_pool"), adaptive_avg_pool},
-      {only_named("avg_pool"), avg_pool},
-      {only_named("max_pool"), max_pool},
+      {row("adaptive_avg_pool", {spatial::output_size_attr()}, kFloatDTypes,
+           "1-d / 2-d average pooling to a given output size"),
+       adaptive_avg_pool},
+      {row("avg_pool",
+           {kernel_size_attr(), stride_attr(), padding_attr(), ceil_mode_attr(), count_include_pad_attr(),
+            dilation_attr()},
+           kFloatDTypes, "1-d / 2-d average pooling"),
+       avg_pool},
+      {row("max_pool", {kernel_size_attr(), stride_attr(), padding_attr(), dilation_attr(), ceil_mode_attr()},
+           kNumericDTypes, "1-d / 2-d max pooling"),
+       max_pool},
   };
   return kPoolingKernels;
 }

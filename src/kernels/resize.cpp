@@ -14,13 +14,17 @@
 namespace edgec {
 namespace {
 
-using spatial::axes_string;
 using spatial::cat;
 using spatial::from_float;
 using spatial::to_float;
 
 /// Output columns handled per index table; the tables live on the stack.
 constexpr int64_t kColumnChunk = 512;
+
+const AttrDecl& align_corners_attr() {
+  static const AttrDecl a = attr_bool("align_corners", false);
+  return a;
+}
 
 /// Validates (x, output_size) and sizes `out`. out_size gets 2-D coordinates
 /// (a 1-D resize has out_size[0] = 1).
@@ -31,36 +35,14 @@ Error prepare_resize(std::string_view op, std::span<const Tensor> inputs, const 
                                             " inputs and ", outputs.size(), " outputs"));
   }
   const Tensor& x = inputs[0];
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, cat(op, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
   }
   if (outputs[0].dtype != x.dtype) {
     return fail(Error::InvalidType, cat(op, ": output dtype must match the input's ", dtype_name(x.dtype),
                                         ", got ", dtype_name(outputs[0].dtype)));
   }
-  const std::vector<int64_t>* os = attrs.get_ints("output_size");
-  if (os == nullptr || os->empty() || os->size() > 2) {
-    return fail(Error::InvalidArgument,
-                cat(op, ": 'output_size' must be an int list with 1 or 2 entries, got ",
-                    os == nullptr ? std::string("none") : std::to_string(os->size()) + " entries"));
-  }
-  const int nd = static_cast<int>(os->size());
-  if (x.rank != nd + 2) {
-    return fail(Error::InvalidShape, cat(op, ": a ", nd, "-d output_size needs a rank-", nd + 2,
-                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
-  }
-  out_size[0] = out_size[1] = 1;
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "output_size", nd, 0, out_size));
-  for (int i = 0; i < nd; ++i) {
-    if (x.sizes[2 + i] == 0 && out_size[2 - nd + i] > 0) {
-      return fail(Error::InvalidShape, cat(op, ": cannot resize an empty spatial dim of input ",
-                                           shape_string(x.shape()), " to output_size ",
-                                           axes_string(out_size, nd)));
-    }
-  }
-  int64_t shape[4] = {x.sizes[0], x.sizes[1], out_size[0], out_size[1]};
-  if (nd == 1) shape[2] = out_size[1];
-  return outputs[0].resize({shape, static_cast<size_t>(nd + 2)});
+  return spatial::read_output_size(op, "resize", x, attrs, out_size, outputs[0]);
 }
 
 // ---- upsample_nearest ---------------------------------------------------------
@@ -195,7 +177,7 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
                         std::span<Tensor> outputs) {
   int64_t out_size[2];
   EDGEC_TRY(prepare_resize("upsample_bilinear", inputs, attrs, outputs, out_size));
-  const bool align_corners = attrs.get_bool("align_corners", false);
+  const bool align_corners = align_corners_attr().bool_value(attrs);
   const Tensor x4 = spatial::lift_to_2d(inputs[0]);
   Tensor& out = outputs[0];
   const int threads = spatial::threads_for(ctx.num_threads, 4 * out.numel());
@@ -211,9 +193,14 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> resize_kernels() {
+  const AttrDecl& output_size = spatial::output_size_attr();
   static const KernelEntry kResizeKernels[] = {
-      {only_named("upsample_bilinear"), upsample_bilinear},
-      {only_named("upsample_nearest"), upsample_nearest},
+      {declare("upsample_bilinear", "nn", {{"self"}}, {output_size, align_corners_attr()}, kFloatDTypes, 0,
+               "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
+       upsample_bilinear},
+      {declare("upsample_nearest", "nn", {{"self"}}, {output_size}, kFloatDTypes, kOpShapeOnly,
+               "nearest-neighbour resize of the spatial dims (torch 'nearest')"),
+       upsample_nearest},
   };
   return kResizeKernels;
 }

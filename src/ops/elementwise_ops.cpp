@@ -2,7 +2,7 @@
 // across tensor operands: importers insert casts; comparisons give bool):
 // the rules that most elementwise operators declare (ResultRule), with the
 // dtypes of their declarations (src/kernels/elementwise*.cpp), and the few
-// custom ones (div, gelu, where, cast, masked_fill).
+// custom ones (div, gelu, where, cast).
 #include <cmath>
 
 #include "ops/op_rows.h"
@@ -73,21 +73,7 @@ std::vector<TensorType> cast_shape(const ShapeQuery& q) {
   return {TensorType(q.attrs.get_dtype("dtype", DType::Float32), q.inputs[0].dims)};
 }
 
-// masked_fill(x, mask, value) = where(mask, full_like(value), x).
-std::vector<TensorType> masked_fill_shape(const ShapeQuery& q) {
-  expect_inputs(q, 2);
-  expect_dtype(q, q.inputs[1], kBool, "mask");
-  return {TensorType(q.inputs[0].dtype, broadcast_dims(q, q.inputs[0].dims, q.inputs[1].dims))};
-}
-
 }  // namespace
-
-std::vector<OpInfo> elementwise_rows() {
-  OpInfo masked_fill = make_row("masked_fill", "Scalar", {{"self"}, {"mask"}}, {required(attr_float("value", 0))},
-                                masked_fill_shape, kOpElementwise, "x with value where mask is true");
-  masked_fill.core = false;
-  return {std::move(masked_fill)};
-}
 
 ShapeFn rule_shape(ResultRule rule) {
   switch (rule) {

@@ -1,6 +1,8 @@
-// Shared pieces for writing operator-table rows: each family file
-// (elementwise_ops.cpp, shape_ops.cpp, ...) exports its rows, and the shape
-// helpers here implement the rules several families share.
+// Shared pieces of the operator table's families: each family file
+// (elementwise_ops.cpp, reduction_ops.cpp, ...) exports the shape functions
+// of the operators declared beside their kernels, composite_ops.cpp the
+// composites' rows, and the shape helpers here implement the rules several
+// families share.
 #pragma once
 
 #include <string>
@@ -13,9 +15,14 @@
 
 namespace edgec::ops {
 
-std::vector<OpInfo> elementwise_rows();  // elementwise_ops.cpp
-std::vector<OpInfo> linalg_rows();       // linalg_ops.cpp
-std::vector<OpInfo> nn_rows();           // nn_ops.cpp: conv, pooling, resize, normalization
+/// The rows of one family ("elementwise", "nn", ...), core and composite,
+/// sorted by name: copies of the table's rows.
+std::vector<OpInfo> family_rows(std::string_view family);  // op_table.cpp
+inline std::vector<OpInfo> elementwise_rows() { return family_rows("elementwise"); }
+inline std::vector<OpInfo> linalg_rows() { return family_rows("linalg"); }
+/// Convolution, pooling, resize and normalization.
+inline std::vector<OpInfo> nn_rows() { return family_rows("nn"); }
+
 std::vector<OpInfo> shape_rows();        // shape_ops.cpp
 std::vector<OpInfo> indexing_rows();     // indexing_ops.cpp
 std::vector<OpInfo> creation_rows();     // creation_ops.cpp
@@ -26,6 +33,11 @@ ShapeFn rule_shape(ResultRule rule);  // elementwise_ops.cpp
 /// ResultRule::Custom, by name; each family file exports its own.
 std::vector<std::pair<std::string_view, ShapeFn>> elementwise_shapes();  // elementwise_ops.cpp
 std::vector<std::pair<std::string_view, ShapeFn>> reduction_shapes();    // reduction_ops.cpp
+std::vector<std::pair<std::string_view, ShapeFn>> linalg_shapes();       // linalg_ops.cpp
+std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes();           // nn_ops.cpp
+
+/// The rows of the composite operators (core = false), each with its family.
+std::vector<OpInfo> composite_rows();  // composite_ops.cpp
 
 /// A row with the common fields filled in.
 OpInfo make_row(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,

@@ -27,7 +27,7 @@ struct Table {
     // Operators declared beside their kernels, with the shape function of
     // their rule or one registered under their name.
     std::unordered_map<std::string_view, ShapeFn> custom;
-    for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes()})
+    for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes(), ops::linalg_shapes(), ops::nn_shapes()})
       for (auto [name, fn] : family)
         if (!custom.emplace(name, fn).second)
           throw CompileError("operator table: two shape functions for '" + std::string(name) + "'");
@@ -49,8 +49,7 @@ struct Table {
     if (!custom.empty())
       throw CompileError("operator table: a shape function for '" + std::string(custom.begin()->first) +
                          "', which no kernel declares");
-    for (auto family : {ops::elementwise_rows(), ops::linalg_rows(), ops::nn_rows(),
-                        ops::shape_rows(), ops::indexing_rows(), ops::creation_rows()}) {
+    for (auto family : {ops::composite_rows(), ops::shape_rows(), ops::indexing_rows(), ops::creation_rows()}) {
       for (auto& row : family) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
     }
     for (const auto& r : rows) sorted.push_back(r.get());
@@ -111,6 +110,15 @@ bool dialect_allows(std::string_view dialect, const OpInfo& op, std::string_view
 }
 
 std::span<const OpInfo* const> all_ops() { return table().sorted; }
+
+const OpDecl* find_decl_by_name(std::string_view base_name) { return find_op_by_name(base_name); }
+
+std::vector<OpInfo> ops::family_rows(std::string_view family) {
+  std::vector<OpInfo> rows;
+  for (const OpInfo* op : all_ops())
+    if (op->family == family) rows.push_back(*op);
+  return rows;
+}
 
 const AttrDecl& ShapeQuery::attr(std::string_view attr_name) const {
   const AttrDecl* a = decl ? decl->attr(attr_name) : nullptr;
