@@ -88,24 +88,19 @@ inline std::string axes_string(const int64_t* v, int nd) {
 }
 
 // ---- attributes -----------------------------------------------------------
-// Declared once for every spatial operator that has them: the rows of
-// convolution.cpp, pooling.cpp and resize.cpp and the readers below use these.
 
-inline const AttrDecl& stride_attr() {
-  static const AttrDecl a = attr_ints("stride", AttrRule::Positive);
-  return a;
-}
-inline const AttrDecl& padding_attr() {
-  static const AttrDecl a = attr_ints("padding", AttrRule::NonNegative);
-  return a;
-}
-inline const AttrDecl& dilation_attr() {
-  static const AttrDecl a = attr_ints("dilation", AttrRule::Positive);
-  return a;
-}
-inline const AttrDecl& output_size_attr() {
-  static const AttrDecl a = required(attr_ints("output_size", AttrRule::Positive));
-  return a;
+/// The attributes several spatial operators share, declared once: the rows
+/// of convolution.cpp, pooling.cpp and resize.cpp and the readers below use
+/// these.
+struct SharedDecls {
+  AttrDecl stride = attr_ints("stride", AttrRule::Positive);
+  AttrDecl padding = attr_ints("padding", AttrRule::NonNegative);
+  AttrDecl dilation = attr_ints("dilation", AttrRule::Positive);
+  AttrDecl output_size = required(attr_ints("output_size", AttrRule::Positive));
+};
+inline const SharedDecls& shared_decls() {
+  static const SharedDecls d;
+  return d;
 }
 
 /// Reads the int-list attribute `decl` with `nd` entries into out[2 - nd ..].
@@ -142,7 +137,7 @@ inline Error read_axis_ints(std::string_view op, const Attrs& attrs, const AttrD
 inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64_t begin[2],
                           int64_t end[2]) {
   begin[0] = begin[1] = end[0] = end[1] = 0;
-  const AttrValue* v = attrs.find(padding_attr().name);
+  const AttrValue* v = attrs.find(shared_decls().padding.name);
   if (v == nullptr) return Error::Ok;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
   if (list == nullptr) {
@@ -202,9 +197,9 @@ inline Error resize_spatial(const Tensor& x, int64_t channels, const int64_t out
 inline Error read_output_size(std::string_view op, std::string_view verb, const Tensor& x, const Attrs& attrs,
                               int64_t out_size[2], Tensor& out) {
   int nd = 0;
-  EDGEC_TRY(read_spatial_rank(op, x, attrs, output_size_attr(), "output_size", nd));
+  EDGEC_TRY(read_spatial_rank(op, x, attrs, shared_decls().output_size, "output_size", nd));
   out_size[0] = out_size[1] = 1;
-  EDGEC_TRY(read_axis_ints(op, attrs, output_size_attr(), nd, 0, out_size));
+  EDGEC_TRY(read_axis_ints(op, attrs, shared_decls().output_size, nd, 0, out_size));
   for (int i = 0; i < nd; ++i) {
     if (x.sizes[2 + i] == 0 && out_size[2 - nd + i] > 0) {
       return fail(Error::InvalidShape, cat(op, ": cannot ", verb, " an empty spatial dim of input ",

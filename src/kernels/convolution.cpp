@@ -530,13 +530,18 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
 // The attributes only the convolutions have, declared once: the rows at the
 // end of this file and the kernels read them (stride, padding and dilation
 // are conv_spatial.h's).
-const AttrDecl& groups_attr() {
-  static const AttrDecl a = attr_int("groups", 1, AttrRule::Positive);
-  return a;
-}
-const AttrDecl& output_padding_attr() {
-  static const AttrDecl a = attr_ints("output_padding", AttrRule::NonNegative);
-  return a;
+struct ConvDecls {
+  AttrDecl groups = attr_int("groups", 1, AttrRule::Positive);
+  AttrDecl output_padding = attr_ints("output_padding", AttrRule::NonNegative);
+  // Set by the onednn backend on the convolutions whose weights it stores
+  // in its own blocked layout (BackendCompiler::prepare_constants).
+  AttrDecl weights_strides = attr_ints("weights_strides");
+  AttrDecl weights_blocks = attr_ints("weights_blocks");
+  AttrDecl weights_block_dims = attr_ints("weights_block_dims");
+};
+const ConvDecls& conv_decls() {
+  static const ConvDecls d;
+  return d;
 }
 
 /// Per-axis attributes in 2-D coordinates (index 1 for a 1-D operator).
@@ -590,11 +595,11 @@ Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, cons
     }
     ca.kernel[2 - ca.nd + i] = k;
   }
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::stride_attr(), ca.nd, 1, ca.stride));
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::dilation_attr(), ca.nd, 1, ca.dilation));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::shared_decls().stride, ca.nd, 1, ca.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::shared_decls().dilation, ca.nd, 1, ca.dilation));
   EDGEC_TRY(spatial::read_padding(op, attrs, ca.nd, ca.pad_begin, ca.pad_end));
   // Only an int: the declaration's reader would also take a bool.
-  const AttrDecl& groups = groups_attr();
+  const AttrDecl& groups = conv_decls().groups;
   if (const AttrValue* g = attrs.find(groups.name); g != nullptr && attr_kind(*g) != AttrKind::Int) {
     return fail(Error::InvalidArgument,
                 cat(op, ": attribute '", groups.name, "' must be an int, got ", attr_kind_name(attr_kind(*g))));
@@ -774,7 +779,7 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
   constexpr std::string_view kOp = "conv_transpose";
   ConvAttrs ca;
   EDGEC_TRY(read_conv_common(kOp, inputs, attrs, outputs, ca));
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, output_padding_attr(), ca.nd, 0, ca.output_padding));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, conv_decls().output_padding, ca.nd, 0, ca.output_padding));
   const Tensor& x = inputs[0];
   const Tensor& w = inputs[1];
   const int64_t cin = x.sizes[1];
@@ -822,23 +827,16 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
 }  // namespace
 
 std::span<const KernelEntry> convolution_kernels() {
-  using spatial::dilation_attr;
-  using spatial::padding_attr;
-  using spatial::stride_attr;
+  const spatial::SharedDecls& s = spatial::shared_decls();
+  const ConvDecls& c = conv_decls();
   const std::vector<OperandDecl> operands = {{"input"}, {"weight"}, {"bias", OperandKind::Optional}};
-  // Set by the onednn backend on the convolutions whose weights it stores in
-  // its own blocked layout (BackendCompiler::prepare_constants).
-  const AttrDecl weights_layout[] = {attr_ints("weights_strides"), attr_ints("weights_blocks"),
-                                     attr_ints("weights_block_dims")};
   static const KernelEntry kConvolutionKernels[] = {
       {declare("conv", "nn", operands,
-               {stride_attr(), padding_attr(), dilation_attr(), groups_attr(), weights_layout[0], weights_layout[1],
-                weights_layout[2]},
+               {s.stride, s.padding, s.dilation, c.groups, c.weights_strides, c.weights_blocks, c.weights_block_dims},
                kFloatDTypes, 0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
        conv},
-      {declare("conv_transpose", "nn", operands,
-               {stride_attr(), padding_attr(), output_padding_attr(), dilation_attr(), groups_attr()}, kFloatDTypes,
-               0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
+      {declare("conv_transpose", "nn", operands, {s.stride, s.padding, c.output_padding, s.dilation, c.groups},
+               kFloatDTypes, 0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
        conv_transpose},
   };
   return kConvolutionKernels;

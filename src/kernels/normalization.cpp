@@ -126,21 +126,15 @@ float line_sum(const T* p, int64_t n, int64_t s, F f) {
 
 // The attributes of the family, declared once: the rows at the end of this
 // file and the kernels read them.
-const AttrDecl& dim_attr() {
-  static const AttrDecl a = required(attr_int("dim", 0));
-  return a;
-}
-const AttrDecl& eps_attr() {
-  static const AttrDecl a = attr_float("eps", 1e-5);
-  return a;
-}
-const AttrDecl& num_groups_attr() {
-  static const AttrDecl a = required(attr_int("num_groups", 1, AttrRule::Positive));
-  return a;
-}
-const AttrDecl& axis_attr() {
-  static const AttrDecl a = attr_int("axis", -1);
-  return a;
+struct NormDecls {
+  AttrDecl dim = required(attr_int("dim", 0));
+  AttrDecl eps = attr_float("eps", 1e-5);
+  AttrDecl num_groups = required(attr_int("num_groups", 1, AttrRule::Positive));
+  AttrDecl axis = attr_int("axis", -1);
+};
+const NormDecls& norm_decls() {
+  static const NormDecls d;
+  return d;
 }
 
 Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t min_in, size_t max_in,
@@ -302,7 +296,7 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   Tensor& y = outputs[0];
   EDGEC_TRY(check_float_io(op, x, y));
   int dim = 0;
-  EDGEC_TRY(read_dim(op, attrs, dim_attr(), x, &dim));
+  EDGEC_TRY(read_dim(op, attrs, norm_decls().dim, x, &dim));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -420,7 +414,7 @@ Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
     EDGEC_TRY(check_channel_param(op, kNames[i], p, x.sizes[1], x, false));
     params[i] = Param{p.data, p.dtype, p.strides[0]};
   }
-  const float eps = static_cast<float>(eps_attr().float_value(attrs));
+  const float eps = static_cast<float>(norm_decls().eps.float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -508,9 +502,9 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
   const int64_t channels = x.sizes[1];
   int64_t groups = channels;
   if (!instance) {
-    if (!attrs.has(num_groups_attr().name))
+    if (!attrs.has(norm_decls().num_groups.name))
       return fail(Error::InvalidArgument, "group_norm: missing attribute num_groups");
-    groups = num_groups_attr().int_value(attrs);
+    groups = norm_decls().num_groups.int_value(attrs);
     if (groups <= 0 || channels % groups != 0) {
       return fail(Error::InvalidArgument, "group_norm: num_groups " + str(groups) +
                                               " must be positive and divide the " + str(channels) +
@@ -529,7 +523,7 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
     EDGEC_TRY(check_channel_param(op, "bias", inputs[2], channels, x, true));
     bias = Param{inputs[2].data, inputs[2].dtype, inputs[2].strides[0]};
   }
-  const float eps = static_cast<float>(eps_attr().float_value(attrs));
+  const float eps = static_cast<float>(norm_decls().eps.float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -668,7 +662,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   Tensor& y = outputs[0];
   EDGEC_TRY(check_float_io(op, x, y));
   if (x.rank < 1) return fail(Error::InvalidShape, "layer_norm: expected an input of rank >= 1, got []");
-  const int64_t raw_axis = axis_attr().int_value(attrs);
+  const int64_t raw_axis = norm_decls().axis.int_value(attrs);
   if (raw_axis < -x.rank || raw_axis >= x.rank) {
     return fail(Error::InvalidArgument, "layer_norm: axis " + str(raw_axis) +
                                             " is out of range for an input of rank " + str(x.rank));
@@ -680,7 +674,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   std::array<int64_t, kMaxRank> b_strides{};
   if (w) EDGEC_TRY(broadcast_param("weight", *w, x, axis_dim, w_strides));
   if (b) EDGEC_TRY(broadcast_param("bias", *b, x, axis_dim, b_strides));
-  const float eps = static_cast<float>(eps_attr().float_value(attrs));
+  const float eps = static_cast<float>(norm_decls().eps.float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -704,6 +698,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> normalization_kernels() {
+  const NormDecls& d = norm_decls();
   const OperandDecl input{"input"};
   const OperandDecl opt_weight{"weight", OperandKind::Optional};
   const OperandDecl opt_bias{"bias", OperandKind::Optional};
@@ -712,20 +707,20 @@ std::span<const KernelEntry> normalization_kernels() {
     return declare(name, "nn", std::move(operands), std::move(attrs), kFloatDTypes, 0, summary);
   };
   static const KernelEntry kNormalizationKernels[] = {
-      {row("batch_norm", {input, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}}, {eps_attr()},
+      {row("batch_norm", {input, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}}, {d.eps},
            "inference batch normalization over channel dim 1"),
        batch_norm_kernel},
-      {row("group_norm", {input, opt_weight, opt_bias}, {num_groups_attr(), eps_attr()},
+      {row("group_norm", {input, opt_weight, opt_bias}, {d.num_groups, d.eps},
            "normalization over groups of channels with per-channel affine"),
        group_norm_kernel},
-      {row("instance_norm", {input, opt_weight, opt_bias}, {eps_attr()},
+      {row("instance_norm", {input, opt_weight, opt_bias}, {d.eps},
            "normalization per sample and channel with per-channel affine"),
        instance_norm_kernel},
-      {row("layer_norm", {input, opt_weight, opt_bias}, {axis_attr(), eps_attr()},
+      {row("layer_norm", {input, opt_weight, opt_bias}, {d.axis, d.eps},
            "normalization over dims [axis, rank) with optional affine"),
        layer_norm_kernel},
-      {row("log_softmax", {{"self"}}, {dim_attr()}, "log of softmax along dim"), softmax_kernel<true>},
-      {row("softmax", {{"self"}}, {dim_attr()}, "softmax along dim"), softmax_kernel<false>},
+      {row("log_softmax", {{"self"}}, {d.dim}, "log of softmax along dim"), softmax_kernel<true>},
+      {row("softmax", {{"self"}}, {d.dim}, "softmax along dim"), softmax_kernel<false>},
   };
   return kNormalizationKernels;
 }

@@ -26,17 +26,14 @@ using spatial::to_float;
 // The attributes only pooling has, declared once: the rows at the end of
 // this file and the kernels read them (stride, padding, dilation and
 // output_size are conv_spatial.h's).
-const AttrDecl& kernel_size_attr() {
-  static const AttrDecl a = required(attr_ints("kernel_size", AttrRule::Positive));
-  return a;
-}
-const AttrDecl& ceil_mode_attr() {
-  static const AttrDecl a = attr_bool("ceil_mode", false);
-  return a;
-}
-const AttrDecl& count_include_pad_attr() {
-  static const AttrDecl a = attr_bool("count_include_pad", true);
-  return a;
+struct PoolDecls {
+  AttrDecl kernel_size = required(attr_ints("kernel_size", AttrRule::Positive));
+  AttrDecl ceil_mode = attr_bool("ceil_mode", false);
+  AttrDecl count_include_pad = attr_bool("count_include_pad", true);
+};
+const PoolDecls& pool_decls() {
+  static const PoolDecls d;
+  return d;
 }
 
 /// Where the windows of a pooling operator lie, per axis (index 0 = H, 1 = W).
@@ -76,16 +73,16 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span
 /// Validates the pooling attributes against `x` and computes the output size.
 Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attrs, bool has_dilation,
                          PoolGeometry& g) {
-  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, kernel_size_attr(), "window", g.nd));
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, kernel_size_attr(), g.nd, 1, g.kernel));
+  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, pool_decls().kernel_size, "window", g.nd));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, pool_decls().kernel_size, g.nd, 1, g.kernel));
   g.stride[0] = g.kernel[0];
   g.stride[1] = g.kernel[1];
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::stride_attr(), g.nd, 1, g.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::shared_decls().stride, g.nd, 1, g.stride));
   EDGEC_TRY(spatial::read_padding(op, attrs, g.nd, g.pad_begin, g.pad_end));
   if (has_dilation) {
-    EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::dilation_attr(), g.nd, 1, g.dilation));
+    EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::shared_decls().dilation, g.nd, 1, g.dilation));
   }
-  g.ceil_mode = ceil_mode_attr().bool_value(attrs);
+  g.ceil_mode = pool_decls().ceil_mode.bool_value(attrs);
   for (int a = 2 - g.nd; a < 2; ++a) {
     g.in[a] = x.sizes[a - (2 - g.nd) + 2];
     g.out[a] = pooled_size(g.in[a], g.kernel[a], g.stride[a], g.pad_begin[a], g.pad_end[a],
@@ -287,11 +284,11 @@ Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   // Averaging over a dilated window is not a torch operator; refuse it rather
   // than silently ignore the attribute.
   int64_t dilation[2] = {1, 1};
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, spatial::dilation_attr(), g.nd, 1, dilation));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, spatial::shared_decls().dilation, g.nd, 1, dilation));
   if (dilation[0] != 1 || dilation[1] != 1) {
     return fail(Error::NotSupported, cat(kOp, ": dilation ", axes_string(dilation, g.nd), " is not supported"));
   }
-  const bool count_include_pad = count_include_pad_attr().bool_value(attrs);
+  const bool count_include_pad = pool_decls().count_include_pad.bool_value(attrs);
   Tensor& out = outputs[0];
   EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
@@ -386,23 +383,19 @@ Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> pooling_kernels() {
-  using spatial::dilation_attr;
-  using spatial::padding_attr;
-  using spatial::stride_attr;
+  const spatial::SharedDecls& s = spatial::shared_decls();
+  const PoolDecls& p = pool_decls();
   auto row = [](std::string_view name, std::vector<AttrDecl> attrs, DTypeSet dtypes, std::string_view summary) {
     return declare(name, "nn", {{"self"}}, std::move(attrs), dtypes, 0, summary);
   };
   static const KernelEntry kPoolingKernels[] = {
-      {row("adaptive_avg_pool", {spatial::output_size_attr()}, kFloatDTypes,
-           "1-d / 2-d average pooling to a given output size"),
+      {row("adaptive_avg_pool", {s.output_size}, kFloatDTypes, "1-d / 2-d average pooling to a given output size"),
        adaptive_avg_pool},
-      {row("avg_pool",
-           {kernel_size_attr(), stride_attr(), padding_attr(), ceil_mode_attr(), count_include_pad_attr(),
-            dilation_attr()},
+      {row("avg_pool", {p.kernel_size, s.stride, s.padding, p.ceil_mode, p.count_include_pad, s.dilation},
            kFloatDTypes, "1-d / 2-d average pooling"),
        avg_pool},
-      {row("max_pool", {kernel_size_attr(), stride_attr(), padding_attr(), dilation_attr(), ceil_mode_attr()},
-           kNumericDTypes, "1-d / 2-d max pooling"),
+      {row("max_pool", {p.kernel_size, s.stride, s.padding, s.dilation, p.ceil_mode}, kNumericDTypes,
+           "1-d / 2-d max pooling"),
        max_pool},
   };
   return kPoolingKernels;

@@ -21,9 +21,11 @@ using spatial::to_float;
 /// Output columns handled per index table; the tables live on the stack.
 constexpr int64_t kColumnChunk = 512;
 
-const AttrDecl& align_corners_attr() {
-  static const AttrDecl a = attr_bool("align_corners", false);
-  return a;
+// upsample_bilinear's own attribute, declared once: its row at the end of
+// this file and its kernel read it (output_size is conv_spatial.h's).
+const AttrDecl& align_corners_decl() {
+  static const AttrDecl d = attr_bool("align_corners", false);
+  return d;
 }
 
 /// Validates (x, output_size) and sizes `out`. out_size gets 2-D coordinates
@@ -177,7 +179,7 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
                         std::span<Tensor> outputs) {
   int64_t out_size[2];
   EDGEC_TRY(prepare_resize("upsample_bilinear", inputs, attrs, outputs, out_size));
-  const bool align_corners = align_corners_attr().bool_value(attrs);
+  const bool align_corners = align_corners_decl().bool_value(attrs);
   const Tensor x4 = spatial::lift_to_2d(inputs[0]);
   Tensor& out = outputs[0];
   const int threads = spatial::threads_for(ctx.num_threads, 4 * out.numel());
@@ -193,9 +195,9 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> resize_kernels() {
-  const AttrDecl& output_size = spatial::output_size_attr();
+  const AttrDecl& output_size = spatial::shared_decls().output_size;
   static const KernelEntry kResizeKernels[] = {
-      {declare("upsample_bilinear", "nn", {{"self"}}, {output_size, align_corners_attr()}, kFloatDTypes, 0,
+      {declare("upsample_bilinear", "nn", {{"self"}}, {output_size, align_corners_decl()}, kFloatDTypes, 0,
                "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
        upsample_bilinear},
       {declare("upsample_nearest", "nn", {{"self"}}, {output_size}, kFloatDTypes, kOpShapeOnly,
