@@ -11,7 +11,6 @@
 #include "base/half.h"
 #include "kernels/families.h"
 #include "kernels/shape_common.h"
-#include "kernels/shape_ops.h"
 
 namespace edgec {
 namespace {
@@ -578,7 +577,6 @@ std::span<const KernelEntry> indexing_kernels() {
   static const KernelEntry kIndexingKernels[] = {
       {only_named("gather"), gather_kernel}, {only_named("index"), index_kernel},
       {only_named("nonzero"), nonzero_kernel}, {only_named("take"), take_kernel},
-      {only_named("topk"), shape_detail::topk_kernel},
   };
   return kIndexingKernels;
 }

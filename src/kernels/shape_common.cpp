@@ -66,6 +66,11 @@ Error normalize_dim(std::string_view op, int64_t dim, int rank, int& out) {
   return Error::Ok;
 }
 
+Error check_one_to_one(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+  EDGEC_TRY(check_arity(op, inputs, 1, outputs, 1));
+  return check_output_dtype(op, outputs[0], inputs[0].dtype);
+}
+
 Error resize_output(std::string_view op, Tensor& out, std::span<const int64_t> shape) {
   const Error err = out.resize(shape);
   if (err != Error::Ok) set_error_detail(std::string(op) + ": " + error_detail());
@@ -94,7 +99,78 @@ Error missing_attr(std::string_view op, std::string_view name) {
               std::string(op) + ": missing required attribute '" + std::string(name) + "'");
 }
 
+// The value of `decl` in `attrs`, or nullptr when absent (an error where
+// the declaration requires it).
+Error find_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, const AttrValue*& v) {
+  v = attrs.find(decl.name);
+  if (v == nullptr && decl.required) return missing_attr(op, decl.name);
+  return Error::Ok;
+}
+
 }  // namespace
+
+Error int_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int64_t& out) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
+  if (v == nullptr) {
+    out = static_cast<int64_t>(decl.number);
+  } else if (const auto* i = std::get_if<int64_t>(v)) {
+    out = *i;
+  } else {
+    return wrong_attr_kind(op, decl.name, decl.kind, *v);
+  }
+  return Error::Ok;
+}
+
+Error bool_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, bool& out) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
+  if (v == nullptr) {
+    out = decl.number != 0;
+  } else if (const auto* b = std::get_if<bool>(v)) {
+    out = *b;
+  } else if (const auto* i = std::get_if<int64_t>(v)) {
+    out = *i != 0;  // ONNX writes booleans as ints (TopK's largest/sorted)
+  } else {
+    return wrong_attr_kind(op, decl.name, decl.kind, *v);
+  }
+  return Error::Ok;
+}
+
+Error ints_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& out,
+                bool* present) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
+  if (present != nullptr) *present = v != nullptr;
+  out = {};
+  if (v == nullptr) return Error::Ok;
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(v)) {
+    out = *ints;
+    return Error::Ok;
+  }
+  // An empty list may be stored as either list kind.
+  if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty()) return Error::Ok;
+  return wrong_attr_kind(op, decl.name, decl.kind, *v);
+}
+
+Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
+  if (v == nullptr) {
+    // A whole default stays an int, so that all-int bounds stay exact.
+    const bool whole = decl.number == std::floor(decl.number);
+    out = whole ? Number{true, static_cast<int64_t>(decl.number), 0.0} : Number{false, 0, decl.number};
+  } else if (const auto* i = std::get_if<int64_t>(v)) {
+    out = Number{true, *i, 0.0};
+  } else if (const auto* f = std::get_if<double>(v)) {
+    out = Number{false, 0, *f};
+  } else if (const auto* b = std::get_if<bool>(v)) {
+    out = Number{true, *b ? 1 : 0, 0.0};
+  } else {
+    return wrong_attr_kind(op, decl.name, decl.kind, *v);
+  }
+  return Error::Ok;
+}
 
 Error int_attr(std::string_view op, const Attrs& attrs, std::string_view name, int64_t& out) {
   const AttrValue* v = attrs.find(name);

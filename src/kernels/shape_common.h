@@ -12,6 +12,7 @@
 
 #include "base/attrs.h"
 #include "base/error.h"
+#include "kernels/op_decl.h"
 #include "kernels/registry.h"
 #include "kernels/tensor.h"
 
@@ -51,7 +52,21 @@ inline bool wrap_index(int64_t& index, int64_t size) {
   return index >= 0 && index < size;
 }
 
+/// One input and one output of the input's dtype (most data movement).
+Error check_one_to_one(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs);
+
 // ---- attributes --------------------------------------------------------------
+// Read through the operator's declaration: the attribute's name, and its
+// default when absent (absent is an error where it is required). A value of
+// another kind than declared is an error, except an int for a bool (ONNX
+// writes bools as ints) and an empty float list for an empty int list.
+
+Error int_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int64_t& out);
+Error bool_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, bool& out);
+/// An int list; an optional one absent reads as empty, and `present` (where
+/// given) says whether it was there.
+Error ints_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& out,
+                bool* present = nullptr);
 
 Error int_attr(std::string_view op, const Attrs& attrs, std::string_view name, int64_t& out);
 Error int_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, int64_t dflt,
@@ -72,6 +87,8 @@ struct Number {
   double f = 0.0;
   double as_double() const { return is_int ? static_cast<double>(i) : f; }
 };
+/// A number; the declared default is an int when it is a whole number.
+Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out);
 Error number_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, Number dflt,
                      Number& out);
 

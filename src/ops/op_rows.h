@@ -23,7 +23,7 @@ inline std::vector<OpInfo> linalg_rows() { return family_rows("linalg"); }
 /// Convolution, pooling, resize and normalization.
 inline std::vector<OpInfo> nn_rows() { return family_rows("nn"); }
 
-std::vector<OpInfo> shape_rows();        // shape_ops.cpp
+inline std::vector<OpInfo> shape_rows() { return family_rows("shape"); }
 std::vector<OpInfo> indexing_rows();     // indexing_ops.cpp
 std::vector<OpInfo> creation_rows();     // creation_ops.cpp
 
@@ -35,6 +35,7 @@ std::vector<std::pair<std::string_view, ShapeFn>> elementwise_shapes();  // elem
 std::vector<std::pair<std::string_view, ShapeFn>> reduction_shapes();    // reduction_ops.cpp
 std::vector<std::pair<std::string_view, ShapeFn>> linalg_shapes();       // linalg_ops.cpp
 std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes();           // nn_ops.cpp
+std::vector<std::pair<std::string_view, ShapeFn>> shape_shapes();        // shape_ops.cpp
 
 /// The rows of the composite operators (core = false), each with its family.
 std::vector<OpInfo> composite_rows();  // composite_ops.cpp

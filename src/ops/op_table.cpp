@@ -27,7 +27,8 @@ struct Table {
     // Operators declared beside their kernels, with the shape function of
     // their rule or one registered under their name.
     std::unordered_map<std::string_view, ShapeFn> custom;
-    for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes(), ops::linalg_shapes(), ops::nn_shapes()})
+    for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes(), ops::linalg_shapes(), ops::nn_shapes(),
+                        ops::shape_shapes()})
       for (auto [name, fn] : family)
         if (!custom.emplace(name, fn).second)
           throw CompileError("operator table: two shape functions for '" + std::string(name) + "'");
@@ -49,7 +50,7 @@ struct Table {
     if (!custom.empty())
       throw CompileError("operator table: a shape function for '" + std::string(custom.begin()->first) +
                          "', which no kernel declares");
-    for (auto family : {ops::composite_rows(), ops::shape_rows(), ops::indexing_rows(), ops::creation_rows()}) {
+    for (auto family : {ops::composite_rows(), ops::indexing_rows(), ops::creation_rows()}) {
       for (auto& row : family) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
     }
     for (const auto& r : rows) sorted.push_back(r.get());
