@@ -1,6 +1,6 @@
 // Indexing kernels: take (ONNX Gather), gather (GatherElements), index
 // (PyTorch advanced indexing of the leading dims), nonzero; topk lives in
-// shape_topk.cpp.
+// shape_topk.cpp, with the shape family.
 //
 // Index values come from data, so every index tensor is checked in a first
 // pass (negative values wrap once, anything else out of range fails) before
@@ -18,6 +18,30 @@ namespace {
 using namespace shape_detail;
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// take's and gather's one attribute, declared once: their rows at the end
+// of this file and their kernels read it.
+const AttrDecl& dim_decl() {
+  static const AttrDecl d = attr_int("dim", 0);
+  return d;
+}
+
+// What take and gather share: (x, index) in, one output of x's dtype, an
+// index tensor of i64 or i32 (`index_name` in messages), an input of rank
+// >= 1, and the dim attribute wrapped against it.
+Error read_take_args(std::string_view op, std::string_view index_name, std::span<const Tensor> inputs,
+                     const Attrs& attrs, std::span<Tensor> outputs, int& dim) {
+  EDGEC_TRY(check_arity(op, inputs, 2, outputs, 1));
+  const Tensor& x = inputs[0];
+  EDGEC_TRY(check_output_dtype(op, outputs[0], x.dtype));
+  EDGEC_TRY(check_index_dtype(op, inputs[1], index_name));
+  if (x.rank == 0) {
+    return fail(Error::InvalidShape, std::string(op) + ": expected an input of rank >= 1, got a scalar");
+  }
+  int64_t dim_attr = 0;
+  EDGEC_TRY(int_attr(op, attrs, dim_decl(), dim_attr));
+  return normalize_dim(op, dim_attr, x.rank, dim);
+}
 
 // Checks every element of `index` against `size`.
 Error check_indices(std::string_view op, const Tensor& index, int64_t size) {
@@ -103,17 +127,11 @@ void parallel_ranges(const KernelContext& ctx, int64_t count, int64_t work, Body
 Error take_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "take";
-  EDGEC_TRY(check_arity(kOp, inputs, 2, outputs, 1));
+  int dim = 0;
+  EDGEC_TRY(read_take_args(kOp, "indices", inputs, attrs, outputs, dim));
   const Tensor& x = inputs[0];
   const Tensor& index = inputs[1];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, out, x.dtype));
-  EDGEC_TRY(check_index_dtype(kOp, index, "indices"));
-  if (x.rank == 0) return fail(Error::InvalidShape, "take: expected an input of rank >= 1, got a scalar");
-  int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr_or(kOp, attrs, "dim", 0, dim_attr));
-  int dim = 0;
-  EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   const int out_rank = x.rank - 1 + index.rank;
   if (out_rank > kMaxRank) {
     return fail(Error::InvalidShape, "take: expected a result of rank at most " + str(kMaxRank) +
@@ -204,17 +222,11 @@ Error take_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
 Error gather_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                     std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "gather";
-  EDGEC_TRY(check_arity(kOp, inputs, 2, outputs, 1));
+  int dim = 0;
+  EDGEC_TRY(read_take_args(kOp, "index", inputs, attrs, outputs, dim));
   const Tensor& x = inputs[0];
   const Tensor& index = inputs[1];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, out, x.dtype));
-  EDGEC_TRY(check_index_dtype(kOp, index, "index"));
-  if (x.rank == 0) return fail(Error::InvalidShape, "gather: expected an input of rank >= 1, got a scalar");
-  int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr_or(kOp, attrs, "dim", 0, dim_attr));
-  int dim = 0;
-  EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   bool fits = index.rank == x.rank;
   for (int d = 0; fits && d < x.rank; ++d) fits = d == dim || index.sizes[d] <= x.sizes[d];
   if (!fits) {
@@ -574,9 +586,21 @@ Error index_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
 }  // namespace
 
 std::span<const KernelEntry> indexing_kernels() {
+  const uint32_t kMoves = kOpShapeOnly;
   static const KernelEntry kIndexingKernels[] = {
-      {only_named("gather"), gather_kernel}, {only_named("index"), index_kernel},
-      {only_named("nonzero"), nonzero_kernel}, {only_named("take"), take_kernel},
+      {declare("gather", "indexing", {{"self"}, {"index"}}, {dim_decl()}, kAllDTypes, kMoves,
+               "torch.gather: elements along dim picked by an index of the result's shape"),
+       gather_kernel},
+      {declare("index", "indexing", {{"self"}, {"indices", OperandKind::List}}, {}, kAllDTypes,
+               kMoves | kOpDataDependent,
+               "x[i0, i1, ...] on the leading dims (integer indices), or x[mask] (one bool mask)"),
+       index_kernel},
+      {declare("nonzero", "indexing", {{"self"}}, {}, kAllDTypes, kOpDataDependent,
+               "i64 [n, rank] coordinates of the nonzero elements"),
+       nonzero_kernel},
+      {declare("take", "indexing", {{"self"}, {"indices"}}, {dim_decl()}, kAllDTypes, kMoves,
+               "ONNX Gather: whole slices along dim picked by indices"),
+       take_kernel},
   };
   return kIndexingKernels;
 }

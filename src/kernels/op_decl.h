@@ -160,14 +160,6 @@ struct OpDecl {
 OpDecl declare(std::string_view name, std::string_view family, std::vector<OperandDecl> operands,
                std::vector<AttrDecl> attrs, DTypeSet dtypes, uint32_t flags, std::string_view summary);
 
-/// A declaration with only a name: the row of a kernel whose family still
-/// declares its operators in src/ops (migrating to declarations here).
-inline OpDecl only_named(std::string_view name) {
-  OpDecl d;
-  d.name = name;
-  return d;
-}
-
 // ---- kernel-side reading ---------------------------------------------------
 // A kernel reads its attributes through their declarations: the value, or
 // the declared default when absent. A value of another kind, or one the

@@ -86,12 +86,10 @@ Error index_out_of_range(std::string_view op, int64_t index, int64_t size) {
 
 namespace {
 
-Error wrong_attr_kind(std::string_view op, std::string_view name, AttrKind expected,
-                      const AttrValue& got) {
+Error wrong_attr_kind(std::string_view op, const AttrDecl& decl, const AttrValue& got) {
   return fail(Error::InvalidArgument,
-              std::string(op) + ": expected attribute '" + std::string(name) + "' of kind " +
-                  std::string(attr_kind_name(expected)) + ", got " +
-                  std::string(attr_kind_name(attr_kind(got))));
+              std::string(op) + ": expected attribute '" + std::string(decl.name) + "' of kind " +
+                  std::string(attr_kind_name(decl.kind)) + ", got " + std::string(attr_kind_name(attr_kind(got))));
 }
 
 Error missing_attr(std::string_view op, std::string_view name) {
@@ -117,7 +115,7 @@ Error int_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, in
   } else if (const auto* i = std::get_if<int64_t>(v)) {
     out = *i;
   } else {
-    return wrong_attr_kind(op, decl.name, decl.kind, *v);
+    return wrong_attr_kind(op, decl, *v);
   }
   return Error::Ok;
 }
@@ -132,7 +130,7 @@ Error bool_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, b
   } else if (const auto* i = std::get_if<int64_t>(v)) {
     out = *i != 0;  // ONNX writes booleans as ints (TopK's largest/sorted)
   } else {
-    return wrong_attr_kind(op, decl.name, decl.kind, *v);
+    return wrong_attr_kind(op, decl, *v);
   }
   return Error::Ok;
 }
@@ -150,7 +148,7 @@ Error ints_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, s
   }
   // An empty list may be stored as either list kind.
   if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty()) return Error::Ok;
-  return wrong_attr_kind(op, decl.name, decl.kind, *v);
+  return wrong_attr_kind(op, decl, *v);
 }
 
 Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out) {
@@ -167,95 +165,9 @@ Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl,
   } else if (const auto* b = std::get_if<bool>(v)) {
     out = Number{true, *b ? 1 : 0, 0.0};
   } else {
-    return wrong_attr_kind(op, decl.name, decl.kind, *v);
+    return wrong_attr_kind(op, decl, *v);
   }
   return Error::Ok;
-}
-
-Error int_attr(std::string_view op, const Attrs& attrs, std::string_view name, int64_t& out) {
-  const AttrValue* v = attrs.find(name);
-  if (v == nullptr) return missing_attr(op, name);
-  return int_attr_or(op, attrs, name, 0, out);
-}
-
-Error int_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, int64_t dflt,
-                  int64_t& out) {
-  const AttrValue* v = attrs.find(name);
-  if (v == nullptr) {
-    out = dflt;
-    return Error::Ok;
-  }
-  if (const auto* i = std::get_if<int64_t>(v)) {
-    out = *i;
-    return Error::Ok;
-  }
-  return wrong_attr_kind(op, name, AttrKind::Int, *v);
-}
-
-Error bool_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, bool dflt,
-                   bool& out) {
-  const AttrValue* v = attrs.find(name);
-  if (v == nullptr) {
-    out = dflt;
-    return Error::Ok;
-  }
-  if (const auto* b = std::get_if<bool>(v)) {
-    out = *b;
-    return Error::Ok;
-  }
-  // ONNX writes booleans as ints (TopK's largest/sorted).
-  if (const auto* i = std::get_if<int64_t>(v)) {
-    out = *i != 0;
-    return Error::Ok;
-  }
-  return wrong_attr_kind(op, name, AttrKind::Bool, *v);
-}
-
-Error ints_attr(std::string_view op, const Attrs& attrs, std::string_view name,
-                std::span<const int64_t>& out) {
-  bool present = false;
-  EDGEC_TRY(ints_attr_opt(op, attrs, name, out, present));
-  if (!present) return missing_attr(op, name);
-  return Error::Ok;
-}
-
-Error ints_attr_opt(std::string_view op, const Attrs& attrs, std::string_view name,
-                    std::span<const int64_t>& out, bool& present) {
-  const AttrValue* v = attrs.find(name);
-  present = v != nullptr;
-  out = {};
-  if (v == nullptr) return Error::Ok;
-  if (const auto* ints = std::get_if<std::vector<int64_t>>(v)) {
-    out = *ints;
-    return Error::Ok;
-  }
-  // An empty list may be stored as either list kind.
-  if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty()) {
-    return Error::Ok;
-  }
-  return wrong_attr_kind(op, name, AttrKind::Ints, *v);
-}
-
-Error number_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, Number dflt,
-                     Number& out) {
-  const AttrValue* v = attrs.find(name);
-  if (v == nullptr) {
-    out = dflt;
-    return Error::Ok;
-  }
-  if (const auto* i = std::get_if<int64_t>(v)) {
-    out = Number{true, *i, 0.0};
-    return Error::Ok;
-  }
-  if (const auto* f = std::get_if<double>(v)) {
-    out = Number{false, 0, *f};
-    return Error::Ok;
-  }
-  if (const auto* b = std::get_if<bool>(v)) {
-    out = Number{true, *b ? 1 : 0, 0.0};
-    return Error::Ok;
-  }
-  return wrong_attr_kind(op, name, AttrKind::Float, *v);
 }
 
 uint64_t scalar_bits(DType dtype, const Number& value) {

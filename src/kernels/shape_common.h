@@ -68,16 +68,6 @@ Error bool_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, b
 Error ints_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& out,
                 bool* present = nullptr);
 
-Error int_attr(std::string_view op, const Attrs& attrs, std::string_view name, int64_t& out);
-Error int_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, int64_t dflt,
-                  int64_t& out);
-Error bool_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, bool dflt,
-                   bool& out);
-Error ints_attr(std::string_view op, const Attrs& attrs, std::string_view name,
-                std::span<const int64_t>& out);
-/// Like ints_attr but absent is fine: `present` says which.
-Error ints_attr_opt(std::string_view op, const Attrs& attrs, std::string_view name,
-                    std::span<const int64_t>& out, bool& present);
 
 /// A numeric attribute that may be written as an int or a float (arange's
 /// bounds, full's value); ints stay exact so that i64 values above 2^53 survive.
@@ -89,8 +79,6 @@ struct Number {
 };
 /// A number; the declared default is an int when it is a whole number.
 Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out);
-Error number_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, Number dflt,
-                     Number& out);
 
 /// float -> int64 truncating toward zero; NaN becomes 0 and out-of-range
 /// values saturate, where a plain cast would be undefined behaviour.

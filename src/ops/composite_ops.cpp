@@ -4,6 +4,7 @@
 // their shape functions. Where a composite is a core operator on rearranged
 // inputs, its shape function asks that operator's row, so the two cannot
 // drift apart; errors still name the composite.
+#include "kernels/registry.h"
 #include "ops/op_rows.h"
 
 namespace edgec::ops {
@@ -53,6 +54,33 @@ std::vector<TensorType> addmm_shape(const ShapeQuery& q) {
   return out;
 }
 
+// ---- indexing --------------------------------------------------------------------
+
+// embedding(weight, indices) = take(weight, indices, dim = 0).
+std::vector<TensorType> embedding_shape(const ShapeQuery& q) {
+  expect_inputs(q, 2);
+  if (q.inputs[0].rank() != 2) op_error(q.op, "expected a 2-D weight, got " + q.inputs[0].str());
+  Attrs attrs;
+  attrs.set("dim", int64_t{0});
+  return core_shape(q, "take", q.inputs, attrs);
+}
+
+// index_select(x, index; dim) = take(x, index; dim) with a 1-D index.
+std::vector<TensorType> index_select_shape(const ShapeQuery& q) {
+  expect_inputs(q, 2);
+  if (q.inputs[1].rank() != 1) op_error(q.op, "expected a 1-D index, got " + q.inputs[1].str());
+  return core_shape(q, "take", q.inputs, q.attrs);
+}
+
+// ---- creation --------------------------------------------------------------------
+
+// zeros/ones(shape, dtype) = full(shape, value = 0 or 1, dtype).
+std::vector<TensorType> filled_shape(const ShapeQuery& q) {
+  Attrs attrs = q.attrs;
+  attrs.set("value", 0.0);
+  return core_shape(q, "full", q.inputs, attrs);
+}
+
 /// A composite's row: its declaration (core = false) and shape function.
 OpInfo composite(OpDecl decl, ShapeFn shape) {
   OpInfo row;
@@ -68,6 +96,9 @@ std::vector<OpInfo> composite_rows() {
   OpDecl masked_fill = declare("masked_fill", "elementwise", {{"self"}, {"mask"}}, {required(attr_float("value", 0))},
                                {}, kOpElementwise, "x with value where mask is true");
   masked_fill.overload = "Scalar";
+  // zeros and ones take full's declarations of shape and dtype.
+  const OpDecl& full = *find_kernel_decl("full");
+  const std::vector<AttrDecl> filled = {*full.attr("shape"), *full.attr("dtype")};
   return {
       composite(std::move(masked_fill), masked_fill_shape),
       composite(declare("linear", "linalg", {{"input"}, {"weight"}, {"bias", OperandKind::Optional}}, {}, {}, 0,
@@ -77,6 +108,18 @@ std::vector<OpInfo> composite_rows() {
                         {attr_float("beta", 1.0), attr_float("alpha", 1.0)}, {}, 0,
                         "beta * self + alpha * (mat1 @ mat2)"),
                 addmm_shape),
+      composite(declare("embedding", "indexing", {{"weight"}, {"indices"}}, {}, {}, kOpShapeOnly,
+                        "rows of weight picked by indices (composite: take along dim 0)"),
+                embedding_shape),
+      composite(declare("index_select", "indexing", {{"self"}, {"index"}}, {required(attr_int("dim", 0))}, {},
+                        kOpShapeOnly, "slices along dim picked by a 1-D index (composite: take)"),
+                index_select_shape),
+      composite(declare("zeros", "creation", {}, filled, {}, kOpAllocation,
+                        "a tensor of shape and dtype filled with 0 (composite: full)"),
+                filled_shape),
+      composite(declare("ones", "creation", {}, filled, {}, kOpAllocation,
+                        "a tensor of shape and dtype filled with 1 (composite: full)"),
+                filled_shape),
   };
 }
 

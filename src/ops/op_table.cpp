@@ -1,5 +1,8 @@
-// The operator table: gathers every family's rows once, sorted by name, and
-// answers lookups by full name (dialect.name.overload) or base name.
+// The operator table: gathers every operator's row once, sorted by name, and
+// answers lookups by full name (dialect.name.overload) or base name. A core
+// operator's row is its kernel's declaration with the shape function of its
+// result rule or the one its family file in src/ops registers under its
+// name; a composite's row comes whole from composite_ops.cpp.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -24,16 +27,15 @@ struct Table {
   std::unordered_map<std::string_view, const OpInfo*> by_name;
 
   Table() {
-    // Operators declared beside their kernels, with the shape function of
-    // their rule or one registered under their name.
     std::unordered_map<std::string_view, ShapeFn> custom;
     for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes(), ops::linalg_shapes(), ops::nn_shapes(),
-                        ops::shape_shapes()})
+                        ops::shape_shapes(), ops::indexing_shapes(), ops::creation_shapes()})
       for (auto [name, fn] : family)
         if (!custom.emplace(name, fn).second)
           throw CompileError("operator table: two shape functions for '" + std::string(name) + "'");
     for (const KernelEntry& e : kernel_entries()) {
-      if (e.decl.family.empty()) continue;  // declared in src/ops below
+      if (e.decl.family.empty())
+        throw CompileError("operator table: the kernel of '" + std::string(e.decl.name) + "' declares no family");
       auto row = std::make_unique<OpInfo>();
       static_cast<OpDecl&>(*row) = e.decl;
       row->shape = ops::rule_shape(e.decl.result);
@@ -50,9 +52,7 @@ struct Table {
     if (!custom.empty())
       throw CompileError("operator table: a shape function for '" + std::string(custom.begin()->first) +
                          "', which no kernel declares");
-    for (auto family : {ops::composite_rows(), ops::indexing_rows(), ops::creation_rows()}) {
-      for (auto& row : family) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
-    }
+    for (auto& row : ops::composite_rows()) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
     for (const auto& r : rows) sorted.push_back(r.get());
     std::sort(sorted.begin(), sorted.end(),
               [](const OpInfo* a, const OpInfo* b) { return a->name < b->name; });

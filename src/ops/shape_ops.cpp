@@ -30,69 +30,6 @@ std::string list_str(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
-std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
-
-// ---- attributes ----------------------------------------------------------------
-// Read like the kernels read them, through the operator's declaration: its
-// default, absent is an error where it is required, and the same kinds
-// accepted.
-
-[[noreturn]] void missing_attr(const ShapeQuery& q, const AttrDecl& decl) {
-  op_error(q.op, "expected attribute " + quoted(decl.name) + " (" + std::string(attr_kind_name(decl.kind)) +
-                     "), got none");
-}
-
-[[noreturn]] void wrong_attr(const ShapeQuery& q, const AttrDecl& decl, const AttrValue& got) {
-  op_error(q.op, "expected attribute " + quoted(decl.name) + " of kind " + std::string(attr_kind_name(decl.kind)) +
-                     ", got " + std::string(attr_kind_name(attr_kind(got))));
-}
-
-/// The value of the declared attribute, or nullptr when absent (an error
-/// where it is required).
-const AttrValue* find_attr(const ShapeQuery& q, const AttrDecl& decl) {
-  const AttrValue* v = q.attrs.find(decl.name);
-  if (!v && decl.required) missing_attr(q, decl);
-  return v;
-}
-
-int64_t int_attr(const ShapeQuery& q, std::string_view name) {
-  const AttrDecl& decl = q.attr(name);
-  const AttrValue* v = find_attr(q, decl);
-  if (!v) return static_cast<int64_t>(decl.number);
-  if (const auto* i = std::get_if<int64_t>(v)) return *i;
-  wrong_attr(q, decl, *v);
-}
-
-bool bool_attr(const ShapeQuery& q, std::string_view name) {
-  const AttrDecl& decl = q.attr(name);
-  const AttrValue* v = find_attr(q, decl);
-  if (!v) return decl.number != 0;
-  if (const auto* b = std::get_if<bool>(v)) return *b;
-  if (const auto* i = std::get_if<int64_t>(v)) return *i != 0;  // ONNX writes bools as ints
-  wrong_attr(q, decl, *v);
-}
-
-/// An int list; nullptr when absent and optional. An empty list may be
-/// stored as either list kind.
-const std::vector<int64_t>* ints_attr(const ShapeQuery& q, std::string_view name) {
-  static const std::vector<int64_t> kEmpty;
-  const AttrDecl& decl = q.attr(name);
-  const AttrValue* v = find_attr(q, decl);
-  if (!v) return nullptr;
-  if (const auto* ints = std::get_if<std::vector<int64_t>>(v)) return ints;
-  if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty())
-    return &kEmpty;
-  wrong_attr(q, decl, *v);
-}
-
-/// A required int list.
-const std::vector<int64_t>& required_ints(const ShapeQuery& q, std::string_view name) {
-  const std::vector<int64_t>* list = ints_attr(q, name);
-  if (!list) throw CompileError("internal error: [" + std::string(q.op) + "] declares '" + std::string(name) +
-                                "' optional but reads it as required");
-  return *list;
-}
-
 // ---- dims ------------------------------------------------------------------------
 
 /// Wraps a possibly negative dim into [0, rank) like the kernels do (a rank-0
