@@ -23,10 +23,6 @@ struct CreationDecls {
   AttrDecl dtype = required(attr_dtype("dtype", DType::Float32));
   AttrDecl seed = attr_int("seed", 0);
 };
-const CreationDecls& creation_decls() {
-  static const CreationDecls d;
-  return d;
-}
 
 // arange's results are numbers; full fills any dtype.
 constexpr DTypeSet kArangeTypes = kNumericDTypes;
@@ -35,7 +31,7 @@ constexpr DTypeSet kArangeTypes = kNumericDTypes;
 // output from it; the kernel writes the output's dtype and checks the two
 // agree when the attribute is there (the kernel itself does without it).
 Error check_dtype_attr(std::string_view op, const Attrs& attrs, const Tensor& out) {
-  const AttrValue* v = attrs.find(creation_decls().dtype.name);
+  const AttrValue* v = attrs.find(declared<CreationDecls>().dtype.name);
   if (v == nullptr) return Error::Ok;
   const DType* d = std::get_if<DType>(v);
   if (d == nullptr) {
@@ -71,7 +67,7 @@ Error arange_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs&
     return fail(Error::InvalidType,
                 "arange: expected a numeric output dtype, got " + std::string(dtype_name(out.dtype)));
   }
-  const CreationDecls& d = creation_decls();
+  const CreationDecls& d = declared<CreationDecls>();
   // A missing end is reported before the kinds of the others.
   if (!attrs.has(d.end.name)) {
     return fail(Error::InvalidArgument, "arange: missing required attribute 'end'");
@@ -85,12 +81,7 @@ Error arange_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs&
   int64_t n = 0;
   if (exact) {
     if (step.i == 0) return fail(Error::InvalidArgument, "arange: step must be nonzero, got 0");
-    const __int128 span = static_cast<__int128>(end.i) - start.i;
-    const __int128 s = step.i;
-    // Ceiling division for either sign of step.
-    __int128 len = span / s;
-    if (len * s != span && ((span > 0) == (s > 0))) ++len;
-    n = len > 0 ? static_cast<int64_t>(len) : 0;
+    n = arange_int_length(start.i, end.i, step.i);
   } else {
     const double s = start.as_double(), e = end.as_double(), st = step.as_double();
     if (st == 0.0) return fail(Error::InvalidArgument, "arange: step must be nonzero, got 0");
@@ -138,7 +129,7 @@ Error full_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   Tensor& out = outputs[0];
   EDGEC_TRY(check_dtype_attr(kOp, attrs, out));
   std::span<const int64_t> shape;
-  EDGEC_TRY(ints_attr(kOp, attrs, creation_decls().shape, shape));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<CreationDecls>().shape, shape));
   for (int64_t s : shape) {
     if (s < 0) {
       return fail(Error::InvalidShape, "full: expected non-negative sizes, got " +
@@ -146,7 +137,7 @@ Error full_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
     }
   }
   Number value;
-  EDGEC_TRY(number_attr(kOp, attrs, creation_decls().value, value));
+  EDGEC_TRY(number_attr(kOp, attrs, declared<CreationDecls>().value, value));
   EDGEC_TRY(resize_output(kOp, out, shape));
 
   const int64_t n = out.numel();
@@ -188,7 +179,7 @@ Error rand_like_kernel(KernelContext&, std::span<const Tensor> inputs, const Att
     return fail(Error::InvalidType, "rand_like: expected a float input and output of its dtype, got " +
                                         std::string(dtype_name(x.dtype)) + " and " + std::string(dtype_name(y.dtype)));
   EDGEC_TRY(y.resize(x.shape()));
-  const uint64_t seed = static_cast<uint64_t>(creation_decls().seed.int_value(attrs));
+  const uint64_t seed = static_cast<uint64_t>(declared<CreationDecls>().seed.int_value(attrs));
   const int64_t n = y.numel();
   for (int64_t i = 0; i < n; ++i) {
     const float v = static_cast<float>(splitmix64(seed + static_cast<uint64_t>(i)) >> 40) * (1.0f / 16777216.0f);
@@ -202,7 +193,7 @@ Error rand_like_kernel(KernelContext&, std::span<const Tensor> inputs, const Att
 }  // namespace
 
 std::span<const KernelEntry> creation_kernels() {
-  const CreationDecls& d = creation_decls();
+  const CreationDecls& d = declared<CreationDecls>();
   static const KernelEntry kCreationKernels[] = {
       {declare("rand_like", "creation", {{"self"}}, {d.seed}, kFloatDTypes, kOpRandom,
                "uniform [0, 1) values with self's shape and dtype (never folded)"),

@@ -21,10 +21,9 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 // take's and gather's one attribute, declared once: their rows at the end
 // of this file and their kernels read it.
-const AttrDecl& dim_decl() {
-  static const AttrDecl d = attr_int("dim", 0);
-  return d;
-}
+struct TakeDecls {
+  AttrDecl dim = attr_int("dim", 0);
+};
 
 // What take and gather share: (x, index) in, one output of x's dtype, an
 // index tensor of i64 or i32 (`index_name` in messages), an input of rank
@@ -39,7 +38,7 @@ Error read_take_args(std::string_view op, std::string_view index_name, std::span
     return fail(Error::InvalidShape, std::string(op) + ": expected an input of rank >= 1, got a scalar");
   }
   int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr(op, attrs, dim_decl(), dim_attr));
+  EDGEC_TRY(int_attr(op, attrs, declared<TakeDecls>().dim, dim_attr));
   return normalize_dim(op, dim_attr, x.rank, dim);
 }
 
@@ -60,14 +59,21 @@ Error check_indices(std::string_view op, const Tensor& index, int64_t size) {
   return Error::Ok;
 }
 
-/// Calls fn with a value of the index tensor's element type (i64 or i32).
+/// Calls fn(src, dst, idx) with the data of x and out as unsigned words of
+/// x's element size (take and gather only move elements) and the data of
+/// `index` as its element type (i64 or i32).
 template <typename Fn>
-void dispatch_index(DType dtype, Fn&& fn) {
-  if (dtype == DType::Int64) {
-    fn(int64_t{});
-  } else {
-    fn(int32_t{});
-  }
+void with_typed_data(const Tensor& x, Tensor& out, const Tensor& index, Fn&& fn) {
+  dispatch_elem_size(dtype_size(x.dtype), [&](auto word) {
+    using T = decltype(word);
+    const T* src = static_cast<const T*>(x.data);
+    T* dst = static_cast<T*>(out.data);
+    if (index.dtype == DType::Int64) {
+      fn(src, dst, static_cast<const int64_t*>(index.data));
+    } else {
+      fn(src, dst, static_cast<const int32_t*>(index.data));
+    }
+  });
 }
 
 inline int64_t wrapped_index(const Tensor& index, int64_t offset, int64_t size) {
@@ -170,47 +176,40 @@ Error take_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   const int64_t size = x.sizes[dim];
   const int64_t stride = x.strides[dim];
 
-  dispatch_elem_size(dtype_size(x.dtype), [&](auto word) {
-    using T = decltype(word);
-    const T* src = static_cast<const T*>(x.data);
-    T* dst = static_cast<T*>(out.data);
-    dispatch_index(index.dtype, [&](auto index_word) {
-      using I = decltype(index_word);
-      const I* idx = static_cast<const I*>(index.data);
-      parallel_ranges(ctx, blocks, total, [&](int64_t begin, int64_t end) {
-        Walker wo = outer;
-        Walker wi = index_walker;
-        int64_t q = begin % count;
-        wo.seek(begin / count);
-        wi.seek(q);
-        // Runs of indices under one outer position; a run of single elements
-        // from a contiguous index is a plain gather loop.
-        for (int64_t b = begin; b < end;) {
-          const int64_t run = std::min(end - b, count - q);
-          const T* base = src + wo.offset[0];
-          T* out_run = dst + b * block_numel;
-          if (index_contiguous && block.rank == 0) {
-            const I* run_idx = idx + q;
-            for (int64_t t = 0; t < run; ++t) {
-              const int64_t i = run_idx[t];
-              out_run[t] = base[(i < 0 ? i + size : i) * stride];
-            }
-          } else {
-            for (int64_t t = 0; t < run; ++t) {
-              int64_t i = idx[index_contiguous ? q + t : wi.offset[0]];
-              if (i < 0) i += size;
-              copy_one_block(block, base + i * stride, out_run + t * block_numel);
-              if (!index_contiguous) wi.next();
-            }
+  with_typed_data(x, out, index, [&](auto src, auto dst, auto idx) {
+    parallel_ranges(ctx, blocks, total, [&](int64_t begin, int64_t end) {
+      Walker wo = outer;
+      Walker wi = index_walker;
+      int64_t q = begin % count;
+      wo.seek(begin / count);
+      wi.seek(q);
+      // Runs of indices under one outer position; a run of single elements
+      // from a contiguous index is a plain gather loop.
+      for (int64_t b = begin; b < end;) {
+        const int64_t run = std::min(end - b, count - q);
+        const auto* base = src + wo.offset[0];
+        auto* out_run = dst + b * block_numel;
+        if (index_contiguous && block.rank == 0) {
+          const auto* run_idx = idx + q;
+          for (int64_t t = 0; t < run; ++t) {
+            const int64_t i = run_idx[t];
+            out_run[t] = base[(i < 0 ? i + size : i) * stride];
           }
-          b += run;
-          q += run;
-          if (q == count) {
-            q = 0;
-            wo.next();
+        } else {
+          for (int64_t t = 0; t < run; ++t) {
+            int64_t i = idx[index_contiguous ? q + t : wi.offset[0]];
+            if (i < 0) i += size;
+            copy_one_block(block, base + i * stride, out_run + t * block_numel);
+            if (!index_contiguous) wi.next();
           }
         }
-      });
+        b += run;
+        q += run;
+        if (q == count) {
+          q = 0;
+          wo.next();
+        }
+      }
     });
   });
   return Error::Ok;
@@ -257,27 +256,20 @@ Error gather_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   const int64_t size = x.sizes[dim];
   const int64_t stride = x.strides[dim];
 
-  dispatch_elem_size(dtype_size(x.dtype), [&](auto word) {
-    using T = decltype(word);
-    const T* src = static_cast<const T*>(x.data);
-    T* dst = static_cast<T*>(out.data);
-    dispatch_index(index.dtype, [&](auto index_word) {
-      using I = decltype(index_word);
-      const I* idx = static_cast<const I*>(index.data);
-      parallel_ranges(ctx, rows, total, [&](int64_t begin, int64_t end) {
-        Walker w = walker;
-        w.seek(begin);
-        for (int64_t row = begin; row < end; ++row, w.next()) {
-          const T* base = src + w.offset[0];
-          const I* idx_row = idx + w.offset[1];
-          T* out_row = dst + row * n;
-          for (int64_t j = 0; j < n; ++j) {
-            int64_t i = idx_row[j * idx_inner];
-            if (i < 0) i += size;
-            out_row[j] = base[j * x_inner + i * stride];
-          }
+  with_typed_data(x, out, index, [&](auto src, auto dst, auto idx) {
+    parallel_ranges(ctx, rows, total, [&](int64_t begin, int64_t end) {
+      Walker w = walker;
+      w.seek(begin);
+      for (int64_t row = begin; row < end; ++row, w.next()) {
+        const auto* base = src + w.offset[0];
+        const auto* idx_row = idx + w.offset[1];
+        auto* out_row = dst + row * n;
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t i = idx_row[j * idx_inner];
+          if (i < 0) i += size;
+          out_row[j] = base[j * x_inner + i * stride];
         }
-      });
+      }
     });
   });
   return Error::Ok;
@@ -588,7 +580,7 @@ Error index_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
 std::span<const KernelEntry> indexing_kernels() {
   const uint32_t kMoves = kOpShapeOnly;
   static const KernelEntry kIndexingKernels[] = {
-      {declare("gather", "indexing", {{"self"}, {"index"}}, {dim_decl()}, kAllDTypes, kMoves,
+      {declare("gather", "indexing", {{"self"}, {"index"}}, {declared<TakeDecls>().dim}, kAllDTypes, kMoves,
                "torch.gather: elements along dim picked by an index of the result's shape"),
        gather_kernel},
       {declare("index", "indexing", {{"self"}, {"indices", OperandKind::List}}, {}, kAllDTypes,
@@ -598,7 +590,7 @@ std::span<const KernelEntry> indexing_kernels() {
       {declare("nonzero", "indexing", {{"self"}}, {}, kAllDTypes, kOpDataDependent,
                "i64 [n, rank] coordinates of the nonzero elements"),
        nonzero_kernel},
-      {declare("take", "indexing", {{"self"}, {"indices"}}, {dim_decl()}, kAllDTypes, kMoves,
+      {declare("take", "indexing", {{"self"}, {"indices"}}, {declared<TakeDecls>().dim}, kAllDTypes, kMoves,
                "ONNX Gather: whole slices along dim picked by indices"),
        take_kernel},
   };

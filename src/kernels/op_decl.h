@@ -155,6 +155,17 @@ struct OpDecl {
   std::string attrs_problem(const Attrs& attrs) const;
 };
 
+/// The one instance of a struct of attribute declarations, built on first
+/// use. A kernel file declares its operators' attributes once, as the
+/// members of such a struct (`struct PadDecls { AttrDecl pads =
+/// required(attr_ints("pads")); ... };`), and its rows and its kernels both
+/// read declared<PadDecls>(): the same objects.
+template <typename Decls>
+const Decls& declared() {
+  static const Decls d;
+  return d;
+}
+
 /// A declaration whose result types a shape function of src/ops gives
 /// (registered under `name`).
 OpDecl declare(std::string_view name, std::string_view family, std::vector<OperandDecl> operands,

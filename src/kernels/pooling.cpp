@@ -20,8 +20,6 @@ using spatial::axes_string;
 using spatial::ceil_div;
 using spatial::cat;
 using spatial::floor_div;
-using spatial::from_float;
-using spatial::to_float;
 
 // The attributes only pooling has, declared once: the rows at the end of
 // this file and the kernels read them (stride, padding, dilation and
@@ -31,19 +29,9 @@ struct PoolDecls {
   AttrDecl ceil_mode = attr_bool("ceil_mode", false);
   AttrDecl count_include_pad = attr_bool("count_include_pad", true);
 };
-const PoolDecls& pool_decls() {
-  static const PoolDecls d;
-  return d;
-}
 
 /// Where the windows of a pooling operator lie, per axis (index 0 = H, 1 = W).
-struct PoolGeometry {
-  int nd = 2;
-  int64_t kernel[2] = {1, 1};
-  int64_t stride[2] = {1, 1};
-  int64_t dilation[2] = {1, 1};
-  int64_t pad_begin[2] = {0, 0};
-  int64_t pad_end[2] = {0, 0};
+struct PoolGeometry : spatial::Window {
   int64_t in[2] = {1, 1};
   int64_t out[2] = {1, 1};
   bool ceil_mode = false;
@@ -73,16 +61,16 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span
 /// Validates the pooling attributes against `x` and computes the output size.
 Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attrs, bool has_dilation,
                          PoolGeometry& g) {
-  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, pool_decls().kernel_size, "window", g.nd));
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, pool_decls().kernel_size, g.nd, 1, g.kernel));
+  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, declared<PoolDecls>().kernel_size, "window", g.nd));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<PoolDecls>().kernel_size, g.nd, 1, g.kernel));
   g.stride[0] = g.kernel[0];
   g.stride[1] = g.kernel[1];
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::shared_decls().stride, g.nd, 1, g.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().stride, g.nd, 1, g.stride));
   EDGEC_TRY(spatial::read_padding(op, attrs, g.nd, g.pad_begin, g.pad_end));
   if (has_dilation) {
-    EDGEC_TRY(spatial::read_axis_ints(op, attrs, spatial::shared_decls().dilation, g.nd, 1, g.dilation));
+    EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().dilation, g.nd, 1, g.dilation));
   }
-  g.ceil_mode = pool_decls().ceil_mode.bool_value(attrs);
+  g.ceil_mode = declared<PoolDecls>().ceil_mode.bool_value(attrs);
   for (int a = 2 - g.nd; a < 2; ++a) {
     g.in[a] = x.sizes[a - (2 - g.nd) + 2];
     g.out[a] = pooled_size(g.in[a], g.kernel[a], g.stride[a], g.pad_begin[a], g.pad_end[a],
@@ -110,18 +98,6 @@ void tap_columns(int64_t in, int64_t s, int64_t pb, int64_t d, int64_t t, int64_
 }
 
 // ---- max_pool ---------------------------------------------------------------
-
-template <typename T>
-using MaxAcc = std::conditional_t<std::is_same_v<T, Half>, float, T>;
-
-template <typename T>
-inline MaxAcc<T> widen(T v) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return half_to_float(v);
-  } else {
-    return v;
-  }
-}
 
 // A select, not a branch, so that the row loops below vectorize.
 template <typename A>
@@ -152,20 +128,13 @@ constexpr int64_t kRowChunk = 256;
 // whose element lies inside the input.
 template <typename T>
 void max_pool_typed(const Tensor& x4, const PoolGeometry& g, Tensor& out, int threads) {
-  using A = MaxAcc<T>;
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  using A = Compute<T>;
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = g.out[0], OW = g.out[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1], dh = g.dilation[0], dw = g.dilation[1];
   const int64_t step = g.stride[1] * sW;
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     A acc[kRowChunk];
     for (int64_t oh = 0; oh < OH; ++oh) {
       const int64_t hs = oh * g.stride[0] - g.pad_begin[0];
@@ -191,13 +160,13 @@ void max_pool_typed(const Tensor& x4, const PoolGeometry& g, Tensor& out, int th
         }
         T* orow = op + oh * OW + c0;
         if constexpr (std::is_same_v<T, Half>) {
-          for (int64_t i = 0; i < cn; ++i) orow[i] = from_float<Half>(acc[i]);
+          for (int64_t i = 0; i < cn; ++i) orow[i] = narrow<Half>(acc[i]);
         } else {
           std::copy_n(acc, cn, orow);
         }
       }
     }
-  }
+  });
 }
 
 Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -226,49 +195,47 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
 
 // ---- avg_pool ---------------------------------------------------------------
 
+// The window of output `o` along axis `a` of an input of `size`, clipped to
+// the input: [lo, hi). Returns torch's count_include_pad extent: padded
+// positions count, but only up to the padded extent (the overhang ceil_mode
+// adds never counts).
+int64_t average_window(const PoolGeometry& g, int a, int64_t o, int64_t size, int64_t& lo, int64_t& hi) {
+  lo = o * g.stride[a] - g.pad_begin[a];
+  hi = std::min(lo + g.kernel[a], size + g.pad_end[a]);
+  const int64_t padded = hi - lo;
+  lo = std::max<int64_t>(lo, 0);
+  hi = std::min(hi, size);
+  return padded;
+}
+
 template <typename T>
 void avg_pool_typed(const Tensor& x4, const PoolGeometry& g, bool count_include_pad, Tensor& out,
                     int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = g.out[0], OW = g.out[1];
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     for (int64_t oh = 0; oh < OH; ++oh) {
-      // torch's divisor: count_include_pad counts padded positions, but only
-      // up to the padded extent; the overhang ceil_mode adds never counts.
-      int64_t h0 = oh * g.stride[0] - g.pad_begin[0];
-      int64_t h1 = std::min(h0 + g.kernel[0], H + g.pad_end[0]);
-      const int64_t padded_h = h1 - h0;
-      h0 = std::max<int64_t>(h0, 0);
-      h1 = std::min(h1, H);
+      int64_t h0, h1;
+      const int64_t padded_h = average_window(g, 0, oh, H, h0, h1);
       for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t w0 = ow * g.stride[1] - g.pad_begin[1];
-        int64_t w1 = std::min(w0 + g.kernel[1], W + g.pad_end[1]);
-        const int64_t padded_w = w1 - w0;
-        w0 = std::max<int64_t>(w0, 0);
-        w1 = std::min(w1, W);
+        int64_t w0, w1;
+        const int64_t padded_w = average_window(g, 1, ow, W, w0, w1);
         // A window wholly inside the padding averages nothing; torch writes 0.
         if (h0 >= h1 || w0 >= w1) {
-          op[oh * OW + ow] = from_float<T>(0.0f);
+          op[oh * OW + ow] = narrow<T>(0.0f);
           continue;
         }
         float sum = 0.0f;
         for (int64_t iy = h0; iy < h1; ++iy) {
           const T* row = plane + iy * sH;
-          for (int64_t ix = w0; ix < w1; ++ix) sum += to_float(row[ix * sW]);
+          for (int64_t ix = w0; ix < w1; ++ix) sum += widen(row[ix * sW]);
         }
         const int64_t divisor = count_include_pad ? padded_h * padded_w : (h1 - h0) * (w1 - w0);
-        op[oh * OW + ow] = from_float<T>(sum / static_cast<float>(divisor));
+        op[oh * OW + ow] = narrow<T>(sum / static_cast<float>(divisor));
       }
     }
-  }
+  });
 }
 
 Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -284,11 +251,11 @@ Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   // Averaging over a dilated window is not a torch operator; refuse it rather
   // than silently ignore the attribute.
   int64_t dilation[2] = {1, 1};
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, spatial::shared_decls().dilation, g.nd, 1, dilation));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, declared<spatial::SharedDecls>().dilation, g.nd, 1, dilation));
   if (dilation[0] != 1 || dilation[1] != 1) {
     return fail(Error::NotSupported, cat(kOp, ": dilation ", axes_string(dilation, g.nd), " is not supported"));
   }
-  const bool count_include_pad = pool_decls().count_include_pad.bool_value(attrs);
+  const bool count_include_pad = declared<PoolDecls>().count_include_pad.bool_value(attrs);
   Tensor& out = outputs[0];
   EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
@@ -312,31 +279,24 @@ float sum_run(const T* p, int64_t n, int64_t stride) {
   int64_t i = 0;
   if (stride == 1) {
     for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) acc[j] += to_float(p[i + j]);
+      for (int j = 0; j < 8; ++j) acc[j] += widen(p[i + j]);
     }
   } else {
     for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) acc[j] += to_float(p[(i + j) * stride]);
+      for (int j = 0; j < 8; ++j) acc[j] += widen(p[(i + j) * stride]);
     }
   }
-  for (; i < n; ++i) acc[0] += to_float(p[i * stride]);
+  for (; i < n; ++i) acc[0] += widen(p[i * stride]);
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
 template <typename T>
 void adaptive_avg_pool_typed(const Tensor& x4, const int64_t out_size[2], Tensor& out, int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = out_size[0], OW = out_size[1];
-  const int64_t planes = x4.sizes[0] * C;
   const bool whole_rows = H == 1 || sH == W * sW;  // consecutive rows continue one another
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     for (int64_t oh = 0; oh < OH; ++oh) {
       // torch: start = floor(i * in / out), end = ceil((i + 1) * in / out).
       const int64_t h0 = oh * H / OH;
@@ -350,10 +310,10 @@ void adaptive_avg_pool_typed(const Tensor& x4, const int64_t out_size[2], Tensor
         } else {
           for (int64_t iy = h0; iy < h1; ++iy) sum += sum_run(plane + iy * sH + w0 * sW, w1 - w0, sW);
         }
-        op[oh * OW + ow] = from_float<T>(sum / static_cast<float>((h1 - h0) * (w1 - w0)));
+        op[oh * OW + ow] = narrow<T>(sum / static_cast<float>((h1 - h0) * (w1 - w0)));
       }
     }
-  }
+  });
 }
 
 Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -383,8 +343,8 @@ Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> pooling_kernels() {
-  const spatial::SharedDecls& s = spatial::shared_decls();
-  const PoolDecls& p = pool_decls();
+  const spatial::SharedDecls& s = declared<spatial::SharedDecls>();
+  const PoolDecls& p = declared<PoolDecls>();
   auto row = [](std::string_view name, std::vector<AttrDecl> attrs, DTypeSet dtypes, std::string_view summary) {
     return declare(name, "nn", {{"self"}}, std::move(attrs), dtypes, 0, summary);
   };

@@ -25,12 +25,7 @@
 namespace edgec {
 namespace {
 
-using axis::AxisPlan;
-using axis::StridedDims;
-
-constexpr int64_t kChunk = 256;          // outputs swept together in outer-axis mode
-constexpr int64_t kParallelMin = 32768;  // input elements before threads pay off
-constexpr int kLanes = 16;               // independent accumulators per line
+using axis::AxisPlan, axis::StridedDims, axis::kChunk, axis::kLanes;
 
 /// Storage of a bool element: any nonzero byte reads as true.
 struct BoolByte {
@@ -40,11 +35,6 @@ struct BoolByte {
 std::string str(int64_t v) { return std::to_string(v); }
 
 std::string shape_of(const Tensor& t) { return shape_string(t.shape()); }
-
-int thread_count(const KernelContext& ctx, int64_t work, int64_t tasks) {
-  if (work < kParallelMin || ctx.num_threads <= 1 || tasks <= 1) return 1;
-  return static_cast<int>(std::min<int64_t>(ctx.num_threads, tasks));
-}
 
 // ---------------------------------------------------------------------------
 // Reduction operators: identity, load (element -> accumulator), combine, and
@@ -189,25 +179,13 @@ template <typename Op, typename T, typename Finish>
 void run_reduce(const ReducePlan& plan, const T* x, T* y, Finish finish, const KernelContext& ctx,
                 int64_t work) {
   using Acc = typename Op::Acc;
-  const StridedDims<2>& kept = plan.kept;
   const StridedDims<1>& red = plan.red;
-  const int64_t len = kept.line_len();
-  const int64_t in_step = kept.line_stride(0);
-  const int64_t out_step = kept.line_stride(1);
+  const int64_t in_step = plan.kept.line_stride(0);
+  const int64_t out_step = plan.kept.line_stride(1);
   const int64_t red_len = red.line_len();
   const int64_t red_step = red.line_stride(0);
   const int64_t chunk = plan.inner ? axis::outputs_per_task(red.numel()) : kChunk;
-  const int64_t chunks = (len + chunk - 1) / chunk;
-  const int64_t tasks = kept.line_count() * chunks;
-  const int threads = thread_count(ctx, work, tasks);
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t line = t / chunks;
-    const int64_t j0 = (t % chunks) * chunk;
-    const int64_t n = std::min(chunk, len - j0);
-    const T* in = x + kept.line_offset(line, 0) + j0 * in_step;
-    T* out = y + kept.line_offset(line, 1) + j0 * out_step;
+  axis::run_tasks(plan.kept, chunk, x, y, ctx.num_threads, work, [&](const T* in, T* out, int64_t n) {
     if (plan.inner) {
       for (int64_t j = 0; j < n; ++j) {
         const T* base = in + j * in_step;
@@ -232,7 +210,7 @@ void run_reduce(const ReducePlan& plan, const T* x, T* y, Finish finish, const K
       });
       for (int64_t j = 0; j < n; ++j) out[j * out_step] = finish(acc[j]);
     }
-  }
+  });
 }
 
 enum class ReduceKind { Sum, Mean, Prod, Max, Min };
@@ -502,29 +480,16 @@ int64_t arg_contiguous(const float* p, int64_t n) {
 template <bool kMax, bool kLast, typename T>
 void run_arg(const AxisPlan& plan, const T* x, int64_t* y, const KernelContext& ctx, int64_t work) {
   using V = decltype(arg_value(T{}));
-  const StridedDims<2>& outer = plan.outer;
-  const int64_t len = outer.line_len();
-  const int64_t in_step = outer.line_stride(0);
-  const int64_t out_step = outer.line_stride(1);
-  const int64_t chunk = plan.axis_innermost ? axis::outputs_per_task(plan.len) : kChunk;
-  const int64_t chunks = (len + chunk - 1) / chunk;
-  const int64_t tasks = outer.line_count() * chunks;
-  const int threads = thread_count(ctx, work, tasks);
+  const int64_t in_step = plan.outer.line_stride(0);
+  const int64_t out_step = plan.outer.line_stride(1);
   const int64_t n_axis = plan.len;
   const int64_t axis_step = plan.in_stride;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t line = t / chunks;
-    const int64_t j0 = (t % chunks) * chunk;
-    const int64_t n = std::min(chunk, len - j0);
-    const T* in = x + outer.line_offset(line, 0) + j0 * in_step;
-    int64_t* out = y + outer.line_offset(line, 1) + j0 * out_step;
+  axis::run_axis_tasks(plan, x, y, ctx.num_threads, work, [&](const T* in, int64_t* out, int64_t n) {
     if (plan.axis_innermost) {
       if constexpr (std::is_same_v<T, float>) {
         if (axis_step == 1) {
           for (int64_t j = 0; j < n; ++j) out[j * out_step] = arg_contiguous<kMax, kLast>(in + j * in_step, n_axis);
-          continue;
+          return;
         }
       }
       for (int64_t j = 0; j < n; ++j) {
@@ -560,7 +525,7 @@ void run_arg(const AxisPlan& plan, const T* x, int64_t* y, const KernelContext& 
       });
       for (int64_t j = 0; j < n; ++j) out[j * out_step] = index[j];
     }
-  }
+  });
 }
 
 template <bool kMax, typename T>
@@ -637,27 +602,16 @@ void run_cumsum(const AxisPlan& plan, const T* x, T* y, bool exclusive, bool rev
                 const KernelContext& ctx, int64_t work) {
   using Op = SumOp<T>;
   using Acc = typename Op::Acc;
-  const StridedDims<2>& outer = plan.outer;
-  const int64_t len = outer.line_len();
-  const int64_t in_step = outer.line_stride(0);
-  const int64_t out_step = outer.line_stride(1);
-  const int64_t chunk = plan.axis_innermost ? axis::outputs_per_task(plan.len) : kChunk;
-  const int64_t chunks = (len + chunk - 1) / chunk;
-  const int64_t tasks = outer.line_count() * chunks;
-  const int threads = thread_count(ctx, work, tasks);
+  const int64_t in_step = plan.outer.line_stride(0);
+  const int64_t out_step = plan.outer.line_stride(1);
   const int64_t n_axis = plan.len;
-  // Reverse walks the axis from its end; the pointers below start there.
+  // Reverse walks the axis from its end; the tasks' pointers start there.
   const int64_t first = reverse ? n_axis - 1 : 0;
   const int64_t in_axis = reverse ? -plan.in_stride : plan.in_stride;
   const int64_t out_axis = reverse ? -plan.out_stride : plan.out_stride;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t line = t / chunks;
-    const int64_t j0 = (t % chunks) * chunk;
-    const int64_t n = std::min(chunk, len - j0);
-    const T* in = x + outer.line_offset(line, 0) + j0 * in_step + first * plan.in_stride;
-    T* out = y + outer.line_offset(line, 1) + j0 * out_step + first * plan.out_stride;
+  const T* x_first = x + first * plan.in_stride;
+  T* y_first = y + first * plan.out_stride;
+  axis::run_axis_tasks(plan, x_first, y_first, ctx.num_threads, work, [&](const T* in, T* out, int64_t n) {
     if (plan.axis_innermost) {
       for (int64_t j = 0; j < n; ++j) {
         const T* p = in + j * in_step;
@@ -697,7 +651,7 @@ void run_cumsum(const AxisPlan& plan, const T* x, T* y, bool exclusive, bool rev
         }
       });
     }
-  }
+  });
 }
 
 Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,

@@ -15,18 +15,15 @@ namespace edgec {
 namespace {
 
 using spatial::cat;
-using spatial::from_float;
-using spatial::to_float;
 
 /// Output columns handled per index table; the tables live on the stack.
 constexpr int64_t kColumnChunk = 512;
 
 // upsample_bilinear's own attribute, declared once: its row at the end of
 // this file and its kernel read it (output_size is conv_spatial.h's).
-const AttrDecl& align_corners_decl() {
-  static const AttrDecl d = attr_bool("align_corners", false);
-  return d;
-}
+struct ResizeDecls {
+  AttrDecl align_corners = attr_bool("align_corners", false);
+};
 
 /// Validates (x, output_size) and sizes `out`. out_size gets 2-D coordinates
 /// (a 1-D resize has out_size[0] = 1).
@@ -61,17 +58,10 @@ int64_t nearest_source(int64_t dst, int64_t in, int64_t out) {
 
 template <typename T>
 void upsample_nearest_typed(const Tensor& x4, Tensor& out, const int64_t out_size[2], int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = out_size[0], OW = out_size[1];
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     int64_t src_offset[kColumnChunk];
     for (int64_t c0 = 0; c0 < OW; c0 += kColumnChunk) {
       const int64_t n = std::min(kColumnChunk, OW - c0);
@@ -82,7 +72,7 @@ void upsample_nearest_typed(const Tensor& x4, Tensor& out, const int64_t out_siz
         for (int64_t j = 0; j < n; ++j) orow[j] = row[src_offset[j]];
       }
     }
-  }
+  });
 }
 
 Error upsample_nearest(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -136,17 +126,10 @@ LinearTap linear_tap(int64_t dst, int64_t in, int64_t out, bool align_corners) {
 template <typename T>
 void upsample_bilinear_typed(const Tensor& x4, Tensor& out, const int64_t out_size[2],
                              bool align_corners, int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = out_size[0], OW = out_size[1];
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     int64_t off0[kColumnChunk];
     int64_t off1[kColumnChunk];
     float cw0[kColumnChunk];
@@ -166,20 +149,20 @@ void upsample_bilinear_typed(const Tensor& x4, Tensor& out, const int64_t out_si
         const T* row1 = plane + r.i1 * sH;
         T* orow = op + oh * OW + c0;
         for (int64_t j = 0; j < n; ++j) {
-          const float top = cw0[j] * to_float(row0[off0[j]]) + cw1[j] * to_float(row0[off1[j]]);
-          const float bottom = cw0[j] * to_float(row1[off0[j]]) + cw1[j] * to_float(row1[off1[j]]);
-          orow[j] = from_float<T>(r.w0 * top + r.w1 * bottom);
+          const float top = cw0[j] * widen(row0[off0[j]]) + cw1[j] * widen(row0[off1[j]]);
+          const float bottom = cw0[j] * widen(row1[off0[j]]) + cw1[j] * widen(row1[off1[j]]);
+          orow[j] = narrow<T>(r.w0 * top + r.w1 * bottom);
         }
       }
     }
-  }
+  });
 }
 
 Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                         std::span<Tensor> outputs) {
   int64_t out_size[2];
   EDGEC_TRY(prepare_resize("upsample_bilinear", inputs, attrs, outputs, out_size));
-  const bool align_corners = align_corners_decl().bool_value(attrs);
+  const bool align_corners = declared<ResizeDecls>().align_corners.bool_value(attrs);
   const Tensor x4 = spatial::lift_to_2d(inputs[0]);
   Tensor& out = outputs[0];
   const int threads = spatial::threads_for(ctx.num_threads, 4 * out.numel());
@@ -195,9 +178,10 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> resize_kernels() {
-  const AttrDecl& output_size = spatial::shared_decls().output_size;
+  const AttrDecl& output_size = declared<spatial::SharedDecls>().output_size;
+  const AttrDecl& align_corners = declared<ResizeDecls>().align_corners;
   static const KernelEntry kResizeKernels[] = {
-      {declare("upsample_bilinear", "nn", {{"self"}}, {output_size, align_corners_decl()}, kFloatDTypes, 0,
+      {declare("upsample_bilinear", "nn", {{"self"}}, {output_size, align_corners}, kFloatDTypes, 0,
                "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
        upsample_bilinear},
       {declare("upsample_nearest", "nn", {{"self"}}, {output_size}, kFloatDTypes, kOpShapeOnly,

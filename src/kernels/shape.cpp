@@ -35,10 +35,6 @@ struct ShapeDecls {
   AttrDecl select_dim = required(attr_int("dim", 0));
   AttrDecl index = required(attr_int("index", 0));
 };
-const ShapeDecls& shape_decls() {
-  static const ShapeDecls d;
-  return d;
-}
 
 // Writes `view` (a strided view into an input) contiguously as the output.
 Error write_view(std::string_view op, KernelContext& ctx, const Tensor& view, Tensor& out) {
@@ -94,7 +90,7 @@ Error reshape_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
   std::span<const int64_t> spec;
-  EDGEC_TRY(ints_attr(kOp, attrs, shape_decls().shape, spec));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().shape, spec));
   EDGEC_TRY(check_rank_fits(kOp, static_cast<int64_t>(spec.size())));
 
   // Resolve the shape: at most one -1, inferred from the element count.
@@ -141,7 +137,7 @@ Error permute_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
   std::span<const int64_t> dims;
-  EDGEC_TRY(ints_attr(kOp, attrs, shape_decls().dims, dims));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().dims, dims));
   if (dims.size() != static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "permute: expected " + str(x.rank) +
                                             " dims for an input of shape " +
@@ -170,7 +166,7 @@ Error expand_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
   std::span<const int64_t> target;
-  EDGEC_TRY(ints_attr(kOp, attrs, shape_decls().shape, target));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().shape, target));
   EDGEC_TRY(check_rank_fits(kOp, static_cast<int64_t>(target.size())));
   const int rank = std::max(x.rank, static_cast<int>(target.size()));
 
@@ -218,7 +214,7 @@ Error squeeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   const Tensor& x = inputs[0];
   std::span<const int64_t> dims;
   bool has_dims = false;
-  EDGEC_TRY(ints_attr(kOp, attrs, shape_decls().optional_dims, dims, &has_dims));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().optional_dims, dims, &has_dims));
 
   std::array<bool, kMaxRank> drop{};
   if (!has_dims) {
@@ -256,7 +252,7 @@ Error unsqueeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const
   EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
   std::span<const int64_t> dims;
-  EDGEC_TRY(ints_attr(kOp, attrs, shape_decls().dims, dims));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().dims, dims));
   const int64_t out_rank = x.rank + static_cast<int64_t>(dims.size());
   EDGEC_TRY(check_rank_fits(kOp, out_rank));
 
@@ -278,8 +274,8 @@ Error flatten_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   const Tensor& x = inputs[0];
   int64_t start_attr = 0;
   int64_t end_attr = -1;
-  EDGEC_TRY(int_attr(kOp, attrs, shape_decls().start_dim, start_attr));
-  EDGEC_TRY(int_attr(kOp, attrs, shape_decls().end_dim, end_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().start_dim, start_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().end_dim, end_attr));
 
   // A scalar flattens to [1] (torch), so dims are taken against rank >= 1.
   const int rank = std::max(x.rank, 1);
@@ -316,7 +312,7 @@ Error slice_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   constexpr std::string_view kOp = "slice";
   EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
-  const ShapeDecls& d = shape_decls();
+  const ShapeDecls& d = declared<ShapeDecls>();
   std::span<const int64_t> dims, starts, ends, steps;
   bool has_dims = false;
   bool has_steps = false;
@@ -386,8 +382,8 @@ Error select_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   const Tensor& x = inputs[0];
   int64_t dim_attr = 0;
   int64_t index = 0;
-  EDGEC_TRY(int_attr(kOp, attrs, shape_decls().select_dim, dim_attr));
-  EDGEC_TRY(int_attr(kOp, attrs, shape_decls().index, index));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().select_dim, dim_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().index, index));
   int dim = 0;
   EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   const int64_t wrapped_index = index;
@@ -425,7 +421,7 @@ Error concat_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
     return fail(Error::InvalidShape, "concat: expected inputs of rank >= 1, got a scalar");
   }
   int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr(kOp, attrs, shape_decls().dim, dim_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().dim, dim_attr));
   int dim = 0;
   EDGEC_TRY(normalize_dim(kOp, dim_attr, ref.rank, dim));
 
@@ -476,13 +472,13 @@ Error split_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   const Tensor& x = inputs[0];
   if (x.rank == 0) return fail(Error::InvalidShape, "split: expected an input of rank >= 1, got a scalar");
   int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr(kOp, attrs, shape_decls().dim, dim_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().dim, dim_attr));
   int dim = 0;
   EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   // Sizes are required, so that the number of results follows from the
   // attributes (the operator table's rule).
   std::span<const int64_t> sizes;
-  EDGEC_TRY(ints_attr(kOp, attrs, shape_decls().sizes, sizes));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().sizes, sizes));
   const int64_t count = static_cast<int64_t>(outputs.size());
   const int64_t total = x.sizes[dim];
   if (static_cast<int64_t>(sizes.size()) != count) {
@@ -519,7 +515,7 @@ Error split_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
 
 std::span<const KernelEntry> shape_kernels() {
   static const std::vector<KernelEntry> all = [] {
-    const ShapeDecls& d = shape_decls();
+    const ShapeDecls& d = declared<ShapeDecls>();
     auto row = [](std::string_view name, std::vector<AttrDecl> attrs, std::string_view summary) {
       return declare(name, "shape", {{"self"}}, std::move(attrs), kAllDTypes, kOpShapeOnly, summary);
     };

@@ -170,6 +170,15 @@ Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl,
   return Error::Ok;
 }
 
+int64_t arange_int_length(int64_t start, int64_t end, int64_t step) {
+  const __int128 span = static_cast<__int128>(end) - start;
+  const __int128 s = step;
+  // Ceiling division for either sign of step.
+  __int128 len = span / s;
+  if (len * s != span && ((span > 0) == (s > 0))) ++len;
+  return len > 0 ? static_cast<int64_t>(len) : 0;
+}
+
 uint64_t scalar_bits(DType dtype, const Number& value) {
   switch (dtype) {
     case DType::Float32: {
@@ -377,11 +386,10 @@ void copy_plan_typed(const KernelContext& ctx, const CopyPlan& plan, const T* sr
 void copy_strided(const KernelContext& ctx, size_t elem_size, CopyPlan plan, const void* src,
                   void* dst) {
   plan.simplify();
-  if (plan.rank == 0) {
-    std::memcpy(dst, src, elem_size);
+  if (plan.rank == 0 || plan.sizes[0] == 0) {
+    copy_block(elem_size, plan, src, dst);  // one element or none
     return;
   }
-  if (plan.sizes[0] == 0) return;
   dispatch_elem_size(elem_size, [&](auto word) {
     using T = decltype(word);
     copy_plan_typed(ctx, plan, static_cast<const T*>(src), static_cast<T*>(dst));

@@ -80,6 +80,12 @@ struct Number {
 /// A number; the declared default is an int when it is a whole number.
 Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out);
 
+/// arange's length for int bounds, ceil((end - start) / step) or 0 for an
+/// empty range, computed exactly (in 128 bits); `step` is not 0. The
+/// operator table's shape function for arange computes it here too, so the
+/// two always agree.
+int64_t arange_int_length(int64_t start, int64_t end, int64_t step);
+
 /// float -> int64 truncating toward zero; NaN becomes 0 and out-of-range
 /// values saturate, where a plain cast would be undefined behaviour.
 inline int64_t saturating_int(double f) {

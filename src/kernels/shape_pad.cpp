@@ -21,10 +21,6 @@ struct PadDecls {
   AttrDecl repeats = required(attr_ints("repeats", AttrRule::NonNegative));
   AttrDecl diagonal = attr_int("diagonal", 0);
 };
-const PadDecls& pad_decls() {
-  static const PadDecls d;
-  return d;
-}
 
 // ---- pad ---------------------------------------------------------------------
 
@@ -121,7 +117,7 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
   EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  const PadDecls& d = pad_decls();
+  const PadDecls& d = declared<PadDecls>();
   std::span<const int64_t> pads;
   EDGEC_TRY(ints_attr(kOp, attrs, d.pads, pads));
   if (pads.size() != 2 * static_cast<size_t>(x.rank)) {
@@ -209,7 +205,7 @@ Error tile_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
   std::span<const int64_t> repeats;
-  EDGEC_TRY(ints_attr(kOp, attrs, pad_decls().repeats, repeats));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<PadDecls>().repeats, repeats));
   if (repeats.size() != static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "tile: expected " + str(x.rank) +
                                             " repeats for an input of shape " +
@@ -251,7 +247,7 @@ Error triangle(std::string_view op, bool upper, KernelContext& ctx,
                                          shape_string(x.shape()));
   }
   int64_t diagonal = 0;
-  EDGEC_TRY(int_attr(op, attrs, pad_decls().diagonal, diagonal));
+  EDGEC_TRY(int_attr(op, attrs, declared<PadDecls>().diagonal, diagonal));
   EDGEC_TRY(resize_output(op, out, x.shape()));
   copy_to_contiguous(ctx, x, out.data);
 
@@ -294,7 +290,7 @@ Error tril_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
 }  // namespace
 
 std::span<const KernelEntry> pad_kernels() {
-  const PadDecls& d = pad_decls();
+  const PadDecls& d = declared<PadDecls>();
   auto row = [](std::string_view name, std::vector<AttrDecl> attrs, uint32_t flags, std::string_view summary) {
     return declare(name, "shape", {{"self"}}, std::move(attrs), kAllDTypes, flags, summary);
   };

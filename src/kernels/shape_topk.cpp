@@ -26,10 +26,6 @@ struct TopkDecls {
   AttrDecl largest = attr_bool("largest", true);
   AttrDecl sorted = attr_bool("sorted", true);
 };
-const TopkDecls& topk_decls() {
-  static const TopkDecls d;
-  return d;
-}
 
 // Every dtype but bool: the order needs numbers.
 constexpr DTypeSet kTopkTypes = kNumericDTypes;
@@ -139,7 +135,7 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   int64_t dim_attr = -1;
   bool largest = true;
   bool sorted = true;
-  const TopkDecls& d = topk_decls();
+  const TopkDecls& d = declared<TopkDecls>();
   EDGEC_TRY(int_attr(kOp, attrs, d.k, k));
   EDGEC_TRY(int_attr(kOp, attrs, d.dim, dim_attr));
   EDGEC_TRY(bool_attr(kOp, attrs, d.largest, largest));
@@ -218,7 +214,7 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
 }  // namespace
 
 std::span<const KernelEntry> topk_kernels() {
-  const TopkDecls& d = topk_decls();
+  const TopkDecls& d = declared<TopkDecls>();
   static const KernelEntry kTopkKernels[] = {
       {declare("topk", "shape", {{"self"}}, {d.k, d.dim, d.largest, d.sorted}, kTopkTypes, 0,
                "the k largest (or smallest) along dim, sorted, and their i64 indices"),

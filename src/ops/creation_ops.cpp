@@ -3,13 +3,15 @@
 // src/kernels/creation.cpp). The result dtype of arange and full is the
 // required `dtype` attribute; the kernels read the dtype from the output
 // tensor they are handed, which the interpreter allocates from these shape
-// functions, so the two agree. Lengths follow the kernel exactly.
+// functions, so the two agree. Lengths follow the kernel exactly (the exact
+// integer length is the kernel's own function).
 #include <cmath>
 #include <optional>
 #include <string>
 #include <variant>
 
-#include "kernels/tensor.h"  // kMaxRank
+#include "kernels/shape_common.h"  // arange_int_length, Number
+#include "kernels/tensor.h"        // kMaxRank
 #include "ops/op_rows.h"
 
 namespace edgec::ops {
@@ -24,15 +26,10 @@ DType dtype_attr(const ShapeQuery& q) {
   wrong_attr(q, decl, *v);
 }
 
+using shape_detail::Number;
+
 /// A number written as an int, a float or a bool, as the kernel reads it:
 /// ints stay exact, and so does a whole default.
-struct Number {
-  bool is_int = true;
-  int64_t i = 0;
-  double f = 0.0;
-  double as_double() const { return is_int ? static_cast<double>(i) : f; }
-};
-
 Number number_attr(const ShapeQuery& q, std::string_view name) {
   const AttrDecl& decl = q.attr(name);
   const AttrValue* v = find_attr(q, decl);
@@ -61,11 +58,7 @@ std::vector<TensorType> arange_shape(const ShapeQuery& q) {
   int64_t n = 0;
   if (start.is_int && end.is_int && step.is_int) {
     if (step.i == 0) op_error(q.op, "expected a nonzero step, got 0");
-    const __int128 span = static_cast<__int128>(end.i) - start.i;
-    const __int128 s = step.i;
-    __int128 len = span / s;
-    if (len * s != span && ((span > 0) == (s > 0))) ++len;
-    n = len > 0 ? static_cast<int64_t>(len) : 0;
+    n = shape_detail::arange_int_length(start.i, end.i, step.i);
   } else {
     const double s = start.as_double(), e = end.as_double(), st = step.as_double();
     if (st == 0.0) op_error(q.op, "expected a nonzero step, got 0");

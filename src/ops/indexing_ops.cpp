@@ -78,14 +78,21 @@ Dim nonzero_count(const Dims& dims, const Dims& also) {
 
 // ---- take, gather ----------------------------------------------------------------
 
-// ONNX Gather: x.shape[:dim] + indices.shape + x.shape[dim+1:].
-std::vector<TensorType> take_shape(const ShapeQuery& q) {
+// What take and gather share: (x, index) with an index of an index dtype
+// (`index_name` in messages) and x of rank >= 1. Returns the wrapped dim.
+int take_dim(const ShapeQuery& q, const std::string& index_name) {
   expect_inputs(q, 2);
   const TensorType& x = q.inputs[0];
-  const TensorType& index = q.inputs[1];
-  expect_index_dtype(q, index, "indices");
+  expect_index_dtype(q, q.inputs[1], index_name);
   if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
-  const int dim = wrap_dim(q, int_attr(q, "dim"), x.rank());
+  return wrap_dim(q, int_attr(q, "dim"), x.rank());
+}
+
+// ONNX Gather: x.shape[:dim] + indices.shape + x.shape[dim+1:].
+std::vector<TensorType> take_shape(const ShapeQuery& q) {
+  const int dim = take_dim(q, "indices");
+  const TensorType& x = q.inputs[0];
+  const TensorType& index = q.inputs[1];
   check_rank_fits(q, x.rank() - 1 + index.rank());
   check_not_empty_dim(q, x, dim, index);
   Dims out(x.dims.begin(), x.dims.begin() + dim);
@@ -97,12 +104,9 @@ std::vector<TensorType> take_shape(const ShapeQuery& q) {
 // torch.gather: the result has the index's shape; the index may be smaller
 // than x outside dim.
 std::vector<TensorType> gather_shape(const ShapeQuery& q) {
-  expect_inputs(q, 2);
+  const int dim = take_dim(q, "index");
   const TensorType& x = q.inputs[0];
   const TensorType& index = q.inputs[1];
-  expect_index_dtype(q, index, "index");
-  if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
-  const int dim = wrap_dim(q, int_attr(q, "dim"), x.rank());
   bool fits = index.rank() == x.rank();
   for (int d = 0; fits && d < x.rank(); ++d) {
     const Dim &i = index.dims[d], &s = x.dims[d];

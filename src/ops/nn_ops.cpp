@@ -98,16 +98,24 @@ void read_padding(const ShapeQuery& q, size_t nd, std::vector<int64_t>& begin, s
   }
 }
 
-/// A required int list of 1 or 2 entries that fixes the spatial rank
-/// (pooling's kernel_size, resize's output_size).
-size_t spatial_rank_from(const ShapeQuery& q, std::string_view attr_name) {
+/// The one input of pooling and resize: of a declared dtype, of rank nd + 2
+/// (N, C, spatial...) where nd is the length, 1 or 2, of the required int
+/// list `attr_name` (kernel_size, output_size); `what` names the list in
+/// the message. Returns nd.
+size_t spatial_rank_from(const ShapeQuery& q, std::string_view attr_name, const std::string& what) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, q.decl->dtypes, "input");
   const AttrDecl& decl = q.attr(attr_name);
-  const std::string_view name = decl.name;
   const std::vector<int64_t>* list = decl.ints_value(q.attrs);
   if (list == nullptr || list->empty() || list->size() > 2)
-    op_error(q.op, "expected attribute '" + std::string(name) + "' to be an int list with 1 or 2 entries, got " +
+    op_error(q.op, "expected attribute '" + std::string(decl.name) + "' to be an int list with 1 or 2 entries, got " +
                        (list == nullptr ? std::string("none") : list_str(*list)));
-  return list->size();
+  const size_t nd = list->size();
+  if (x.rank() != static_cast<int>(nd + 2))
+    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
+                       num(static_cast<int64_t>(nd)) + "-d " + what + ", got " + x.str());
+  return nd;
 }
 
 // ---- spatial output sizes ----------------------------------------------------
@@ -337,13 +345,8 @@ std::vector<TensorType> conv_transpose_shape(const ShapeQuery& q) {
 // ---- pooling -----------------------------------------------------------------
 
 std::vector<TensorType> pool_shape(const ShapeQuery& q, bool is_max) {
-  expect_inputs(q, 1);
+  const size_t nd = spatial_rank_from(q, "kernel_size", "window");
   const TensorType& x = q.inputs[0];
-  expect_dtype(q, x, q.decl->dtypes, "input");
-  const size_t nd = spatial_rank_from(q, "kernel_size");
-  if (x.rank() != static_cast<int>(nd + 2))
-    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
-                       num(static_cast<int64_t>(nd)) + "-d window, got " + x.str());
   const std::vector<int64_t> kernel = axis_ints(q, "kernel_size", nd, 1, {});
   const std::vector<int64_t> stride = axis_ints(q, "stride", nd, 1, kernel);
   std::vector<int64_t> pad_begin, pad_end;
@@ -374,13 +377,8 @@ std::vector<TensorType> avg_pool_shape(const ShapeQuery& q) { return pool_shape(
 /// adaptive_avg_pool and the resizes: [N, C, output_size...] for a float
 /// input of rank nd + 2; an empty spatial dim cannot grow.
 std::vector<TensorType> output_size_shape(const ShapeQuery& q) {
-  expect_inputs(q, 1);
+  const size_t nd = spatial_rank_from(q, "output_size", "output_size");
   const TensorType& x = q.inputs[0];
-  expect_dtype(q, x, q.decl->dtypes, "input");
-  const size_t nd = spatial_rank_from(q, "output_size");
-  if (x.rank() != static_cast<int>(nd + 2))
-    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
-                       num(static_cast<int64_t>(nd)) + "-d output_size, got " + x.str());
   const std::vector<int64_t> size = axis_ints(q, "output_size", nd, 0, {});
   TensorType out(x.dtype, {x.dims[0], x.dims[1]});
   for (size_t i = 0; i < nd; ++i) {

@@ -254,12 +254,21 @@ std::vector<TensorType> flatten_shape(const ShapeQuery& q) {
 
 // ---- permute, expand ---------------------------------------------------------------
 
-std::vector<TensorType> permute_shape(const ShapeQuery& q) {
+/// The one input's required int list `name` with an entry per dim of the
+/// input (permute's dims, tile's repeats).
+const std::vector<int64_t>& per_dim_ints(const ShapeQuery& q, std::string_view name) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
-  const auto& dims = required_ints(q, "dims");
-  if (static_cast<int64_t>(dims.size()) != x.rank())
-    op_error(q.op, "expected " + str(x.rank()) + " dims for " + x.str() + ", got " + list_str(dims));
+  const auto& list = required_ints(q, name);
+  if (static_cast<int64_t>(list.size()) != x.rank())
+    op_error(q.op, "expected " + str(x.rank()) + " " + std::string(name) + " for " + x.str() + ", got " +
+                       list_str(list));
+  return list;
+}
+
+std::vector<TensorType> permute_shape(const ShapeQuery& q) {
+  const auto& dims = per_dim_ints(q, "dims");
+  const TensorType& x = q.inputs[0];
   Dims out;
   for (int d : wrap_dim_list(q, dims, x.rank())) out.push_back(x.dims[d]);
   return {TensorType(x.dtype, std::move(out))};
@@ -507,11 +516,8 @@ std::vector<TensorType> pad_shape(const ShapeQuery& q) {
 }
 
 std::vector<TensorType> tile_shape(const ShapeQuery& q) {
-  expect_inputs(q, 1);
+  const auto& repeats = per_dim_ints(q, "repeats");
   const TensorType& x = q.inputs[0];
-  const auto& repeats = required_ints(q, "repeats");
-  if (static_cast<int64_t>(repeats.size()) != x.rank())
-    op_error(q.op, "expected " + str(x.rank()) + " repeats for " + x.str() + ", got " + list_str(repeats));
   Dims out(x.dims.size());
   for (size_t d = 0; d < repeats.size(); ++d) {
     if (repeats[d] < 0) op_error(q.op, "expected repeats >= 0, got " + list_str(repeats));
