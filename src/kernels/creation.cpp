@@ -67,15 +67,15 @@ Error arange_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs&
     return fail(Error::InvalidType,
                 "arange: expected a numeric output dtype, got " + std::string(dtype_name(out.dtype)));
   }
-  const CreationDecls& d = declared<CreationDecls>();
+  const CreationDecls& decls = declared<CreationDecls>();
   // A missing end is reported before the kinds of the others.
-  if (!attrs.has(d.end.name)) {
+  if (!attrs.has(decls.end.name)) {
     return fail(Error::InvalidArgument, "arange: missing required attribute 'end'");
   }
   Number start, end, step;
-  EDGEC_TRY(number_attr(kOp, attrs, d.start, start));
-  EDGEC_TRY(number_attr(kOp, attrs, d.end, end));
-  EDGEC_TRY(number_attr(kOp, attrs, d.step, step));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.start, start));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.end, end));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.step, step));
   const bool exact = start.is_int && end.is_int && step.is_int;
 
   int64_t n = 0;

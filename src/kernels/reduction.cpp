@@ -223,30 +223,14 @@ constexpr DTypeSet kExtremumTypes = {DType::Float32, DType::Float16, DType::Int6
 constexpr DTypeSet kArgTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32,
                                 DType::Int8,    DType::UInt8,   DType::Bool};
 
-const AttrDecl& dims_attr() {
-  static const AttrDecl a = attr_ints("dims");
-  return a;
-}
-const AttrDecl& keepdim_attr() {
-  static const AttrDecl a = attr_bool("keepdim", false);
-  return a;
-}
-const AttrDecl& dim_attr() {
-  static const AttrDecl a = required(attr_int("dim", 0));
-  return a;
-}
-const AttrDecl& select_last_attr() {
-  static const AttrDecl a = attr_bool("select_last_index", false);
-  return a;
-}
-const AttrDecl& exclusive_attr() {
-  static const AttrDecl a = attr_bool("exclusive", false);
-  return a;
-}
-const AttrDecl& reverse_attr() {
-  static const AttrDecl a = attr_bool("reverse", false);
-  return a;
-}
+struct ReduceDecls {
+  AttrDecl dims = attr_ints("dims");
+  AttrDecl keepdim = attr_bool("keepdim", false);
+  AttrDecl dim = required(attr_int("dim", 0));
+  AttrDecl select_last = attr_bool("select_last_index", false);
+  AttrDecl exclusive = attr_bool("exclusive", false);
+  AttrDecl reverse = attr_bool("reverse", false);
+};
 
 DTypeSet reduce_dtypes(ReduceKind kind) {
   switch (kind) {
@@ -309,7 +293,7 @@ void reduce_typed(ReduceKind kind, const ReducePlan& plan, const Tensor& x, Tens
 Error parse_reduce_dims(std::string_view op, const Attrs& attrs, int rank,
                         std::array<bool, kMaxRank>& reduced) {
   reduced.fill(false);
-  const AttrValue* v = attrs.find(dims_attr().name);
+  const AttrValue* v = attrs.find(declared<ReduceDecls>().dims.name);
   int64_t single = 0;
   std::span<const int64_t> dims;
   if (v != nullptr) {
@@ -380,7 +364,7 @@ Error reduce_kernel(ReduceKind kind, std::string_view op, KernelContext& ctx,
   EDGEC_TRY(check_output_dtype(op, y, x.dtype));
   std::array<bool, kMaxRank> reduced;
   EDGEC_TRY(parse_reduce_dims(op, attrs, x.rank, reduced));
-  const bool keepdim = keepdim_attr().bool_value(attrs);
+  const bool keepdim = declared<ReduceDecls>().keepdim.bool_value(attrs);
 
   // Size the output.
   std::array<int64_t, kMaxRank> shape{};
@@ -546,15 +530,16 @@ Error arg_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
   const Tensor& x = inputs[0];
   Tensor& y = outputs[0];
   EDGEC_TRY(check_output_dtype(op, y, DType::Int64));
-  if (!attrs.has(dim_attr().name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute dim");
-  const int64_t raw_dim = dim_attr().int_value(attrs);
+  const ReduceDecls& decls = declared<ReduceDecls>();
+  if (!attrs.has(decls.dim.name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute dim");
+  const int64_t raw_dim = decls.dim.int_value(attrs);
   const int dim = axis::wrap_dim(raw_dim, x.rank);
   if (dim < 0) {
     return fail(Error::InvalidArgument, std::string(op) + ": dim " + str(raw_dim) +
                                             " is out of range for an input of rank " + str(x.rank));
   }
-  const bool keepdim = keepdim_attr().bool_value(attrs);
-  const bool last = select_last_attr().bool_value(attrs);
+  const bool keepdim = decls.keepdim.bool_value(attrs);
+  const bool last = decls.select_last.bool_value(attrs);
   if (x.rank > 0 && x.sizes[dim] == 0) {
     return fail(Error::InvalidShape, std::string(op) + ": cannot reduce over dim " + str(raw_dim) +
                                          " of size 0 (input " + shape_of(x) + ")");
@@ -663,15 +648,16 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   Tensor& y = outputs[0];
   if (!reduce_supports(ReduceKind::Sum, x.dtype)) return unsupported_dtype(op, x.dtype);
   EDGEC_TRY(check_output_dtype(op, y, x.dtype));
-  if (!attrs.has(dim_attr().name)) return fail(Error::InvalidArgument, "cumsum: missing attribute dim");
-  const int64_t raw_dim = dim_attr().int_value(attrs);
+  const ReduceDecls& decls = declared<ReduceDecls>();
+  if (!attrs.has(decls.dim.name)) return fail(Error::InvalidArgument, "cumsum: missing attribute dim");
+  const int64_t raw_dim = decls.dim.int_value(attrs);
   const int dim = axis::wrap_dim(raw_dim, x.rank);
   if (dim < 0) {
     return fail(Error::InvalidArgument, "cumsum: dim " + str(raw_dim) +
                                             " is out of range for an input of rank " + str(x.rank));
   }
-  const bool exclusive = exclusive_attr().bool_value(attrs);
-  const bool reverse = reverse_attr().bool_value(attrs);
+  const bool exclusive = decls.exclusive.bool_value(attrs);
+  const bool reverse = decls.reverse.bool_value(attrs);
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -702,8 +688,9 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
 }  // namespace
 
 std::span<const KernelEntry> reduction_kernels() {
-  const std::vector<AttrDecl> reduce = {dims_attr(), keepdim_attr()};
-  const std::vector<AttrDecl> arg = {dim_attr(), keepdim_attr(), select_last_attr()};
+  const ReduceDecls& d = declared<ReduceDecls>();
+  const std::vector<AttrDecl> reduce = {d.dims, d.keepdim};
+  const std::vector<AttrDecl> arg = {d.dim, d.keepdim, d.select_last};
   auto row = [](std::string_view name, std::vector<AttrDecl> attrs, DTypeSet dtypes, std::string_view summary) {
     return declare(name, "reduction", {{"self"}}, std::move(attrs), dtypes, 0, summary);
   };
@@ -712,7 +699,7 @@ std::span<const KernelEntry> reduction_kernels() {
       {row("amin", reduce, kExtremumTypes, "minimum over dims"), amin_kernel},
       {row("argmax", arg, kArgTypes, "index of the maximum along dim"), arg_kernel<true>},
       {row("argmin", arg, kArgTypes, "index of the minimum along dim"), arg_kernel<false>},
-      {row("cumsum", {dim_attr(), exclusive_attr(), reverse_attr()}, kSumTypes, "running sum along dim (ONNX CumSum)"),
+      {row("cumsum", {d.dim, d.exclusive, d.reverse}, kSumTypes, "running sum along dim (ONNX CumSum)"),
        cumsum_kernel},
       {row("mean", reduce, kMeanTypes, "mean over dims"), mean_kernel},
       {row("prod", reduce, kSumTypes, "product over dims"), prod_kernel},

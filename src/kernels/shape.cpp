@@ -312,14 +312,14 @@ Error slice_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   constexpr std::string_view kOp = "slice";
   EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
-  const ShapeDecls& d = declared<ShapeDecls>();
+  const ShapeDecls& decls = declared<ShapeDecls>();
   std::span<const int64_t> dims, starts, ends, steps;
   bool has_dims = false;
   bool has_steps = false;
-  EDGEC_TRY(ints_attr(kOp, attrs, d.starts, starts));
-  EDGEC_TRY(ints_attr(kOp, attrs, d.ends, ends));
-  EDGEC_TRY(ints_attr(kOp, attrs, d.optional_dims, dims, &has_dims));
-  EDGEC_TRY(ints_attr(kOp, attrs, d.steps, steps, &has_steps));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.starts, starts));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.ends, ends));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.optional_dims, dims, &has_dims));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.steps, steps, &has_steps));
   const size_t n = starts.size();
   if (ends.size() != n || (has_dims && dims.size() != n) || (has_steps && steps.size() != n)) {
     return fail(Error::InvalidArgument,

@@ -117,9 +117,9 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
   EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  const PadDecls& d = declared<PadDecls>();
+  const PadDecls& decls = declared<PadDecls>();
   std::span<const int64_t> pads;
-  EDGEC_TRY(ints_attr(kOp, attrs, d.pads, pads));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.pads, pads));
   if (pads.size() != 2 * static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "pad: expected " + str(2 * x.rank) +
                                             " pads for an input of shape " +
@@ -127,7 +127,7 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
                                             shape_string(pads));
   }
   PadArgs a;
-  const std::string_view mode = d.mode.string_value(attrs);
+  const std::string_view mode = decls.mode.string_value(attrs);
   if (mode == "constant") {
     a.mode = PadMode::Constant;
   } else if (mode == "reflect") {
@@ -139,7 +139,7 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
                                             std::string(mode) + "'");
   }
   Number value;
-  EDGEC_TRY(number_attr(kOp, attrs, d.value, value));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.value, value));
 
   // Output sizes; reflect and edge need input elements to copy from.
   std::array<int64_t, kMaxRank> shape{};

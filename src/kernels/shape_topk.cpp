@@ -135,11 +135,11 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   int64_t dim_attr = -1;
   bool largest = true;
   bool sorted = true;
-  const TopkDecls& d = declared<TopkDecls>();
-  EDGEC_TRY(int_attr(kOp, attrs, d.k, k));
-  EDGEC_TRY(int_attr(kOp, attrs, d.dim, dim_attr));
-  EDGEC_TRY(bool_attr(kOp, attrs, d.largest, largest));
-  EDGEC_TRY(bool_attr(kOp, attrs, d.sorted, sorted));
+  const TopkDecls& decls = declared<TopkDecls>();
+  EDGEC_TRY(int_attr(kOp, attrs, decls.k, k));
+  EDGEC_TRY(int_attr(kOp, attrs, decls.dim, dim_attr));
+  EDGEC_TRY(bool_attr(kOp, attrs, decls.largest, largest));
+  EDGEC_TRY(bool_attr(kOp, attrs, decls.sorted, sorted));
   (void)sorted;  // always sorted; see the header comment
 
   // A scalar is a slice of one element (torch accepts dim 0 or -1).

@@ -44,7 +44,7 @@ std::vector<TensorType> unary(const ShapeQuery& q) {
 
 std::vector<TensorType> div_shape(const ShapeQuery& q) {
   auto out = binary<false>(q);
-  const auto mode = q.attrs.get_string("rounding_mode", "none");
+  const std::string_view mode = q.attr("rounding_mode").string_value(q.attrs);
   if (mode != "none" && mode != "trunc" && mode != "floor")
     op_error(q.op, "rounding_mode must be none, trunc or floor, got '" + std::string(mode) + "'");
   if (mode == "none" && !is_floating(q.inputs[0].dtype))
@@ -53,7 +53,7 @@ std::vector<TensorType> div_shape(const ShapeQuery& q) {
 }
 
 std::vector<TensorType> gelu_shape(const ShapeQuery& q) {
-  const auto mode = q.attrs.get_string("approximate", "none");
+  const std::string_view mode = q.attr("approximate").string_value(q.attrs);
   if (mode != "none" && mode != "tanh")
     op_error(q.op, "approximate must be none or tanh, got '" + std::string(mode) + "'");
   return unary<false>(q);
@@ -69,8 +69,9 @@ std::vector<TensorType> where_shape(const ShapeQuery& q) {
 
 std::vector<TensorType> cast_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
-  if (!q.attrs.has("dtype")) op_error(q.op, "expected a dtype attribute");
-  return {TensorType(q.attrs.get_dtype("dtype", DType::Float32), q.inputs[0].dims)};
+  const AttrDecl& dtype = q.attr("dtype");
+  if (!q.attrs.has(dtype.name)) op_error(q.op, "expected a dtype attribute");
+  return {TensorType(dtype.dtype_value(q.attrs), q.inputs[0].dims)};
 }
 
 }  // namespace
