@@ -46,7 +46,10 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, in
   return out;
 }
 
-Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+// One input and one output of its dtype; with `float_input` (the average
+// poolings), an f32 or f16 input.
+Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                  bool float_input = false) {
   if (inputs.size() != 1 || outputs.size() != 1) {
     return fail(Error::InvalidArgument, cat(op, ": expected 1 input and 1 output, got ", inputs.size(),
                                             " inputs and ", outputs.size(), " outputs"));
@@ -54,6 +57,9 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span
   if (outputs[0].dtype != inputs[0].dtype) {
     return fail(Error::InvalidType, cat(op, ": output dtype must match the input's ",
                                         dtype_name(inputs[0].dtype), ", got ", dtype_name(outputs[0].dtype)));
+  }
+  if (float_input && !kFloatDTypes.contains(inputs[0].dtype)) {
+    return fail(Error::InvalidType, cat(op, ": expected an f32 or f16 input, got ", dtype_name(inputs[0].dtype)));
   }
   return Error::Ok;
 }
@@ -241,11 +247,8 @@ void avg_pool_typed(const Tensor& x4, const PoolGeometry& g, bool count_include_
 Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "avg_pool";
-  EDGEC_TRY(check_arity(kOp, inputs, outputs));
+  EDGEC_TRY(check_arity(kOp, inputs, outputs, /*float_input=*/true));
   const Tensor& x = inputs[0];
-  if (!kFloatDTypes.contains(x.dtype)) {
-    return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
-  }
   PoolGeometry g;
   EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/false, g));
   // Averaging over a dilated window is not a torch operator; refuse it rather
@@ -319,11 +322,8 @@ void adaptive_avg_pool_typed(const Tensor& x4, const int64_t out_size[2], Tensor
 Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                         std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "adaptive_avg_pool";
-  EDGEC_TRY(check_arity(kOp, inputs, outputs));
+  EDGEC_TRY(check_arity(kOp, inputs, outputs, /*float_input=*/true));
   const Tensor& x = inputs[0];
-  if (!kFloatDTypes.contains(x.dtype)) {
-    return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
-  }
   int64_t out_size[2];
   Tensor& out = outputs[0];
   EDGEC_TRY(spatial::read_output_size(kOp, "pool", x, attrs, out_size, out));

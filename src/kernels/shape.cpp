@@ -86,11 +86,10 @@ Error normalize_dim_list(std::string_view op, std::span<const int64_t> dims, int
 Error reshape_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "reshape";
-  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
+  std::span<const int64_t> spec;
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().shape, spec));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  std::span<const int64_t> spec;
-  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().shape, spec));
   EDGEC_TRY(check_rank_fits(kOp, static_cast<int64_t>(spec.size())));
 
   // Resolve the shape: at most one -1, inferred from the element count.
@@ -134,10 +133,9 @@ Error reshape_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 Error permute_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "permute";
-  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
-  const Tensor& x = inputs[0];
   std::span<const int64_t> dims;
-  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().dims, dims));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().dims, dims));
+  const Tensor& x = inputs[0];
   if (dims.size() != static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "permute: expected " + str(x.rank) +
                                             " dims for an input of shape " +
@@ -163,10 +161,9 @@ Error permute_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 Error expand_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                     std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "expand";
-  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
-  const Tensor& x = inputs[0];
   std::span<const int64_t> target;
-  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().shape, target));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().shape, target));
+  const Tensor& x = inputs[0];
   EDGEC_TRY(check_rank_fits(kOp, static_cast<int64_t>(target.size())));
   const int rank = std::max(x.rank, static_cast<int>(target.size()));
 
@@ -210,11 +207,10 @@ Error expand_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
 Error squeeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "squeeze";
-  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
-  const Tensor& x = inputs[0];
   std::span<const int64_t> dims;
   bool has_dims = false;
-  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().optional_dims, dims, &has_dims));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().optional_dims, dims, &has_dims));
+  const Tensor& x = inputs[0];
 
   std::array<bool, kMaxRank> drop{};
   if (!has_dims) {
@@ -249,10 +245,9 @@ Error squeeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 Error unsqueeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                        std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "unsqueeze";
-  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
-  const Tensor& x = inputs[0];
   std::span<const int64_t> dims;
-  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().dims, dims));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().dims, dims));
+  const Tensor& x = inputs[0];
   const int64_t out_rank = x.rank + static_cast<int64_t>(dims.size());
   EDGEC_TRY(check_rank_fits(kOp, out_rank));
 

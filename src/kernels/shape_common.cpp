@@ -151,6 +151,12 @@ Error ints_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, s
   return wrong_attr_kind(op, decl, *v);
 }
 
+Error one_to_one_list(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                      const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& list, bool* present) {
+  EDGEC_TRY(check_one_to_one(op, inputs, outputs));
+  return ints_attr(op, attrs, decl, list, present);
+}
+
 Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out) {
   const AttrValue* v = nullptr;
   EDGEC_TRY(find_attr(op, attrs, decl, v));

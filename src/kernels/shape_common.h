@@ -77,6 +77,11 @@ struct Number {
   double f = 0.0;
   double as_double() const { return is_int ? static_cast<double>(i) : f; }
 };
+/// check_one_to_one, then the int list `decl` that drives the operator
+/// (reshape's shape, permute's dims, pad's pads), as ints_attr reads it.
+Error one_to_one_list(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                      const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& list,
+                      bool* present = nullptr);
 /// A number; the declared default is an int when it is a whole number.
 Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out);
 

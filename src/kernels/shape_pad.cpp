@@ -114,12 +114,11 @@ void pad_rows(const PadArgs& a, int64_t row_begin, int64_t row_end) {
 Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                  std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "pad";
-  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
-  const Tensor& x = inputs[0];
-  Tensor& out = outputs[0];
   const PadDecls& decls = declared<PadDecls>();
   std::span<const int64_t> pads;
-  EDGEC_TRY(ints_attr(kOp, attrs, decls.pads, pads));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, decls.pads, pads));
+  const Tensor& x = inputs[0];
+  Tensor& out = outputs[0];
   if (pads.size() != 2 * static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "pad: expected " + str(2 * x.rank) +
                                             " pads for an input of shape " +
@@ -201,11 +200,10 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
 Error tile_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "tile";
-  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
+  std::span<const int64_t> repeats;
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<PadDecls>().repeats, repeats));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  std::span<const int64_t> repeats;
-  EDGEC_TRY(ints_attr(kOp, attrs, declared<PadDecls>().repeats, repeats));
   if (repeats.size() != static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "tile: expected " + str(x.rank) +
                                             " repeats for an input of shape " +
