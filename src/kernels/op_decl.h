@@ -131,8 +131,10 @@ enum OpFlags : uint32_t {
 
 struct OpDecl {
   std::string_view name;             ///< Base name: "add".
-  /// The family the operator belongs to ("elementwise", "nn", "shape", ...):
-  /// the kernel file, or for composites src/ops/composite_ops.cpp.
+  /// The family the operator belongs to ("elementwise", "nn", "shape", ...),
+  /// after its kernel's file ("nn": convolution, pooling, resize and
+  /// normalization) or, for a composite (declared in
+  /// src/ops/composite_ops.cpp), after the operators it decomposes into.
   std::string_view family;
   std::string_view overload = "default";  ///< "Tensor", "default".
   /// Core operators exist in both dialects and have kernels; composites

@@ -22,7 +22,6 @@ inline std::vector<OpInfo> elementwise_rows() { return family_rows("elementwise"
 inline std::vector<OpInfo> linalg_rows() { return family_rows("linalg"); }
 /// Convolution, pooling, resize and normalization.
 inline std::vector<OpInfo> nn_rows() { return family_rows("nn"); }
-
 inline std::vector<OpInfo> shape_rows() { return family_rows("shape"); }
 inline std::vector<OpInfo> indexing_rows() { return family_rows("indexing"); }
 inline std::vector<OpInfo> creation_rows() { return family_rows("creation"); }
