@@ -1,5 +1,5 @@
 // Helpers shared by the reduction, scan and normalization kernels: dim
-// wrapping, float16 widening, and StridedDims, a small description of a
+// wrapping, float16 widening (f16_compute.h), and StridedDims, a small description of a
 // strided iteration space that several operands walk in lockstep.
 //
 // The kernels here all split a tensor into "lines" (the innermost dimension
@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "base/half.h"
+#include "kernels/f16_compute.h"
 #include "kernels/tensor.h"
 
 namespace edgec::axis {
@@ -30,21 +31,8 @@ inline int wrap_dim(int64_t dim, int rank) {
   return static_cast<int>(dim < 0 ? dim + r : dim);
 }
 
-inline float widen(float x) { return x; }
-inline float widen(Half x) { return half_to_float(x); }
-
-template <typename T>
-inline T narrow(float x) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return float_to_half(x);
-  } else {
-    return x;
-  }
-}
-
-/// Element type used to compute on T: float for float16, T otherwise.
-template <typename T>
-using Compute = std::conditional_t<std::is_same_v<T, Half>, float, T>;
+using edgec::narrow;
+using edgec::widen;
 
 /// An iteration space of `rank` dims walked by `kOps` operands, each with its
 /// own element strides. Size-1 dims are dropped when pushed; coalesce()
@@ -250,6 +238,52 @@ inline AxisPlan make_axis_plan(const Tensor& x, int dim, const int64_t* out_stri
 inline int64_t outputs_per_task(int64_t line_len) {
   const int64_t n = 4096 / (line_len > 0 ? line_len : 1);
   return n < 1 ? 1 : (n > 256 ? 256 : n);
+}
+
+/// Outputs an outer-axis kernel sweeps together (a stack row of accumulators
+/// each); outputs_per_task never exceeds it.
+inline constexpr int64_t kChunk = 256;
+/// Input elements before threads pay off.
+inline constexpr int64_t kParallelMin = 32768;
+/// Independent accumulators per line (they let a line's loop vectorize).
+inline constexpr int kLanes = 16;
+
+/// Threads for `tasks` tasks over `work` input elements.
+inline int thread_count(int max_threads, int64_t work, int64_t tasks) {
+  if (work < kParallelMin || max_threads <= 1 || tasks <= 1) return 1;
+  return static_cast<int>(tasks < max_threads ? tasks : max_threads);
+}
+
+/// Runs a kernel that works along an axis over the outputs of `outer`
+/// (walked by the input `x`, operand 0, and the output `y`, operand 1):
+/// each line of `outer` is cut into tasks of up to `chunk` neighbouring
+/// outputs, run in parallel when `work` input elements pay for threads.
+/// body(in, out, n) gets a task's first output's place in x and in y and
+/// its number of outputs.
+template <typename In, typename Out, typename Body>
+inline void run_tasks(const StridedDims<2>& outer, int64_t chunk, const In* x, Out* y, int max_threads, int64_t work,
+                      Body&& body) {
+  const int64_t len = outer.line_len();
+  const int64_t chunks = (len + chunk - 1) / chunk;
+  const int64_t tasks = outer.line_count() * chunks;
+  const int threads = thread_count(max_threads, work, tasks);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t line = t / chunks;
+    const int64_t j0 = (t % chunks) * chunk;
+    const int64_t n = len - j0 < chunk ? len - j0 : chunk;
+    body(x + outer.line_offset(line, 0) + j0 * outer.line_stride(0),
+         y + outer.line_offset(line, 1) + j0 * outer.line_stride(1), n);
+  }
+}
+
+/// run_tasks over an AxisPlan's outputs: a task covers outputs_per_task
+/// outputs when the axis is innermost (each walks a whole line), else kChunk
+/// (swept together along the axis).
+template <typename In, typename Out, typename Body>
+inline void run_axis_tasks(const AxisPlan& plan, const In* x, Out* y, int max_threads, int64_t work, Body&& body) {
+  const int64_t chunk = plan.axis_innermost ? outputs_per_task(plan.len) : kChunk;
+  run_tasks(plan.outer, chunk, x, y, max_threads, work, body);
 }
 
 }  // namespace edgec::axis

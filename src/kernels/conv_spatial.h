@@ -1,6 +1,7 @@
-// Pieces shared by the spatial kernels (convolution, pooling, resize): reading
-// the per-axis attribute lists, lifting 1-D tensors to 2-D views, and f16
-// conversion helpers.
+// Pieces shared by the spatial kernels (convolution, pooling, resize): the
+// declarations of the attributes they share, reading the per-axis attribute
+// lists, and lifting 1-D tensors to 2-D views. (f16 converts with
+// f16_compute.h's widen and narrow.)
 //
 // Every spatial kernel runs as a 2-D kernel over an [N, C, H, W] view: a 1-D
 // operator (NCL) is the 2-D one with H = 1 and a height-1 window. One loop
@@ -19,6 +20,8 @@
 #include "base/attrs.h"
 #include "base/error.h"
 #include "base/half.h"
+#include "kernels/f16_compute.h"
+#include "kernels/op_decl.h"
 #include "kernels/tensor.h"
 
 namespace edgec::spatial {
@@ -35,26 +38,6 @@ inline int64_t floor_div(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 inline int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
-
-// ---- element conversion: f16 is stored as Half and computed in f32 ----------
-
-template <typename T>
-inline float to_float(T v) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return half_to_float(v);
-  } else {
-    return static_cast<float>(v);
-  }
-}
-
-template <typename T>
-inline T from_float(float v) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return float_to_half(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
 
 // ---- messages (built only on failure paths) ----------------------------------
 
@@ -86,13 +69,37 @@ inline std::string axes_string(const int64_t* v, int nd) {
   return s + "]";
 }
 
+// ---- windows --------------------------------------------------------------
+
+/// The window a convolution or pooling operator slides, per axis in 2-D
+/// coordinates (index 1 for a 1-D operator).
+struct Window {
+  int nd = 2;
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t dilation[2] = {1, 1};
+  int64_t pad_begin[2] = {0, 0};
+  int64_t pad_end[2] = {0, 0};
+};
+
 // ---- attributes -----------------------------------------------------------
 
-/// Reads the int-list attribute `name` with `nd` entries into out[2 - nd ..].
+/// The attributes several spatial operators share, declared once: the rows
+/// of convolution.cpp, pooling.cpp and resize.cpp and the readers below use
+/// these.
+struct SharedDecls {
+  AttrDecl stride = attr_ints("stride", AttrRule::Positive);
+  AttrDecl padding = attr_ints("padding", AttrRule::NonNegative);
+  AttrDecl dilation = attr_ints("dilation", AttrRule::Positive);
+  AttrDecl output_size = required(attr_ints("output_size", AttrRule::Positive));
+};
+
+/// Reads the int-list attribute `decl` with `nd` entries into out[2 - nd ..].
 /// Absent or empty leaves `out` as it is (the caller's default). Every entry
 /// must lie in [min_value, kMaxAttrValue].
-inline Error read_axis_ints(std::string_view op, const Attrs& attrs, std::string_view name, int nd,
+inline Error read_axis_ints(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int nd,
                             int64_t min_value, int64_t out[2]) {
+  const std::string_view name = decl.name;
   const AttrValue* v = attrs.find(name);
   if (v == nullptr) return Error::Ok;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
@@ -121,7 +128,7 @@ inline Error read_axis_ints(std::string_view op, const Attrs& attrs, std::string
 inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64_t begin[2],
                           int64_t end[2]) {
   begin[0] = begin[1] = end[0] = end[1] = 0;
-  const AttrValue* v = attrs.find("padding");
+  const AttrValue* v = attrs.find(declared<SharedDecls>().padding.name);
   if (v == nullptr) return Error::Ok;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
   if (list == nullptr) {
@@ -147,6 +154,52 @@ inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64
   return Error::Ok;
 }
 
+/// The spatial rank (1 or 2) that the int-list attribute `decl` fixes by
+/// its length (pooling's kernel_size, output_size), checked against the
+/// rank of `x` (N, C, spatial...); `what` names the list in the message.
+inline Error read_spatial_rank(std::string_view op, const Tensor& x, const Attrs& attrs, const AttrDecl& decl,
+                               std::string_view what, int& nd) {
+  const std::vector<int64_t>* list = decl.ints_value(attrs);
+  if (list == nullptr || list->empty() || list->size() > 2) {
+    return fail(Error::InvalidArgument,
+                cat(op, ": '", decl.name, "' must be an int list with 1 or 2 entries, got ",
+                    list == nullptr ? std::string("none") : std::to_string(list->size()) + " entries"));
+  }
+  nd = static_cast<int>(list->size());
+  if (x.rank != nd + 2) {
+    return fail(Error::InvalidShape, cat(op, ": a ", nd, "-d ", what, " needs a rank-", nd + 2,
+                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
+  }
+  return Error::Ok;
+}
+
+/// Sizes `out` [N, channels, out_hw...] for an input `x` of spatial rank nd
+/// (out_hw in 2-D coordinates).
+inline Error resize_spatial(const Tensor& x, int64_t channels, const int64_t out_hw[2], int nd, Tensor& out) {
+  int64_t shape[4] = {x.sizes[0], channels, out_hw[0], out_hw[1]};
+  if (nd == 1) shape[2] = out_hw[1];
+  return out.resize({shape, static_cast<size_t>(nd + 2)});
+}
+
+/// Reads output_size (adaptive_avg_pool and the resizes) for input `x` into
+/// out_size, in 2-D coordinates (out_size[0] = 1 for a 1-D operator), and
+/// sizes `out` [N, C, output_size...]. An empty spatial dim cannot `verb`
+/// ("pool", "resize") to a non-empty one.
+inline Error read_output_size(std::string_view op, std::string_view verb, const Tensor& x, const Attrs& attrs,
+                              int64_t out_size[2], Tensor& out) {
+  int nd = 0;
+  EDGEC_TRY(read_spatial_rank(op, x, attrs, declared<SharedDecls>().output_size, "output_size", nd));
+  out_size[0] = out_size[1] = 1;
+  EDGEC_TRY(read_axis_ints(op, attrs, declared<SharedDecls>().output_size, nd, 0, out_size));
+  for (int i = 0; i < nd; ++i) {
+    if (x.sizes[2 + i] == 0 && out_size[2 - nd + i] > 0) {
+      return fail(Error::InvalidShape, cat(op, ": cannot ", verb, " an empty spatial dim of input ",
+                                           shape_string(x.shape()), " to output_size ", axes_string(out_size, nd)));
+    }
+  }
+  return resize_spatial(x, x.sizes[1], out_size, nd, out);
+}
+
 // ---- views ----------------------------------------------------------------
 
 /// `t` (rank 3 [N, C, L] or rank 4) as an [N, C, H, W] view; rank 3 gets H = 1.
@@ -159,6 +212,22 @@ inline Tensor lift_to_2d(const Tensor& t) {
   v.sizes[2] = 1;
   v.strides[2] = 0;
   return v;
+}
+
+/// Calls body(plane, out_plane) for every (n, c) plane of the [N, C, H, W]
+/// view x4, `threads` planes at a time: `plane` points at the input plane
+/// (walked with x4's strides 2 and 3), `out_plane` at the output's
+/// contiguous plane of out_h * out_w elements.
+template <typename T, typename Body>
+void for_each_plane(const Tensor& x4, Tensor& out, int64_t out_h, int64_t out_w, int threads, Body&& body) {
+  const T* xd = x4.data_as<T>();
+  T* od = out.data_as<T>();
+  const int64_t channels = x4.sizes[1];
+  const int64_t planes = x4.sizes[0] * channels;
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t p = 0; p < planes; ++p) {
+    body(xd + (p / channels) * x4.strides[0] + (p % channels) * x4.strides[1], od + p * out_h * out_w);
+  }
 }
 
 /// Threads to use for `work` element operations: parallel regions cost

@@ -40,8 +40,6 @@ namespace {
 using spatial::axes_string;
 using spatial::ceil_div;
 using spatial::cat;
-using spatial::from_float;
-using spatial::to_float;
 
 // Tile sizes. kChunkN matches the GEMM's column block so one call fills it;
 // the col tile (64 KiB), packed weights (32 KiB) and output tile (64 KiB)
@@ -200,9 +198,9 @@ void pack_columns(const ConvOperands<T>& op, const ConvPlan& plan, const T* xg, 
           const T* src = image + iy * sy + ((x0 + lo) * step + dx) * sx;
           float* dv = d + lo;
           if (src_step == 1) {
-            for (int64_t i = 0; i < hi - lo; ++i) dv[i] = to_float(src[i]);
+            for (int64_t i = 0; i < hi - lo; ++i) dv[i] = widen(src[i]);
           } else {
-            for (int64_t i = 0; i < hi - lo; ++i) dv[i] = to_float(src[i * src_step]);
+            for (int64_t i = 0; i < hi - lo; ++i) dv[i] = widen(src[i * src_step]);
           }
         }
         for (int64_t i = hi; i < seg; ++i) d[i] = 0.0f;
@@ -232,7 +230,7 @@ void pack_weights(const ConvOperands<T>& op, const ConvPlan& plan, const T* wg, 
     const int64_t tx = k % x.taps;
     const T* src = wg + m0 * op.w_m + ci * op.w_ci + (y.w0 + ty * y.w_step) * op.w_y +
                    (x.w0 + tx * x.w_step) * op.w_x;
-    for (int64_t m = 0; m < mc; ++m) a[m * kc + kk] = to_float(src[m * op.w_m]);
+    for (int64_t m = 0; m < mc; ++m) a[m * kc + kk] = widen(src[m * op.w_m]);
   }
 }
 
@@ -337,7 +335,7 @@ void run_tiled_task(const ConvOperands<T>& op, const ConvPlan& plan, int64_t g, 
     const int64_t row0 = j0 / x.count;
     for (int64_t m = 0; m < mc; ++m) {
       const int64_t co = g * op.cog + mm + m;
-      const float b = op.bias != nullptr ? to_float(op.bias[co * op.bias_stride]) : 0.0f;
+      const float b = op.bias != nullptr ? widen(op.bias[co * op.bias_stride]) : 0.0f;
       const float* t = tile + m * nc;
       int64_t row = row0;
       int64_t ax = j0 - row0 * x.count;
@@ -345,7 +343,7 @@ void run_tiled_task(const ConvOperands<T>& op, const ConvPlan& plan, int64_t g, 
       int64_t ay = row - n * y.count;
       T* out = op.out + (n * op.groups * op.cog + co) * out_plane;
       for (int64_t jj = 0; jj < nc; ++jj) {
-        out[(y.out0 + ay * y.out_step) * op.out_w + x.out0 + ax * x.out_step] = from_float<T>(t[jj] + b);
+        out[(y.out0 + ay * y.out_step) * op.out_w + x.out0 + ax * x.out_step] = narrow<T>(t[jj] + b);
         if (++ax == x.count) {
           ax = 0;
           if (++ay == y.count) {
@@ -456,7 +454,7 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
     const int64_t g = co / op.cog;
     const T* plane = op.x + n * op.x_stride[0] + g * op.x_stride[1];
     const T* wk = op.w + g * op.w_group + (co - g * op.cog) * op.w_m;
-    const float b = op.bias != nullptr ? to_float(op.bias[co * op.bias_stride]) : 0.0f;
+    const float b = op.bias != nullptr ? widen(op.bias[co * op.bias_stride]) : 0.0f;
     T* out = op.out + p * OH * OW;
     if (flat) {
       alignas(64) float padded[kFlatPlane];
@@ -471,18 +469,18 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
         const T* src = plane + iy * op.x_stride[2];
         for (int64_t c = 0; c < pad_w; ++c) {
           const int64_t ix = c + x.off0;
-          dst[c] = ix >= 0 && ix < op.in_w ? to_float(src[ix * op.x_stride[3]]) : 0.0f;
+          dst[c] = ix >= 0 && ix < op.in_w ? widen(src[ix * op.x_stride[3]]) : 0.0f;
         }
       }
       std::fill_n(acc, flat_len, b);
       for (int64_t ty = 0; ty < y.taps; ++ty) {
         for (int64_t tx = 0; tx < x.taps; ++tx) {
-          const float wv = to_float(wk[ty * op.w_y + tx * op.w_x]);
+          const float wv = widen(wk[ty * op.w_y + tx * op.w_x]);
           multiply_add(acc, padded + ty * y.off_step * pad_w + tx * x.off_step, wv, flat_len);
         }
       }
       for (int64_t oh = 0; oh < OH; ++oh) {
-        for (int64_t ow = 0; ow < OW; ++ow) out[oh * OW + ow] = from_float<T>(acc[oh * pad_w + ow]);
+        for (int64_t ow = 0; ow < OW; ++ow) out[oh * OW + ow] = narrow<T>(acc[oh * pad_w + ow]);
       }
       continue;
     }
@@ -509,17 +507,17 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
               tap_range(tx, c0, cn, lo, hi);
             }
             if (hi <= lo) continue;
-            const float wv = to_float(wk[ty * op.w_y + tx * op.w_x]);
+            const float wv = widen(wk[ty * op.w_y + tx * op.w_x]);
             const T* src = row + (lo * x.in_step + x.off0 + tx * x.off_step) * op.x_stride[3];
             float* a = acc + (lo - c0);
             if (step == 1) {
-              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * to_float(src[i]);
+              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * widen(src[i]);
             } else {
-              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * to_float(src[i * step]);
+              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * widen(src[i * step]);
             }
           }
         }
-        for (int64_t i = 0; i < cn; ++i) out[oh * OW + c0 + i] = from_float<T>(acc[i]);
+        for (int64_t i = 0; i < cn; ++i) out[oh * OW + c0 + i] = narrow<T>(acc[i]);
       }
     }
   }
@@ -527,14 +525,22 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
 
 // ---- validation shared by conv and conv_transpose ----------------------------
 
-/// Per-axis attributes in 2-D coordinates (index 1 for a 1-D operator).
-struct ConvAttrs {
-  int nd = 2;
-  int64_t kernel[2] = {1, 1};
-  int64_t stride[2] = {1, 1};
-  int64_t dilation[2] = {1, 1};
-  int64_t pad_begin[2] = {0, 0};
-  int64_t pad_end[2] = {0, 0};
+// The attributes only the convolutions have, declared once: the rows at the
+// end of this file and the kernels read them (stride, padding and dilation
+// are conv_spatial.h's).
+struct ConvDecls {
+  AttrDecl groups = attr_int("groups", 1, AttrRule::Positive);
+  AttrDecl output_padding = attr_ints("output_padding", AttrRule::NonNegative);
+  // Set by the onednn backend on the convolutions whose weights it stores
+  // in its own blocked layout (BackendCompiler::prepare_constants).
+  AttrDecl weights_strides = attr_ints("weights_strides");
+  AttrDecl weights_blocks = attr_ints("weights_blocks");
+  AttrDecl weights_block_dims = attr_ints("weights_block_dims");
+};
+
+/// The window (kernel from the weights) and the other attributes, per axis
+/// in 2-D coordinates.
+struct ConvAttrs : spatial::Window {
   int64_t output_padding[2] = {0, 0};
   int64_t groups = 1;
 };
@@ -548,7 +554,7 @@ Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, cons
   }
   const Tensor& x = inputs[0];
   const Tensor& w = inputs[1];
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, cat(op, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
   }
   for (size_t i = 1; i < inputs.size(); ++i) {
@@ -578,16 +584,18 @@ Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, cons
     }
     ca.kernel[2 - ca.nd + i] = k;
   }
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "stride", ca.nd, 1, ca.stride));
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "dilation", ca.nd, 1, ca.dilation));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().stride, ca.nd, 1, ca.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().dilation, ca.nd, 1, ca.dilation));
   EDGEC_TRY(spatial::read_padding(op, attrs, ca.nd, ca.pad_begin, ca.pad_end));
-  if (const AttrValue* g = attrs.find("groups"); g != nullptr && attr_kind(*g) != AttrKind::Int) {
+  // Only an int: the declaration's reader would also take a bool.
+  const AttrDecl& groups = declared<ConvDecls>().groups;
+  if (const AttrValue* g = attrs.find(groups.name); g != nullptr && attr_kind(*g) != AttrKind::Int) {
     return fail(Error::InvalidArgument,
-                cat(op, ": attribute 'groups' must be an int, got ", attr_kind_name(attr_kind(*g))));
+                cat(op, ": attribute '", groups.name, "' must be an int, got ", attr_kind_name(attr_kind(*g))));
   }
-  ca.groups = attrs.get_int("groups", 1);
+  ca.groups = groups.int_value(attrs);
   if (ca.groups < 1) {
-    return fail(Error::InvalidArgument, cat(op, ": groups must be >= 1, got ", ca.groups));
+    return fail(Error::InvalidArgument, cat(op, ": ", groups.name, " must be >= 1, got ", ca.groups));
   }
   return Error::Ok;
 }
@@ -602,26 +610,44 @@ Error check_bias(std::string_view op, std::span<const Tensor> inputs, int64_t co
   return Error::Ok;
 }
 
-/// Fills the fields of ConvOperands that do not depend on the operator.
+/// Fills the fields of ConvOperands that do not depend on the operator (all
+/// but the weights' per-group, output-channel and input-channel steps and
+/// the channel counts per group).
 template <typename T>
-ConvOperands<T> base_operands(std::span<const Tensor> inputs, Tensor& out, const Tensor& x4) {
+ConvOperands<T> base_operands(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
+                              const Tensor& w4, const int64_t out_hw[2], Tensor& out) {
   ConvOperands<T> op;
   op.x = x4.data_as<T>();
   for (int i = 0; i < 4; ++i) op.x_stride[i] = x4.strides[i];
   op.in_h = x4.sizes[2];
   op.in_w = x4.sizes[3];
+  op.w = w4.data_as<T>();
+  op.w_y = w4.strides[2];
+  op.w_x = w4.strides[3];
   if (inputs.size() == 3) {
     op.bias = inputs[2].data_as<T>();
     op.bias_stride = inputs[2].strides[0];
   }
   op.out = out.data_as<T>();
+  op.out_h = out_hw[0];
+  op.out_w = out_hw[1];
+  op.groups = ca.groups;
   return op;
 }
 
-Error resize_output(const Tensor& x, int64_t cout, const int64_t out_hw[2], int nd, Tensor& out) {
-  int64_t shape[4] = {x.sizes[0], cout, out_hw[0], out_hw[1]};
-  if (nd == 1) shape[2] = out_hw[1];
-  return out.resize({shape, static_cast<size_t>(nd + 2)});
+/// The typed body of conv or conv_transpose, on the 2-D views of x and w.
+using TypedConv = void (*)(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4, const Tensor& w4,
+                           int64_t cout, const int64_t out_hw[2], Tensor& out, int max_threads);
+
+/// Sizes the output [N, cout, out_hw...] and runs the f32 or f16 body.
+Error run_conv(const ConvAttrs& ca, std::span<const Tensor> inputs, int64_t cout, const int64_t out_hw[2],
+               Tensor& out, int max_threads, TypedConv f32, TypedConv f16) {
+  const Tensor& x = inputs[0];
+  EDGEC_TRY(spatial::resize_spatial(x, cout, out_hw, ca.nd, out));
+  const Tensor x4 = spatial::lift_to_2d(x);
+  const Tensor w4 = spatial::lift_to_2d(inputs[1]);
+  (x.dtype == DType::Float32 ? f32 : f16)(ca, inputs, x4, w4, cout, out_hw, out, max_threads);
+  return Error::Ok;
 }
 
 // ---- conv -------------------------------------------------------------------
@@ -629,18 +655,12 @@ Error resize_output(const Tensor& x, int64_t cout, const int64_t out_hw[2], int 
 template <typename T>
 void conv_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
                 const Tensor& w4, int64_t cout, const int64_t out_hw[2], Tensor& out, int max_threads) {
-  ConvOperands<T> op = base_operands<T>(inputs, out, x4);
-  op.w = w4.data_as<T>();
-  op.groups = ca.groups;
+  ConvOperands<T> op = base_operands<T>(ca, inputs, x4, w4, out_hw, out);
   op.cig = w4.sizes[1];
   op.cog = cout / ca.groups;
   op.w_group = op.cog * w4.strides[0];
   op.w_m = w4.strides[0];
   op.w_ci = w4.strides[1];
-  op.w_y = w4.strides[2];
-  op.w_x = w4.strides[3];
-  op.out_h = out_hw[0];
-  op.out_w = out_hw[1];
   ConvAxis axis[2];
   for (int a = 0; a < 2; ++a) {
     axis[a].count = out_hw[a];
@@ -689,16 +709,7 @@ Error conv(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attr
     }
     out_hw[a] = (padded - span) / ca.stride[a] + 1;
   }
-  Tensor& out = outputs[0];
-  EDGEC_TRY(resize_output(x, cout, out_hw, ca.nd, out));
-  const Tensor x4 = spatial::lift_to_2d(x);
-  const Tensor w4 = spatial::lift_to_2d(w);
-  if (x.dtype == DType::Float32) {
-    conv_typed<float>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
-  } else {
-    conv_typed<Half>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
-  }
-  return Error::Ok;
+  return run_conv(ca, inputs, cout, out_hw, outputs[0], ctx.num_threads, conv_typed<float>, conv_typed<Half>);
 }
 
 // ---- conv_transpose -------------------------------------------------------------
@@ -736,18 +747,12 @@ template <typename T>
 void conv_transpose_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
                           const Tensor& w4, int64_t cout, const int64_t out_hw[2], Tensor& out,
                           int max_threads) {
-  ConvOperands<T> op = base_operands<T>(inputs, out, x4);
-  op.w = w4.data_as<T>();
-  op.groups = ca.groups;
+  ConvOperands<T> op = base_operands<T>(ca, inputs, x4, w4, out_hw, out);
   op.cig = x4.sizes[1] / ca.groups;
   op.cog = cout / ca.groups;
   op.w_group = op.cig * w4.strides[0];
   op.w_m = w4.strides[1];
   op.w_ci = w4.strides[0];
-  op.w_y = w4.strides[2];
-  op.w_x = w4.strides[3];
-  op.out_h = out_hw[0];
-  op.out_w = out_hw[1];
   for (int64_t ry = 0; ry < ca.stride[0]; ++ry) {
     for (int64_t rx = 0; rx < ca.stride[1]; ++rx) {
       ConvAxis axis[2];
@@ -766,7 +771,7 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
   constexpr std::string_view kOp = "conv_transpose";
   ConvAttrs ca;
   EDGEC_TRY(read_conv_common(kOp, inputs, attrs, outputs, ca));
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "output_padding", ca.nd, 0, ca.output_padding));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, declared<ConvDecls>().output_padding, ca.nd, 0, ca.output_padding));
   const Tensor& x = inputs[0];
   const Tensor& w = inputs[1];
   const int64_t cin = x.sizes[1];
@@ -798,25 +803,25 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
                                            " gives an empty output"));
     }
   }
-  Tensor& out = outputs[0];
-  EDGEC_TRY(resize_output(x, cout, out_hw, ca.nd, out));
-  const Tensor x4 = spatial::lift_to_2d(x);
-  const Tensor w4 = spatial::lift_to_2d(w);
-  if (x.dtype == DType::Float32) {
-    conv_transpose_typed<float>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
-  } else {
-    conv_transpose_typed<Half>(ca, inputs, x4, w4, cout, out_hw, out, ctx.num_threads);
-  }
-  return Error::Ok;
+  return run_conv(ca, inputs, cout, out_hw, outputs[0], ctx.num_threads, conv_transpose_typed<float>,
+                  conv_transpose_typed<Half>);
 }
 
 
 }  // namespace
 
 std::span<const KernelEntry> convolution_kernels() {
+  const spatial::SharedDecls& s = declared<spatial::SharedDecls>();
+  const ConvDecls& c = declared<ConvDecls>();
+  const std::vector<OperandDecl> operands = {{"input"}, {"weight"}, {"bias", OperandKind::Optional}};
   static const KernelEntry kConvolutionKernels[] = {
-      {only_named("conv"), conv},
-      {only_named("conv_transpose"), conv_transpose},
+      {declare("conv", "nn", operands,
+               {s.stride, s.padding, s.dilation, c.groups, c.weights_strides, c.weights_blocks, c.weights_block_dims},
+               kFloatDTypes, 0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
+       conv},
+      {declare("conv_transpose", "nn", operands, {s.stride, s.padding, c.output_padding, s.dilation, c.groups},
+               kFloatDTypes, 0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
+       conv_transpose},
   };
   return kConvolutionKernels;
 }

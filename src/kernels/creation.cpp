@@ -12,11 +12,26 @@ namespace {
 
 using namespace shape_detail;
 
+// The attributes of the family, declared once: the rows at the end of this
+// file and the kernels read them.
+struct CreationDecls {
+  AttrDecl start = attr_float("start", 0);
+  AttrDecl end = required(attr_float("end", 0));
+  AttrDecl step = attr_float("step", 1, AttrRule::NonZero);
+  AttrDecl shape = required(attr_ints("shape", AttrRule::NonNegative));
+  AttrDecl value = attr_float("value", 0);
+  AttrDecl dtype = required(attr_dtype("dtype", DType::Float32));
+  AttrDecl seed = attr_int("seed", 0);
+};
+
+// arange's results are numbers; full fills any dtype.
+constexpr DTypeSet kArangeTypes = kNumericDTypes;
+
 // The operator table gives these ops a `dtype` attribute and allocates the
 // output from it; the kernel writes the output's dtype and checks the two
-// agree when the attribute is there.
+// agree when the attribute is there (the kernel itself does without it).
 Error check_dtype_attr(std::string_view op, const Attrs& attrs, const Tensor& out) {
-  const AttrValue* v = attrs.find("dtype");
+  const AttrValue* v = attrs.find(declared<CreationDecls>().dtype.name);
   if (v == nullptr) return Error::Ok;
   const DType* d = std::get_if<DType>(v);
   if (d == nullptr) {
@@ -48,27 +63,25 @@ Error arange_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs&
   EDGEC_TRY(check_arity(kOp, inputs, 0, outputs, 1));
   Tensor& out = outputs[0];
   EDGEC_TRY(check_dtype_attr(kOp, attrs, out));
-  if (out.dtype == DType::Bool) {
-    return fail(Error::InvalidType, "arange: expected a numeric output dtype, got bool");
+  if (!kArangeTypes.contains(out.dtype)) {
+    return fail(Error::InvalidType,
+                "arange: expected a numeric output dtype, got " + std::string(dtype_name(out.dtype)));
   }
-  if (!attrs.has("end")) {
+  const CreationDecls& decls = declared<CreationDecls>();
+  // A missing end is reported before the kinds of the others.
+  if (!attrs.has(decls.end.name)) {
     return fail(Error::InvalidArgument, "arange: missing required attribute 'end'");
   }
   Number start, end, step;
-  EDGEC_TRY(number_attr_or(kOp, attrs, "start", Number{}, start));
-  EDGEC_TRY(number_attr_or(kOp, attrs, "end", Number{}, end));
-  EDGEC_TRY(number_attr_or(kOp, attrs, "step", Number{true, 1, 0.0}, step));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.start, start));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.end, end));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.step, step));
   const bool exact = start.is_int && end.is_int && step.is_int;
 
   int64_t n = 0;
   if (exact) {
     if (step.i == 0) return fail(Error::InvalidArgument, "arange: step must be nonzero, got 0");
-    const __int128 span = static_cast<__int128>(end.i) - start.i;
-    const __int128 s = step.i;
-    // Ceiling division for either sign of step.
-    __int128 len = span / s;
-    if (len * s != span && ((span > 0) == (s > 0))) ++len;
-    n = len > 0 ? static_cast<int64_t>(len) : 0;
+    n = arange_int_length(start.i, end.i, step.i);
   } else {
     const double s = start.as_double(), e = end.as_double(), st = step.as_double();
     if (st == 0.0) return fail(Error::InvalidArgument, "arange: step must be nonzero, got 0");
@@ -116,7 +129,7 @@ Error full_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   Tensor& out = outputs[0];
   EDGEC_TRY(check_dtype_attr(kOp, attrs, out));
   std::span<const int64_t> shape;
-  EDGEC_TRY(ints_attr(kOp, attrs, "shape", shape));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<CreationDecls>().shape, shape));
   for (int64_t s : shape) {
     if (s < 0) {
       return fail(Error::InvalidShape, "full: expected non-negative sizes, got " +
@@ -124,7 +137,7 @@ Error full_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
     }
   }
   Number value;
-  EDGEC_TRY(number_attr_or(kOp, attrs, "value", Number{}, value));
+  EDGEC_TRY(number_attr(kOp, attrs, declared<CreationDecls>().value, value));
   EDGEC_TRY(resize_output(kOp, out, shape));
 
   const int64_t n = out.numel();
@@ -162,11 +175,11 @@ Error rand_like_kernel(KernelContext&, std::span<const Tensor> inputs, const Att
                                             std::to_string(inputs.size()) + " and " + std::to_string(outputs.size()));
   const Tensor& x = inputs[0];
   Tensor& y = outputs[0];
-  if (!is_floating(x.dtype) || y.dtype != x.dtype)
+  if (!kFloatDTypes.contains(x.dtype) || y.dtype != x.dtype)
     return fail(Error::InvalidType, "rand_like: expected a float input and output of its dtype, got " +
                                         std::string(dtype_name(x.dtype)) + " and " + std::string(dtype_name(y.dtype)));
   EDGEC_TRY(y.resize(x.shape()));
-  const uint64_t seed = static_cast<uint64_t>(attrs.get_int("seed", 0));
+  const uint64_t seed = static_cast<uint64_t>(declared<CreationDecls>().seed.int_value(attrs));
   const int64_t n = y.numel();
   for (int64_t i = 0; i < n; ++i) {
     const float v = static_cast<float>(splitmix64(seed + static_cast<uint64_t>(i)) >> 40) * (1.0f / 16777216.0f);
@@ -180,10 +193,17 @@ Error rand_like_kernel(KernelContext&, std::span<const Tensor> inputs, const Att
 }  // namespace
 
 std::span<const KernelEntry> creation_kernels() {
+  const CreationDecls& d = declared<CreationDecls>();
   static const KernelEntry kCreationKernels[] = {
-      {only_named("rand_like"), rand_like_kernel},
-      {only_named("arange"), arange_kernel},
-      {only_named("full"), full_kernel},
+      {declare("rand_like", "creation", {{"self"}}, {d.seed}, kFloatDTypes, kOpRandom,
+               "uniform [0, 1) values with self's shape and dtype (never folded)"),
+       rand_like_kernel},
+      {declare("arange", "creation", {}, {d.start, d.end, d.step, d.dtype}, kArangeTypes, kOpAllocation,
+               "[start, end) by step (default 0 and 1) as a 1-D tensor of dtype"),
+       arange_kernel},
+      {declare("full", "creation", {}, {d.shape, d.value, d.dtype}, kAllDTypes, kOpAllocation,
+               "a tensor of shape and dtype filled with value (default 0)"),
+       full_kernel},
   };
   return kCreationKernels;
 }

@@ -101,16 +101,9 @@ Error read_choice_attr(std::string_view op, const Attrs& attrs, std::string_view
 
 OpDecl elementwise_decl(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,
                         DTypeSet dtypes, ResultRule result, std::string_view summary, std::vector<AttrDecl> attrs) {
-  OpDecl d;
-  d.name = name;
-  d.family = "elementwise";
+  OpDecl d = declare(name, "elementwise", std::move(operands), std::move(attrs), dtypes, kOpElementwise, summary);
   d.overload = overload;
-  d.operands = std::move(operands);
-  d.attrs = std::move(attrs);
-  d.dtypes = dtypes;
   d.result = result;
-  d.flags = kOpElementwise;
-  d.summary = summary;
   return d;
 }
 

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "base/half.h"
+#include "kernels/f16_compute.h"
 #include "kernels/micro_tile.h"
 
 namespace edgec {
@@ -37,17 +38,6 @@ constexpr int64_t kParallelMinWork = int64_t{1} << 18;
 
 using micro::Vec8;
 
-inline float widen(float x) { return x; }
-inline float widen(Half x) { return half_to_float(x); }
-
-template <typename T>
-inline T narrow(float x) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return float_to_half(x);
-  } else {
-    return x;
-  }
-}
 
 inline Vec8 load8(const float* p) { return micro::load(p); }
 inline void store8(float* p, Vec8 v) { micro::store(p, v); }

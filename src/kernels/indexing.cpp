@@ -1,6 +1,6 @@
 // Indexing kernels: take (ONNX Gather), gather (GatherElements), index
 // (PyTorch advanced indexing of the leading dims), nonzero; topk lives in
-// shape_topk.cpp.
+// shape_topk.cpp, with the shape family.
 //
 // Index values come from data, so every index tensor is checked in a first
 // pass (negative values wrap once, anything else out of range fails) before
@@ -11,7 +11,6 @@
 #include "base/half.h"
 #include "kernels/families.h"
 #include "kernels/shape_common.h"
-#include "kernels/shape_ops.h"
 
 namespace edgec {
 namespace {
@@ -19,6 +18,29 @@ namespace {
 using namespace shape_detail;
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// take's and gather's one attribute, declared once: their rows at the end
+// of this file and their kernels read it.
+struct TakeDecls {
+  AttrDecl dim = attr_int("dim", 0);
+};
+
+// What take and gather share: (x, index) in, one output of x's dtype, an
+// index tensor of i64 or i32 (`index_name` in messages), an input of rank
+// >= 1, and the dim attribute wrapped against it.
+Error read_take_args(std::string_view op, std::string_view index_name, std::span<const Tensor> inputs,
+                     const Attrs& attrs, std::span<Tensor> outputs, int& dim) {
+  EDGEC_TRY(check_arity(op, inputs, 2, outputs, 1));
+  const Tensor& x = inputs[0];
+  EDGEC_TRY(check_output_dtype(op, outputs[0], x.dtype));
+  EDGEC_TRY(check_index_dtype(op, inputs[1], index_name));
+  if (x.rank == 0) {
+    return fail(Error::InvalidShape, std::string(op) + ": expected an input of rank >= 1, got a scalar");
+  }
+  int64_t dim_attr = 0;
+  EDGEC_TRY(int_attr(op, attrs, declared<TakeDecls>().dim, dim_attr));
+  return normalize_dim(op, dim_attr, x.rank, dim);
+}
 
 // Checks every element of `index` against `size`.
 Error check_indices(std::string_view op, const Tensor& index, int64_t size) {
@@ -37,14 +59,21 @@ Error check_indices(std::string_view op, const Tensor& index, int64_t size) {
   return Error::Ok;
 }
 
-/// Calls fn with a value of the index tensor's element type (i64 or i32).
+/// Calls fn(src, dst, idx) with the data of x and out as unsigned words of
+/// x's element size (take and gather only move elements) and the data of
+/// `index` as its element type (i64 or i32).
 template <typename Fn>
-void dispatch_index(DType dtype, Fn&& fn) {
-  if (dtype == DType::Int64) {
-    fn(int64_t{});
-  } else {
-    fn(int32_t{});
-  }
+void with_typed_data(const Tensor& x, Tensor& out, const Tensor& index, Fn&& fn) {
+  dispatch_elem_size(dtype_size(x.dtype), [&](auto word) {
+    using T = decltype(word);
+    const T* src = static_cast<const T*>(x.data);
+    T* dst = static_cast<T*>(out.data);
+    if (index.dtype == DType::Int64) {
+      fn(src, dst, static_cast<const int64_t*>(index.data));
+    } else {
+      fn(src, dst, static_cast<const int32_t*>(index.data));
+    }
+  });
 }
 
 inline int64_t wrapped_index(const Tensor& index, int64_t offset, int64_t size) {
@@ -104,17 +133,11 @@ void parallel_ranges(const KernelContext& ctx, int64_t count, int64_t work, Body
 Error take_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "take";
-  EDGEC_TRY(check_arity(kOp, inputs, 2, outputs, 1));
+  int dim = 0;
+  EDGEC_TRY(read_take_args(kOp, "indices", inputs, attrs, outputs, dim));
   const Tensor& x = inputs[0];
   const Tensor& index = inputs[1];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, out, x.dtype));
-  EDGEC_TRY(check_index_dtype(kOp, index, "indices"));
-  if (x.rank == 0) return fail(Error::InvalidShape, "take: expected an input of rank >= 1, got a scalar");
-  int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr_or(kOp, attrs, "dim", 0, dim_attr));
-  int dim = 0;
-  EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   const int out_rank = x.rank - 1 + index.rank;
   if (out_rank > kMaxRank) {
     return fail(Error::InvalidShape, "take: expected a result of rank at most " + str(kMaxRank) +
@@ -153,47 +176,40 @@ Error take_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   const int64_t size = x.sizes[dim];
   const int64_t stride = x.strides[dim];
 
-  dispatch_elem_size(dtype_size(x.dtype), [&](auto word) {
-    using T = decltype(word);
-    const T* src = static_cast<const T*>(x.data);
-    T* dst = static_cast<T*>(out.data);
-    dispatch_index(index.dtype, [&](auto index_word) {
-      using I = decltype(index_word);
-      const I* idx = static_cast<const I*>(index.data);
-      parallel_ranges(ctx, blocks, total, [&](int64_t begin, int64_t end) {
-        Walker wo = outer;
-        Walker wi = index_walker;
-        int64_t q = begin % count;
-        wo.seek(begin / count);
-        wi.seek(q);
-        // Runs of indices under one outer position; a run of single elements
-        // from a contiguous index is a plain gather loop.
-        for (int64_t b = begin; b < end;) {
-          const int64_t run = std::min(end - b, count - q);
-          const T* base = src + wo.offset[0];
-          T* out_run = dst + b * block_numel;
-          if (index_contiguous && block.rank == 0) {
-            const I* run_idx = idx + q;
-            for (int64_t t = 0; t < run; ++t) {
-              const int64_t i = run_idx[t];
-              out_run[t] = base[(i < 0 ? i + size : i) * stride];
-            }
-          } else {
-            for (int64_t t = 0; t < run; ++t) {
-              int64_t i = idx[index_contiguous ? q + t : wi.offset[0]];
-              if (i < 0) i += size;
-              copy_one_block(block, base + i * stride, out_run + t * block_numel);
-              if (!index_contiguous) wi.next();
-            }
+  with_typed_data(x, out, index, [&](auto src, auto dst, auto idx) {
+    parallel_ranges(ctx, blocks, total, [&](int64_t begin, int64_t end) {
+      Walker wo = outer;
+      Walker wi = index_walker;
+      int64_t q = begin % count;
+      wo.seek(begin / count);
+      wi.seek(q);
+      // Runs of indices under one outer position; a run of single elements
+      // from a contiguous index is a plain gather loop.
+      for (int64_t b = begin; b < end;) {
+        const int64_t run = std::min(end - b, count - q);
+        const auto* base = src + wo.offset[0];
+        auto* out_run = dst + b * block_numel;
+        if (index_contiguous && block.rank == 0) {
+          const auto* run_idx = idx + q;
+          for (int64_t t = 0; t < run; ++t) {
+            const int64_t i = run_idx[t];
+            out_run[t] = base[(i < 0 ? i + size : i) * stride];
           }
-          b += run;
-          q += run;
-          if (q == count) {
-            q = 0;
-            wo.next();
+        } else {
+          for (int64_t t = 0; t < run; ++t) {
+            int64_t i = idx[index_contiguous ? q + t : wi.offset[0]];
+            if (i < 0) i += size;
+            copy_one_block(block, base + i * stride, out_run + t * block_numel);
+            if (!index_contiguous) wi.next();
           }
         }
-      });
+        b += run;
+        q += run;
+        if (q == count) {
+          q = 0;
+          wo.next();
+        }
+      }
     });
   });
   return Error::Ok;
@@ -205,17 +221,11 @@ Error take_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
 Error gather_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                     std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "gather";
-  EDGEC_TRY(check_arity(kOp, inputs, 2, outputs, 1));
+  int dim = 0;
+  EDGEC_TRY(read_take_args(kOp, "index", inputs, attrs, outputs, dim));
   const Tensor& x = inputs[0];
   const Tensor& index = inputs[1];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, out, x.dtype));
-  EDGEC_TRY(check_index_dtype(kOp, index, "index"));
-  if (x.rank == 0) return fail(Error::InvalidShape, "gather: expected an input of rank >= 1, got a scalar");
-  int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr_or(kOp, attrs, "dim", 0, dim_attr));
-  int dim = 0;
-  EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   bool fits = index.rank == x.rank;
   for (int d = 0; fits && d < x.rank; ++d) fits = d == dim || index.sizes[d] <= x.sizes[d];
   if (!fits) {
@@ -246,27 +256,20 @@ Error gather_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   const int64_t size = x.sizes[dim];
   const int64_t stride = x.strides[dim];
 
-  dispatch_elem_size(dtype_size(x.dtype), [&](auto word) {
-    using T = decltype(word);
-    const T* src = static_cast<const T*>(x.data);
-    T* dst = static_cast<T*>(out.data);
-    dispatch_index(index.dtype, [&](auto index_word) {
-      using I = decltype(index_word);
-      const I* idx = static_cast<const I*>(index.data);
-      parallel_ranges(ctx, rows, total, [&](int64_t begin, int64_t end) {
-        Walker w = walker;
-        w.seek(begin);
-        for (int64_t row = begin; row < end; ++row, w.next()) {
-          const T* base = src + w.offset[0];
-          const I* idx_row = idx + w.offset[1];
-          T* out_row = dst + row * n;
-          for (int64_t j = 0; j < n; ++j) {
-            int64_t i = idx_row[j * idx_inner];
-            if (i < 0) i += size;
-            out_row[j] = base[j * x_inner + i * stride];
-          }
+  with_typed_data(x, out, index, [&](auto src, auto dst, auto idx) {
+    parallel_ranges(ctx, rows, total, [&](int64_t begin, int64_t end) {
+      Walker w = walker;
+      w.seek(begin);
+      for (int64_t row = begin; row < end; ++row, w.next()) {
+        const auto* base = src + w.offset[0];
+        const auto* idx_row = idx + w.offset[1];
+        auto* out_row = dst + row * n;
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t i = idx_row[j * idx_inner];
+          if (i < 0) i += size;
+          out_row[j] = base[j * x_inner + i * stride];
         }
-      });
+      }
     });
   });
   return Error::Ok;
@@ -575,10 +578,21 @@ Error index_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
 }  // namespace
 
 std::span<const KernelEntry> indexing_kernels() {
+  const uint32_t kMoves = kOpShapeOnly;
   static const KernelEntry kIndexingKernels[] = {
-      {only_named("gather"), gather_kernel}, {only_named("index"), index_kernel},
-      {only_named("nonzero"), nonzero_kernel}, {only_named("take"), take_kernel},
-      {only_named("topk"), shape_detail::topk_kernel},
+      {declare("gather", "indexing", {{"self"}, {"index"}}, {declared<TakeDecls>().dim}, kAllDTypes, kMoves,
+               "torch.gather: elements along dim picked by an index of the result's shape"),
+       gather_kernel},
+      {declare("index", "indexing", {{"self"}, {"indices", OperandKind::List}}, {}, kAllDTypes,
+               kMoves | kOpDataDependent,
+               "x[i0, i1, ...] on the leading dims (integer indices), or x[mask] (one bool mask)"),
+       index_kernel},
+      {declare("nonzero", "indexing", {{"self"}}, {}, kAllDTypes, kOpDataDependent,
+               "i64 [n, rank] coordinates of the nonzero elements"),
+       nonzero_kernel},
+      {declare("take", "indexing", {{"self"}, {"indices"}}, {declared<TakeDecls>().dim}, kAllDTypes, kMoves,
+               "ONNX Gather: whole slices along dim picked by indices"),
+       take_kernel},
   };
   return kIndexingKernels;
 }

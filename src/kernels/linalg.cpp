@@ -16,6 +16,10 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+// The dtypes matmul computes on, declared once: the row at the end of this
+// file and the kernel read them.
+constexpr DTypeSet kMatmulTypes = kFloatDTypes;
+
 // Below this many multiply-adds per matrix, a batch is spread over threads
 // one matrix each instead of splitting each matrix.
 constexpr int64_t kSmallMatrixWork = int64_t{1} << 21;
@@ -49,7 +53,7 @@ Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   const Tensor& a = inputs[0];
   const Tensor& b = inputs[1];
   Tensor& y = outputs[0];
-  if (!is_floating(a.dtype) || a.dtype != b.dtype) {
+  if (!kMatmulTypes.contains(a.dtype) || a.dtype != b.dtype) {
     return fail(Error::InvalidType, "matmul: expected two f32 or two f16 inputs, got " +
                                         std::string(dtype_name(a.dtype)) + " and " +
                                         std::string(dtype_name(b.dtype)));
@@ -167,7 +171,9 @@ Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
 
 std::span<const KernelEntry> linalg_kernels() {
   static const KernelEntry kLinalgKernels[] = {
-      {only_named("matmul"), matmul_kernel},
+      {declare("matmul", "linalg", {{"self"}, {"other"}}, {}, kMatmulTypes, 0,
+               "numpy matmul: 1-D operands and batch broadcasting"),
+       matmul_kernel},
   };
   return kLinalgKernels;
 }

@@ -24,19 +24,9 @@
 namespace edgec {
 namespace {
 
-using axis::AxisPlan;
-using axis::StridedDims;
-
-constexpr int64_t kChunk = 256;
-constexpr int64_t kParallelMin = 32768;
-constexpr int kLanes = 16;
+using axis::AxisPlan, axis::StridedDims, axis::kChunk, axis::kLanes;
 
 std::string str(int64_t v) { return std::to_string(v); }
-
-int thread_count(const KernelContext& ctx, int64_t work, int64_t tasks) {
-  if (work < kParallelMin || ctx.num_threads <= 1 || tasks <= 1) return 1;
-  return static_cast<int>(std::min<int64_t>(ctx.num_threads, tasks));
-}
 
 // Branch-free select: GCC keeps a float `c ? a : b` as control flow under
 // -ftrapping-math, which stops the loop around it from vectorizing.
@@ -124,6 +114,15 @@ float line_sum(const T* p, int64_t n, int64_t s, F f) {
   return total;
 }
 
+// The attributes of the family, declared once: the rows at the end of this
+// file and the kernels read them.
+struct NormDecls {
+  AttrDecl dim = required(attr_int("dim", 0));
+  AttrDecl eps = attr_float("eps", 1e-5);
+  AttrDecl num_groups = required(attr_int("num_groups", 1, AttrRule::Positive));
+  AttrDecl axis = attr_int("axis", -1);
+};
+
 Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t min_in, size_t max_in,
                   std::span<Tensor> outputs) {
   if (inputs.size() < min_in || inputs.size() > max_in || outputs.size() != 1) {
@@ -140,7 +139,7 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t mi
 
 // x must be float; y must match it.
 Error check_float_io(std::string_view op, const Tensor& x, const Tensor& y) {
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, std::string(op) + ": expected a f32 or f16 input, got " +
                                         std::string(dtype_name(x.dtype)));
   }
@@ -152,10 +151,10 @@ Error check_float_io(std::string_view op, const Tensor& x, const Tensor& y) {
   return Error::Ok;
 }
 
-Error read_dim(std::string_view op, const Attrs& attrs, std::string_view name, const Tensor& x,
-               int* dim) {
+Error read_dim(std::string_view op, const Attrs& attrs, const AttrDecl& decl, const Tensor& x, int* dim) {
+  const std::string_view name = decl.name;
   if (!attrs.has(name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute " + std::string(name));
-  const int64_t raw = attrs.get_int(name);
+  const int64_t raw = decl.int_value(attrs);
   *dim = axis::wrap_dim(raw, x.rank);
   if (*dim < 0) {
     return fail(Error::InvalidArgument, std::string(op) + ": " + std::string(name) + " " + str(raw) +
@@ -208,28 +207,15 @@ void softmax_line(const T* x, int64_t n, int64_t xs, T* y, int64_t ys) {
 
 template <bool kLog, typename T>
 void run_softmax(const AxisPlan& plan, const T* x, T* y, const KernelContext& ctx, int64_t work) {
-  const StridedDims<2>& outer = plan.outer;
-  const int64_t len = outer.line_len();
-  const int64_t in_step = outer.line_stride(0);
-  const int64_t out_step = outer.line_stride(1);
-  const int64_t chunk = plan.axis_innermost ? axis::outputs_per_task(plan.len) : kChunk;
-  const int64_t chunks = (len + chunk - 1) / chunk;
-  const int64_t tasks = outer.line_count() * chunks;
-  const int threads = thread_count(ctx, work, tasks);
+  const int64_t in_step = plan.outer.line_stride(0);
+  const int64_t out_step = plan.outer.line_stride(1);
   const int64_t n_axis = plan.len;
   const int64_t xs = plan.in_stride;
   const int64_t ys = plan.out_stride;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t line = t / chunks;
-    const int64_t j0 = (t % chunks) * chunk;
-    const int64_t n = std::min(chunk, len - j0);
-    const T* in = x + outer.line_offset(line, 0) + j0 * in_step;
-    T* out = y + outer.line_offset(line, 1) + j0 * out_step;
+  axis::run_axis_tasks(plan, x, y, ctx.num_threads, work, [&](const T* in, T* out, int64_t n) {
     if (plan.axis_innermost) {
       for (int64_t j = 0; j < n; ++j) softmax_line<kLog>(in + j * in_step, n_axis, xs, out + j * out_step, ys);
-      continue;
+      return;
     }
     // The axis is outer in memory: sweep it over n neighbouring lines at once.
     float m[kChunk];
@@ -270,7 +256,7 @@ void run_softmax(const AxisPlan& plan, const T* x, T* y, const KernelContext& ct
         }
       }
     });
-  }
+  });
 }
 
 template <bool kLog>
@@ -283,7 +269,7 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   Tensor& y = outputs[0];
   EDGEC_TRY(check_float_io(op, x, y));
   int dim = 0;
-  EDGEC_TRY(read_dim(op, attrs, "dim", x, &dim));
+  EDGEC_TRY(read_dim(op, attrs, declared<NormDecls>().dim, x, &dim));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -318,7 +304,7 @@ struct Param {
 // Checks that `p` is a 1-D float tensor of `channels` elements.
 Error check_channel_param(std::string_view op, std::string_view name, const Tensor& p,
                           int64_t channels, const Tensor& x, bool same_dtype) {
-  if (!is_floating(p.dtype) || (same_dtype && p.dtype != x.dtype)) {
+  if (!kFloatDTypes.contains(p.dtype) || (same_dtype && p.dtype != x.dtype)) {
     return fail(Error::InvalidType, std::string(op) + ": expected " + std::string(name) + " of dtype " +
                                         std::string(same_dtype ? dtype_name(x.dtype) : "f32 or f16") +
                                         ", got " + std::string(dtype_name(p.dtype)));
@@ -361,25 +347,32 @@ StridedDims<2> spatial_dims(const Tensor& x, const Tensor& y) {
 // batch_norm (inference): y = (x - mean) / sqrt(var + eps) * weight + bias
 // per channel (dim 1).
 
-template <typename T>
-void run_batch_norm(const Tensor& x, Tensor& y, const Param* params, float eps, const KernelContext& ctx) {
-  const int64_t batch = x.sizes[0];
-  const int64_t channels = x.sizes[1];
-  const StridedDims<2> spatial = spatial_dims(x, y);
+// Calls body(c0, x_block, y_block) for every block of `per_group`
+// channels from c0 of every sample of x and y (dims 0 and 1), in parallel
+// when the tensor is large enough.
+template <typename T, typename Body>
+void for_each_channel_block(const Tensor& x, Tensor& y, int64_t per_group, const KernelContext& ctx, Body&& body) {
+  const int64_t groups = x.sizes[1] / per_group;
+  const int64_t blocks = x.sizes[0] * groups;
   const T* xd = x.data_as<T>();
   T* yd = y.data_as<T>();
-  const int64_t planes = batch * channels;
-  const int threads = thread_count(ctx, x.numel(), planes);
-
+  const int threads = axis::thread_count(ctx.num_threads, x.numel(), blocks);
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t plane = 0; plane < planes; ++plane) {
-    const int64_t n = plane / channels;
-    const int64_t c = plane % channels;
+  for (int64_t block = 0; block < blocks; ++block) {
+    const int64_t n = block / groups;
+    const int64_t c0 = (block % groups) * per_group;
+    body(c0, xd + n * x.strides[0] + c0 * x.strides[1], yd + n * y.strides[0] + c0 * y.strides[1]);
+  }
+}
+
+template <typename T>
+void run_batch_norm(const Tensor& x, Tensor& y, const Param* params, float eps, const KernelContext& ctx) {
+  const StridedDims<2> spatial = spatial_dims(x, y);
+  for_each_channel_block<T>(x, y, 1, ctx, [&](int64_t c, const T* xc, T* yc) {
     const float scale = params[0].at(c) / std::sqrt(params[3].at(c) + eps);
     const float shift = params[1].at(c) - params[2].at(c) * scale;
-    affine_block(spatial, xd + n * x.strides[0] + c * x.strides[1], yd + n * y.strides[0] + c * y.strides[1],
-                 scale, shift);
-  }
+    affine_block(spatial, xc, yc, scale, shift);
+  });
 }
 
 Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -401,7 +394,7 @@ Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
     EDGEC_TRY(check_channel_param(op, kNames[i], p, x.sizes[1], x, false));
     params[i] = Param{p.data, p.dtype, p.strides[0]};
   }
-  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+  const float eps = static_cast<float>(declared<NormDecls>().eps.float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -447,21 +440,9 @@ void group_stats(const T* x, int64_t channel_stride, int64_t count, const Stride
 template <typename T>
 void run_group_norm(const Tensor& x, Tensor& y, int64_t groups, Param weight, Param bias, bool has_w,
                     bool has_b, float eps, const KernelContext& ctx) {
-  const int64_t batch = x.sizes[0];
-  const int64_t channels = x.sizes[1];
-  const int64_t per_group = channels / groups;
+  const int64_t per_group = x.sizes[1] / groups;
   const StridedDims<2> spatial = spatial_dims(x, y);
-  const T* xd = x.data_as<T>();
-  T* yd = y.data_as<T>();
-  const int64_t blocks = batch * groups;
-  const int threads = thread_count(ctx, x.numel(), blocks);
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t block = 0; block < blocks; ++block) {
-    const int64_t n = block / groups;
-    const int64_t c0 = (block % groups) * per_group;
-    const T* xb = xd + n * x.strides[0] + c0 * x.strides[1];
-    T* yb = yd + n * y.strides[0] + c0 * y.strides[1];
+  for_each_channel_block<T>(x, y, per_group, ctx, [&](int64_t c0, const T* xb, T* yb) {
     float mean = 0.0f;
     float rstd = 0.0f;
     group_stats(xb, x.strides[1], per_group, spatial, eps, &mean, &rstd);
@@ -470,7 +451,7 @@ void run_group_norm(const Tensor& x, Tensor& y, int64_t groups, Param weight, Pa
       const float shift = (has_b ? bias.at(c0 + c) : 0.0f) - mean * scale;
       affine_block(spatial, xb + c * x.strides[1], yb + c * y.strides[1], scale, shift);
     }
-  }
+  });
 }
 
 // Shared by group_norm (groups from the attribute) and instance_norm (one
@@ -489,8 +470,9 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
   const int64_t channels = x.sizes[1];
   int64_t groups = channels;
   if (!instance) {
-    if (!attrs.has("num_groups")) return fail(Error::InvalidArgument, "group_norm: missing attribute num_groups");
-    groups = attrs.get_int("num_groups");
+    if (!attrs.has(declared<NormDecls>().num_groups.name))
+      return fail(Error::InvalidArgument, "group_norm: missing attribute num_groups");
+    groups = declared<NormDecls>().num_groups.int_value(attrs);
     if (groups <= 0 || channels % groups != 0) {
       return fail(Error::InvalidArgument, "group_norm: num_groups " + str(groups) +
                                               " must be positive and divide the " + str(channels) +
@@ -509,7 +491,7 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
     EDGEC_TRY(check_channel_param(op, "bias", inputs[2], channels, x, true));
     bias = Param{inputs[2].data, inputs[2].dtype, inputs[2].strides[0]};
   }
-  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+  const float eps = static_cast<float>(declared<NormDecls>().eps.float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -552,7 +534,7 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
   const double elements = static_cast<double>(inner.numel());
   const T* xd = x.data_as<T>();
   T* yd = y.data_as<T>();
-  const int threads = thread_count(ctx, x.numel(), rows);
+  const int threads = axis::thread_count(ctx.num_threads, x.numel(), rows);
 
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
   for (int64_t row = 0; row < rows; ++row) {
@@ -648,7 +630,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   Tensor& y = outputs[0];
   EDGEC_TRY(check_float_io(op, x, y));
   if (x.rank < 1) return fail(Error::InvalidShape, "layer_norm: expected an input of rank >= 1, got []");
-  const int64_t raw_axis = attrs.get_int("axis", -1);
+  const int64_t raw_axis = declared<NormDecls>().axis.int_value(attrs);
   if (raw_axis < -x.rank || raw_axis >= x.rank) {
     return fail(Error::InvalidArgument, "layer_norm: axis " + str(raw_axis) +
                                             " is out of range for an input of rank " + str(x.rank));
@@ -660,7 +642,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   std::array<int64_t, kMaxRank> b_strides{};
   if (w) EDGEC_TRY(broadcast_param("weight", *w, x, axis_dim, w_strides));
   if (b) EDGEC_TRY(broadcast_param("bias", *b, x, axis_dim, b_strides));
-  const float eps = static_cast<float>(attrs.get_float("eps", 1e-5));
+  const float eps = static_cast<float>(declared<NormDecls>().eps.float_value(attrs));
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -684,13 +666,29 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> normalization_kernels() {
+  const NormDecls& d = declared<NormDecls>();
+  const OperandDecl input{"input"};
+  const OperandDecl opt_weight{"weight", OperandKind::Optional};
+  const OperandDecl opt_bias{"bias", OperandKind::Optional};
+  auto row = [](std::string_view name, std::vector<OperandDecl> operands, std::vector<AttrDecl> attrs,
+                std::string_view summary) {
+    return declare(name, "nn", std::move(operands), std::move(attrs), kFloatDTypes, 0, summary);
+  };
   static const KernelEntry kNormalizationKernels[] = {
-      {only_named("batch_norm"), batch_norm_kernel},
-      {only_named("group_norm"), group_norm_kernel},
-      {only_named("instance_norm"), instance_norm_kernel},
-      {only_named("layer_norm"), layer_norm_kernel},
-      {only_named("log_softmax"), softmax_kernel<true>},
-      {only_named("softmax"), softmax_kernel<false>},
+      {row("batch_norm", {input, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}}, {d.eps},
+           "inference batch normalization over channel dim 1"),
+       batch_norm_kernel},
+      {row("group_norm", {input, opt_weight, opt_bias}, {d.num_groups, d.eps},
+           "normalization over groups of channels with per-channel affine"),
+       group_norm_kernel},
+      {row("instance_norm", {input, opt_weight, opt_bias}, {d.eps},
+           "normalization per sample and channel with per-channel affine"),
+       instance_norm_kernel},
+      {row("layer_norm", {input, opt_weight, opt_bias}, {d.axis, d.eps},
+           "normalization over dims [axis, rank) with optional affine"),
+       layer_norm_kernel},
+      {row("log_softmax", {{"self"}}, {d.dim}, "log of softmax along dim"), softmax_kernel<true>},
+      {row("softmax", {{"self"}}, {d.dim}, "softmax along dim"), softmax_kernel<false>},
   };
   return kNormalizationKernels;
 }

@@ -104,61 +104,45 @@ std::string AttrDecl::problem(const AttrValue& value) const {
   return "is " + value_text(value) + "; expected " + allowed();
 }
 
-AttrDecl attr_int(std::string_view name, int64_t dflt, AttrRule rule) {
+namespace {
+
+// A declaration of `name` of `kind`, with a number as its default (0 for
+// kinds whose default is not a number) and a rule.
+AttrDecl make_attr(std::string_view name, AttrKind kind, double number = 0, AttrRule rule = AttrRule::Any) {
   AttrDecl a;
   a.name = name;
-  a.kind = AttrKind::Int;
-  a.number = static_cast<double>(dflt);
+  a.kind = kind;
+  a.number = number;
   a.rule = rule;
   return a;
+}
+
+}  // namespace
+
+AttrDecl attr_int(std::string_view name, int64_t dflt, AttrRule rule) {
+  return make_attr(name, AttrKind::Int, static_cast<double>(dflt), rule);
 }
 
 AttrDecl attr_float(std::string_view name, double dflt, AttrRule rule) {
-  AttrDecl a;
-  a.name = name;
-  a.kind = AttrKind::Float;
-  a.number = dflt;
-  a.rule = rule;
-  return a;
+  return make_attr(name, AttrKind::Float, dflt, rule);
 }
 
-AttrDecl attr_bool(std::string_view name, bool dflt) {
-  AttrDecl a;
-  a.name = name;
-  a.kind = AttrKind::Bool;
-  a.number = dflt ? 1 : 0;
-  return a;
-}
+AttrDecl attr_bool(std::string_view name, bool dflt) { return make_attr(name, AttrKind::Bool, dflt ? 1 : 0); }
 
 AttrDecl attr_string(std::string_view name, std::string_view dflt, std::initializer_list<std::string_view> choices) {
-  AttrDecl a;
-  a.name = name;
-  a.kind = AttrKind::String;
+  AttrDecl a = make_attr(name, AttrKind::String);
   a.text = dflt;
   a.choices.assign(choices.begin(), choices.end());
   a.rule = a.choices.empty() ? AttrRule::Any : AttrRule::OneOf;
   return a;
 }
 
-AttrDecl attr_ints(std::string_view name, AttrRule rule) {
-  AttrDecl a;
-  a.name = name;
-  a.kind = AttrKind::Ints;
-  a.rule = rule;
-  return a;
-}
+AttrDecl attr_ints(std::string_view name, AttrRule rule) { return make_attr(name, AttrKind::Ints, 0, rule); }
 
-AttrDecl attr_floats(std::string_view name) {
-  AttrDecl a;
-  a.name = name;
-  a.kind = AttrKind::Floats;
-  return a;
-}
+AttrDecl attr_floats(std::string_view name) { return make_attr(name, AttrKind::Floats); }
 
 AttrDecl attr_dtype(std::string_view name, DType dflt) {
-  AttrDecl a;
-  a.name = name;
-  a.kind = AttrKind::DType;
+  AttrDecl a = make_attr(name, AttrKind::DType);
   a.dtype = dflt;
   return a;
 }

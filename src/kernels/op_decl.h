@@ -104,6 +104,12 @@ class DTypeSet {
   uint32_t bits_ = 0;
 };
 
+/// Dtype sets that many declarations share.
+inline constexpr DTypeSet kFloatDTypes = {DType::Float32, DType::Float16};
+inline constexpr DTypeSet kNumericDTypes = {DType::Float32, DType::Float16, DType::Int64,
+                                            DType::Int32,   DType::Int8,    DType::UInt8};
+inline constexpr DTypeSet kAllDTypes = kNumericDTypes | DTypeSet{DType::Bool};
+
 /// How a call's result types follow from its inputs, for the operators
 /// whose rule is one of a few (elementwise ones); others name a shape
 /// function of the operator table (src/ops).
@@ -125,8 +131,10 @@ enum OpFlags : uint32_t {
 
 struct OpDecl {
   std::string_view name;             ///< Base name: "add".
-  /// The family the operator belongs to ("elementwise", "nn", "shape", ...):
-  /// the kernel file, or for composites src/ops/composite_ops.cpp.
+  /// The family the operator belongs to ("elementwise", "nn", "shape", ...),
+  /// after its kernel's file ("nn": convolution, pooling, resize and
+  /// normalization) or, for a composite (declared in
+  /// src/ops/composite_ops.cpp), after the operators it decomposes into.
   std::string_view family;
   std::string_view overload = "default";  ///< "Tensor", "default".
   /// Core operators exist in both dialects and have kernels; composites
@@ -149,18 +157,21 @@ struct OpDecl {
   std::string attrs_problem(const Attrs& attrs) const;
 };
 
+/// The one instance of a struct of attribute declarations, built on first
+/// use. A kernel file declares its operators' attributes once, as the
+/// members of such a struct (`struct PadDecls { AttrDecl pads =
+/// required(attr_ints("pads")); ... };`), and its rows and its kernels both
+/// read declared<PadDecls>(): the same objects.
+template <typename Decls>
+const Decls& declared() {
+  static const Decls d;
+  return d;
+}
+
 /// A declaration whose result types a shape function of src/ops gives
 /// (registered under `name`).
 OpDecl declare(std::string_view name, std::string_view family, std::vector<OperandDecl> operands,
                std::vector<AttrDecl> attrs, DTypeSet dtypes, uint32_t flags, std::string_view summary);
-
-/// A declaration with only a name: the row of a kernel whose family still
-/// declares its operators in src/ops (migrating to declarations here).
-inline OpDecl only_named(std::string_view name) {
-  OpDecl d;
-  d.name = name;
-  return d;
-}
 
 // ---- kernel-side reading ---------------------------------------------------
 // A kernel reads its attributes through their declarations: the value, or

@@ -20,17 +20,18 @@ using spatial::axes_string;
 using spatial::ceil_div;
 using spatial::cat;
 using spatial::floor_div;
-using spatial::from_float;
-using spatial::to_float;
+
+// The attributes only pooling has, declared once: the rows at the end of
+// this file and the kernels read them (stride, padding, dilation and
+// output_size are conv_spatial.h's).
+struct PoolDecls {
+  AttrDecl kernel_size = required(attr_ints("kernel_size", AttrRule::Positive));
+  AttrDecl ceil_mode = attr_bool("ceil_mode", false);
+  AttrDecl count_include_pad = attr_bool("count_include_pad", true);
+};
 
 /// Where the windows of a pooling operator lie, per axis (index 0 = H, 1 = W).
-struct PoolGeometry {
-  int nd = 2;
-  int64_t kernel[2] = {1, 1};
-  int64_t stride[2] = {1, 1};
-  int64_t dilation[2] = {1, 1};
-  int64_t pad_begin[2] = {0, 0};
-  int64_t pad_end[2] = {0, 0};
+struct PoolGeometry : spatial::Window {
   int64_t in[2] = {1, 1};
   int64_t out[2] = {1, 1};
   bool ceil_mode = false;
@@ -45,7 +46,10 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, in
   return out;
 }
 
-Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+// One input and one output of its dtype; with `float_input` (the average
+// poolings), an f32 or f16 input.
+Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                  bool float_input = false) {
   if (inputs.size() != 1 || outputs.size() != 1) {
     return fail(Error::InvalidArgument, cat(op, ": expected 1 input and 1 output, got ", inputs.size(),
                                             " inputs and ", outputs.size(), " outputs"));
@@ -54,32 +58,25 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span
     return fail(Error::InvalidType, cat(op, ": output dtype must match the input's ",
                                         dtype_name(inputs[0].dtype), ", got ", dtype_name(outputs[0].dtype)));
   }
+  if (float_input && !kFloatDTypes.contains(inputs[0].dtype)) {
+    return fail(Error::InvalidType, cat(op, ": expected an f32 or f16 input, got ", dtype_name(inputs[0].dtype)));
+  }
   return Error::Ok;
 }
 
 /// Validates the pooling attributes against `x` and computes the output size.
 Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attrs, bool has_dilation,
                          PoolGeometry& g) {
-  const std::vector<int64_t>* ks = attrs.get_ints("kernel_size");
-  if (ks == nullptr || ks->empty() || ks->size() > 2) {
-    return fail(Error::InvalidArgument,
-                cat(op, ": 'kernel_size' must be an int list with 1 or 2 entries, got ",
-                    ks == nullptr ? std::string("none") : std::to_string(ks->size()) + " entries"));
-  }
-  g.nd = static_cast<int>(ks->size());
-  if (x.rank != g.nd + 2) {
-    return fail(Error::InvalidShape, cat(op, ": a ", g.nd, "-d window needs a rank-", g.nd + 2,
-                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
-  }
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "kernel_size", g.nd, 1, g.kernel));
+  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, declared<PoolDecls>().kernel_size, "window", g.nd));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<PoolDecls>().kernel_size, g.nd, 1, g.kernel));
   g.stride[0] = g.kernel[0];
   g.stride[1] = g.kernel[1];
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "stride", g.nd, 1, g.stride));
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().stride, g.nd, 1, g.stride));
   EDGEC_TRY(spatial::read_padding(op, attrs, g.nd, g.pad_begin, g.pad_end));
   if (has_dilation) {
-    EDGEC_TRY(spatial::read_axis_ints(op, attrs, "dilation", g.nd, 1, g.dilation));
+    EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().dilation, g.nd, 1, g.dilation));
   }
-  g.ceil_mode = attrs.get_bool("ceil_mode", false);
+  g.ceil_mode = declared<PoolDecls>().ceil_mode.bool_value(attrs);
   for (int a = 2 - g.nd; a < 2; ++a) {
     g.in[a] = x.sizes[a - (2 - g.nd) + 2];
     g.out[a] = pooled_size(g.in[a], g.kernel[a], g.stride[a], g.pad_begin[a], g.pad_end[a],
@@ -95,15 +92,6 @@ Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attr
   return Error::Ok;
 }
 
-Error resize_pooled(const Tensor& x, const PoolGeometry& g, Tensor& out) {
-  int64_t shape[4] = {x.sizes[0], x.sizes[1], g.out[0], g.out[1]};
-  if (g.nd == 1) {
-    shape[2] = g.out[1];
-    return out.resize({shape, 3});
-  }
-  return out.resize({shape, 4});
-}
-
 /// Output columns [lo, hi), clipped to [c0, c0 + n), whose window element
 /// `t` (input column o * s - pb + t * d) lies inside [0, in).
 void tap_columns(int64_t in, int64_t s, int64_t pb, int64_t d, int64_t t, int64_t c0, int64_t n,
@@ -116,18 +104,6 @@ void tap_columns(int64_t in, int64_t s, int64_t pb, int64_t d, int64_t t, int64_
 }
 
 // ---- max_pool ---------------------------------------------------------------
-
-template <typename T>
-using MaxAcc = std::conditional_t<std::is_same_v<T, Half>, float, T>;
-
-template <typename T>
-inline MaxAcc<T> widen(T v) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return half_to_float(v);
-  } else {
-    return v;
-  }
-}
 
 // A select, not a branch, so that the row loops below vectorize.
 template <typename A>
@@ -158,20 +134,13 @@ constexpr int64_t kRowChunk = 256;
 // whose element lies inside the input.
 template <typename T>
 void max_pool_typed(const Tensor& x4, const PoolGeometry& g, Tensor& out, int threads) {
-  using A = MaxAcc<T>;
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  using A = Compute<T>;
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = g.out[0], OW = g.out[1];
   const int64_t kh = g.kernel[0], kw = g.kernel[1], dh = g.dilation[0], dw = g.dilation[1];
   const int64_t step = g.stride[1] * sW;
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     A acc[kRowChunk];
     for (int64_t oh = 0; oh < OH; ++oh) {
       const int64_t hs = oh * g.stride[0] - g.pad_begin[0];
@@ -197,13 +166,13 @@ void max_pool_typed(const Tensor& x4, const PoolGeometry& g, Tensor& out, int th
         }
         T* orow = op + oh * OW + c0;
         if constexpr (std::is_same_v<T, Half>) {
-          for (int64_t i = 0; i < cn; ++i) orow[i] = from_float<Half>(acc[i]);
+          for (int64_t i = 0; i < cn; ++i) orow[i] = narrow<Half>(acc[i]);
         } else {
           std::copy_n(acc, cn, orow);
         }
       }
     }
-  }
+  });
 }
 
 Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -214,7 +183,7 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   PoolGeometry g;
   EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/true, g));
   Tensor& out = outputs[0];
-  EDGEC_TRY(resize_pooled(x, g, out));
+  EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
   switch (x.dtype) {
@@ -232,71 +201,66 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
 
 // ---- avg_pool ---------------------------------------------------------------
 
+// The window of output `o` along axis `a` of an input of `size`, clipped to
+// the input: [lo, hi). Returns torch's count_include_pad extent: padded
+// positions count, but only up to the padded extent (the overhang ceil_mode
+// adds never counts).
+int64_t average_window(const PoolGeometry& g, int a, int64_t o, int64_t size, int64_t& lo, int64_t& hi) {
+  lo = o * g.stride[a] - g.pad_begin[a];
+  hi = std::min(lo + g.kernel[a], size + g.pad_end[a]);
+  const int64_t padded = hi - lo;
+  lo = std::max<int64_t>(lo, 0);
+  hi = std::min(hi, size);
+  return padded;
+}
+
 template <typename T>
 void avg_pool_typed(const Tensor& x4, const PoolGeometry& g, bool count_include_pad, Tensor& out,
                     int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = g.out[0], OW = g.out[1];
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     for (int64_t oh = 0; oh < OH; ++oh) {
-      // torch's divisor: count_include_pad counts padded positions, but only
-      // up to the padded extent; the overhang ceil_mode adds never counts.
-      int64_t h0 = oh * g.stride[0] - g.pad_begin[0];
-      int64_t h1 = std::min(h0 + g.kernel[0], H + g.pad_end[0]);
-      const int64_t padded_h = h1 - h0;
-      h0 = std::max<int64_t>(h0, 0);
-      h1 = std::min(h1, H);
+      int64_t h0, h1;
+      const int64_t padded_h = average_window(g, 0, oh, H, h0, h1);
       for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t w0 = ow * g.stride[1] - g.pad_begin[1];
-        int64_t w1 = std::min(w0 + g.kernel[1], W + g.pad_end[1]);
-        const int64_t padded_w = w1 - w0;
-        w0 = std::max<int64_t>(w0, 0);
-        w1 = std::min(w1, W);
+        int64_t w0, w1;
+        const int64_t padded_w = average_window(g, 1, ow, W, w0, w1);
         // A window wholly inside the padding averages nothing; torch writes 0.
         if (h0 >= h1 || w0 >= w1) {
-          op[oh * OW + ow] = from_float<T>(0.0f);
+          op[oh * OW + ow] = narrow<T>(0.0f);
           continue;
         }
         float sum = 0.0f;
         for (int64_t iy = h0; iy < h1; ++iy) {
           const T* row = plane + iy * sH;
-          for (int64_t ix = w0; ix < w1; ++ix) sum += to_float(row[ix * sW]);
+          for (int64_t ix = w0; ix < w1; ++ix) sum += widen(row[ix * sW]);
         }
         const int64_t divisor = count_include_pad ? padded_h * padded_w : (h1 - h0) * (w1 - w0);
-        op[oh * OW + ow] = from_float<T>(sum / static_cast<float>(divisor));
+        op[oh * OW + ow] = narrow<T>(sum / static_cast<float>(divisor));
       }
     }
-  }
+  });
 }
 
 Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "avg_pool";
-  EDGEC_TRY(check_arity(kOp, inputs, outputs));
+  EDGEC_TRY(check_arity(kOp, inputs, outputs, /*float_input=*/true));
   const Tensor& x = inputs[0];
-  if (!is_floating(x.dtype)) {
-    return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
-  }
   PoolGeometry g;
   EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/false, g));
   // Averaging over a dilated window is not a torch operator; refuse it rather
   // than silently ignore the attribute.
   int64_t dilation[2] = {1, 1};
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "dilation", g.nd, 1, dilation));
+  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, declared<spatial::SharedDecls>().dilation, g.nd, 1, dilation));
   if (dilation[0] != 1 || dilation[1] != 1) {
     return fail(Error::NotSupported, cat(kOp, ": dilation ", axes_string(dilation, g.nd), " is not supported"));
   }
-  const bool count_include_pad = attrs.get_bool("count_include_pad", true);
+  const bool count_include_pad = declared<PoolDecls>().count_include_pad.bool_value(attrs);
   Tensor& out = outputs[0];
-  EDGEC_TRY(resize_pooled(x, g, out));
+  EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
   if (x.dtype == DType::Float32) {
@@ -318,31 +282,24 @@ float sum_run(const T* p, int64_t n, int64_t stride) {
   int64_t i = 0;
   if (stride == 1) {
     for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) acc[j] += to_float(p[i + j]);
+      for (int j = 0; j < 8; ++j) acc[j] += widen(p[i + j]);
     }
   } else {
     for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) acc[j] += to_float(p[(i + j) * stride]);
+      for (int j = 0; j < 8; ++j) acc[j] += widen(p[(i + j) * stride]);
     }
   }
-  for (; i < n; ++i) acc[0] += to_float(p[i * stride]);
+  for (; i < n; ++i) acc[0] += widen(p[i * stride]);
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
 template <typename T>
 void adaptive_avg_pool_typed(const Tensor& x4, const int64_t out_size[2], Tensor& out, int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = out_size[0], OW = out_size[1];
-  const int64_t planes = x4.sizes[0] * C;
   const bool whole_rows = H == 1 || sH == W * sW;  // consecutive rows continue one another
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     for (int64_t oh = 0; oh < OH; ++oh) {
       // torch: start = floor(i * in / out), end = ceil((i + 1) * in / out).
       const int64_t h0 = oh * H / OH;
@@ -356,45 +313,20 @@ void adaptive_avg_pool_typed(const Tensor& x4, const int64_t out_size[2], Tensor
         } else {
           for (int64_t iy = h0; iy < h1; ++iy) sum += sum_run(plane + iy * sH + w0 * sW, w1 - w0, sW);
         }
-        op[oh * OW + ow] = from_float<T>(sum / static_cast<float>((h1 - h0) * (w1 - w0)));
+        op[oh * OW + ow] = narrow<T>(sum / static_cast<float>((h1 - h0) * (w1 - w0)));
       }
     }
-  }
+  });
 }
 
 Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                         std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "adaptive_avg_pool";
-  EDGEC_TRY(check_arity(kOp, inputs, outputs));
+  EDGEC_TRY(check_arity(kOp, inputs, outputs, /*float_input=*/true));
   const Tensor& x = inputs[0];
-  if (!is_floating(x.dtype)) {
-    return fail(Error::InvalidType, cat(kOp, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
-  }
-  const std::vector<int64_t>* os = attrs.get_ints("output_size");
-  if (os == nullptr || os->empty() || os->size() > 2) {
-    return fail(Error::InvalidArgument,
-                cat(kOp, ": 'output_size' must be an int list with 1 or 2 entries, got ",
-                    os == nullptr ? std::string("none") : std::to_string(os->size()) + " entries"));
-  }
-  const int nd = static_cast<int>(os->size());
-  if (x.rank != nd + 2) {
-    return fail(Error::InvalidShape, cat(kOp, ": a ", nd, "-d output_size needs a rank-", nd + 2,
-                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
-  }
-  int64_t out_size[2] = {1, 1};
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, "output_size", nd, 0, out_size));
-  for (int i = 0; i < nd; ++i) {
-    const int64_t in = x.sizes[2 + i];
-    if (in == 0 && out_size[2 - nd + i] > 0) {
-      return fail(Error::InvalidShape, cat(kOp, ": cannot pool an empty spatial dim of input ",
-                                           shape_string(x.shape()), " to output_size ",
-                                           axes_string(out_size, nd)));
-    }
-  }
-  int64_t shape[4] = {x.sizes[0], x.sizes[1], out_size[0], out_size[1]};
-  if (nd == 1) shape[2] = out_size[1];
+  int64_t out_size[2];
   Tensor& out = outputs[0];
-  EDGEC_TRY(out.resize({shape, static_cast<size_t>(nd + 2)}));
+  EDGEC_TRY(spatial::read_output_size(kOp, "pool", x, attrs, out_size, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   // Windows overlap by at most one row/column when shrinking and hold one or
   // two elements when growing, so this bounds the elements read.
@@ -411,10 +343,20 @@ Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> pooling_kernels() {
+  const spatial::SharedDecls& s = declared<spatial::SharedDecls>();
+  const PoolDecls& p = declared<PoolDecls>();
+  auto row = [](std::string_view name, std::vector<AttrDecl> attrs, DTypeSet dtypes, std::string_view summary) {
+    return declare(name, "nn", {{"self"}}, std::move(attrs), dtypes, 0, summary);
+  };
   static const KernelEntry kPoolingKernels[] = {
-      {only_named("adaptive_avg_pool"), adaptive_avg_pool},
-      {only_named("avg_pool"), avg_pool},
-      {only_named("max_pool"), max_pool},
+      {row("adaptive_avg_pool", {s.output_size}, kFloatDTypes, "1-d / 2-d average pooling to a given output size"),
+       adaptive_avg_pool},
+      {row("avg_pool", {p.kernel_size, s.stride, s.padding, p.ceil_mode, p.count_include_pad, s.dilation},
+           kFloatDTypes, "1-d / 2-d average pooling"),
+       avg_pool},
+      {row("max_pool", {p.kernel_size, s.stride, s.padding, s.dilation, p.ceil_mode}, kNumericDTypes,
+           "1-d / 2-d max pooling"),
+       max_pool},
   };
   return kPoolingKernels;
 }

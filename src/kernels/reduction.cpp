@@ -25,12 +25,7 @@
 namespace edgec {
 namespace {
 
-using axis::AxisPlan;
-using axis::StridedDims;
-
-constexpr int64_t kChunk = 256;          // outputs swept together in outer-axis mode
-constexpr int64_t kParallelMin = 32768;  // input elements before threads pay off
-constexpr int kLanes = 16;               // independent accumulators per line
+using axis::AxisPlan, axis::StridedDims, axis::kChunk, axis::kLanes;
 
 /// Storage of a bool element: any nonzero byte reads as true.
 struct BoolByte {
@@ -40,11 +35,6 @@ struct BoolByte {
 std::string str(int64_t v) { return std::to_string(v); }
 
 std::string shape_of(const Tensor& t) { return shape_string(t.shape()); }
-
-int thread_count(const KernelContext& ctx, int64_t work, int64_t tasks) {
-  if (work < kParallelMin || ctx.num_threads <= 1 || tasks <= 1) return 1;
-  return static_cast<int>(std::min<int64_t>(ctx.num_threads, tasks));
-}
 
 // ---------------------------------------------------------------------------
 // Reduction operators: identity, load (element -> accumulator), combine, and
@@ -189,25 +179,13 @@ template <typename Op, typename T, typename Finish>
 void run_reduce(const ReducePlan& plan, const T* x, T* y, Finish finish, const KernelContext& ctx,
                 int64_t work) {
   using Acc = typename Op::Acc;
-  const StridedDims<2>& kept = plan.kept;
   const StridedDims<1>& red = plan.red;
-  const int64_t len = kept.line_len();
-  const int64_t in_step = kept.line_stride(0);
-  const int64_t out_step = kept.line_stride(1);
+  const int64_t in_step = plan.kept.line_stride(0);
+  const int64_t out_step = plan.kept.line_stride(1);
   const int64_t red_len = red.line_len();
   const int64_t red_step = red.line_stride(0);
   const int64_t chunk = plan.inner ? axis::outputs_per_task(red.numel()) : kChunk;
-  const int64_t chunks = (len + chunk - 1) / chunk;
-  const int64_t tasks = kept.line_count() * chunks;
-  const int threads = thread_count(ctx, work, tasks);
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t line = t / chunks;
-    const int64_t j0 = (t % chunks) * chunk;
-    const int64_t n = std::min(chunk, len - j0);
-    const T* in = x + kept.line_offset(line, 0) + j0 * in_step;
-    T* out = y + kept.line_offset(line, 1) + j0 * out_step;
+  axis::run_tasks(plan.kept, chunk, x, y, ctx.num_threads, work, [&](const T* in, T* out, int64_t n) {
     if (plan.inner) {
       for (int64_t j = 0; j < n; ++j) {
         const T* base = in + j * in_step;
@@ -232,7 +210,7 @@ void run_reduce(const ReducePlan& plan, const T* x, T* y, Finish finish, const K
       });
       for (int64_t j = 0; j < n; ++j) out[j * out_step] = finish(acc[j]);
     }
-  }
+  });
 }
 
 enum class ReduceKind { Sum, Mean, Prod, Max, Min };
@@ -245,30 +223,14 @@ constexpr DTypeSet kExtremumTypes = {DType::Float32, DType::Float16, DType::Int6
 constexpr DTypeSet kArgTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32,
                                 DType::Int8,    DType::UInt8,   DType::Bool};
 
-const AttrDecl& dims_attr() {
-  static const AttrDecl a = attr_ints("dims");
-  return a;
-}
-const AttrDecl& keepdim_attr() {
-  static const AttrDecl a = attr_bool("keepdim", false);
-  return a;
-}
-const AttrDecl& dim_attr() {
-  static const AttrDecl a = required(attr_int("dim", 0));
-  return a;
-}
-const AttrDecl& select_last_attr() {
-  static const AttrDecl a = attr_bool("select_last_index", false);
-  return a;
-}
-const AttrDecl& exclusive_attr() {
-  static const AttrDecl a = attr_bool("exclusive", false);
-  return a;
-}
-const AttrDecl& reverse_attr() {
-  static const AttrDecl a = attr_bool("reverse", false);
-  return a;
-}
+struct ReduceDecls {
+  AttrDecl dims = attr_ints("dims");
+  AttrDecl keepdim = attr_bool("keepdim", false);
+  AttrDecl dim = required(attr_int("dim", 0));
+  AttrDecl select_last = attr_bool("select_last_index", false);
+  AttrDecl exclusive = attr_bool("exclusive", false);
+  AttrDecl reverse = attr_bool("reverse", false);
+};
 
 DTypeSet reduce_dtypes(ReduceKind kind) {
   switch (kind) {
@@ -331,7 +293,7 @@ void reduce_typed(ReduceKind kind, const ReducePlan& plan, const Tensor& x, Tens
 Error parse_reduce_dims(std::string_view op, const Attrs& attrs, int rank,
                         std::array<bool, kMaxRank>& reduced) {
   reduced.fill(false);
-  const AttrValue* v = attrs.find(dims_attr().name);
+  const AttrValue* v = attrs.find(declared<ReduceDecls>().dims.name);
   int64_t single = 0;
   std::span<const int64_t> dims;
   if (v != nullptr) {
@@ -402,7 +364,7 @@ Error reduce_kernel(ReduceKind kind, std::string_view op, KernelContext& ctx,
   EDGEC_TRY(check_output_dtype(op, y, x.dtype));
   std::array<bool, kMaxRank> reduced;
   EDGEC_TRY(parse_reduce_dims(op, attrs, x.rank, reduced));
-  const bool keepdim = keepdim_attr().bool_value(attrs);
+  const bool keepdim = declared<ReduceDecls>().keepdim.bool_value(attrs);
 
   // Size the output.
   std::array<int64_t, kMaxRank> shape{};
@@ -502,29 +464,16 @@ int64_t arg_contiguous(const float* p, int64_t n) {
 template <bool kMax, bool kLast, typename T>
 void run_arg(const AxisPlan& plan, const T* x, int64_t* y, const KernelContext& ctx, int64_t work) {
   using V = decltype(arg_value(T{}));
-  const StridedDims<2>& outer = plan.outer;
-  const int64_t len = outer.line_len();
-  const int64_t in_step = outer.line_stride(0);
-  const int64_t out_step = outer.line_stride(1);
-  const int64_t chunk = plan.axis_innermost ? axis::outputs_per_task(plan.len) : kChunk;
-  const int64_t chunks = (len + chunk - 1) / chunk;
-  const int64_t tasks = outer.line_count() * chunks;
-  const int threads = thread_count(ctx, work, tasks);
+  const int64_t in_step = plan.outer.line_stride(0);
+  const int64_t out_step = plan.outer.line_stride(1);
   const int64_t n_axis = plan.len;
   const int64_t axis_step = plan.in_stride;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t line = t / chunks;
-    const int64_t j0 = (t % chunks) * chunk;
-    const int64_t n = std::min(chunk, len - j0);
-    const T* in = x + outer.line_offset(line, 0) + j0 * in_step;
-    int64_t* out = y + outer.line_offset(line, 1) + j0 * out_step;
+  axis::run_axis_tasks(plan, x, y, ctx.num_threads, work, [&](const T* in, int64_t* out, int64_t n) {
     if (plan.axis_innermost) {
       if constexpr (std::is_same_v<T, float>) {
         if (axis_step == 1) {
           for (int64_t j = 0; j < n; ++j) out[j * out_step] = arg_contiguous<kMax, kLast>(in + j * in_step, n_axis);
-          continue;
+          return;
         }
       }
       for (int64_t j = 0; j < n; ++j) {
@@ -560,7 +509,7 @@ void run_arg(const AxisPlan& plan, const T* x, int64_t* y, const KernelContext& 
       });
       for (int64_t j = 0; j < n; ++j) out[j * out_step] = index[j];
     }
-  }
+  });
 }
 
 template <bool kMax, typename T>
@@ -581,15 +530,16 @@ Error arg_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
   const Tensor& x = inputs[0];
   Tensor& y = outputs[0];
   EDGEC_TRY(check_output_dtype(op, y, DType::Int64));
-  if (!attrs.has(dim_attr().name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute dim");
-  const int64_t raw_dim = dim_attr().int_value(attrs);
+  const ReduceDecls& decls = declared<ReduceDecls>();
+  if (!attrs.has(decls.dim.name)) return fail(Error::InvalidArgument, std::string(op) + ": missing attribute dim");
+  const int64_t raw_dim = decls.dim.int_value(attrs);
   const int dim = axis::wrap_dim(raw_dim, x.rank);
   if (dim < 0) {
     return fail(Error::InvalidArgument, std::string(op) + ": dim " + str(raw_dim) +
                                             " is out of range for an input of rank " + str(x.rank));
   }
-  const bool keepdim = keepdim_attr().bool_value(attrs);
-  const bool last = select_last_attr().bool_value(attrs);
+  const bool keepdim = decls.keepdim.bool_value(attrs);
+  const bool last = decls.select_last.bool_value(attrs);
   if (x.rank > 0 && x.sizes[dim] == 0) {
     return fail(Error::InvalidShape, std::string(op) + ": cannot reduce over dim " + str(raw_dim) +
                                          " of size 0 (input " + shape_of(x) + ")");
@@ -637,27 +587,16 @@ void run_cumsum(const AxisPlan& plan, const T* x, T* y, bool exclusive, bool rev
                 const KernelContext& ctx, int64_t work) {
   using Op = SumOp<T>;
   using Acc = typename Op::Acc;
-  const StridedDims<2>& outer = plan.outer;
-  const int64_t len = outer.line_len();
-  const int64_t in_step = outer.line_stride(0);
-  const int64_t out_step = outer.line_stride(1);
-  const int64_t chunk = plan.axis_innermost ? axis::outputs_per_task(plan.len) : kChunk;
-  const int64_t chunks = (len + chunk - 1) / chunk;
-  const int64_t tasks = outer.line_count() * chunks;
-  const int threads = thread_count(ctx, work, tasks);
+  const int64_t in_step = plan.outer.line_stride(0);
+  const int64_t out_step = plan.outer.line_stride(1);
   const int64_t n_axis = plan.len;
-  // Reverse walks the axis from its end; the pointers below start there.
+  // Reverse walks the axis from its end; the tasks' pointers start there.
   const int64_t first = reverse ? n_axis - 1 : 0;
   const int64_t in_axis = reverse ? -plan.in_stride : plan.in_stride;
   const int64_t out_axis = reverse ? -plan.out_stride : plan.out_stride;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t line = t / chunks;
-    const int64_t j0 = (t % chunks) * chunk;
-    const int64_t n = std::min(chunk, len - j0);
-    const T* in = x + outer.line_offset(line, 0) + j0 * in_step + first * plan.in_stride;
-    T* out = y + outer.line_offset(line, 1) + j0 * out_step + first * plan.out_stride;
+  const T* x_first = x + first * plan.in_stride;
+  T* y_first = y + first * plan.out_stride;
+  axis::run_axis_tasks(plan, x_first, y_first, ctx.num_threads, work, [&](const T* in, T* out, int64_t n) {
     if (plan.axis_innermost) {
       for (int64_t j = 0; j < n; ++j) {
         const T* p = in + j * in_step;
@@ -697,7 +636,7 @@ void run_cumsum(const AxisPlan& plan, const T* x, T* y, bool exclusive, bool rev
         }
       });
     }
-  }
+  });
 }
 
 Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -709,15 +648,16 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   Tensor& y = outputs[0];
   if (!reduce_supports(ReduceKind::Sum, x.dtype)) return unsupported_dtype(op, x.dtype);
   EDGEC_TRY(check_output_dtype(op, y, x.dtype));
-  if (!attrs.has(dim_attr().name)) return fail(Error::InvalidArgument, "cumsum: missing attribute dim");
-  const int64_t raw_dim = dim_attr().int_value(attrs);
+  const ReduceDecls& decls = declared<ReduceDecls>();
+  if (!attrs.has(decls.dim.name)) return fail(Error::InvalidArgument, "cumsum: missing attribute dim");
+  const int64_t raw_dim = decls.dim.int_value(attrs);
   const int dim = axis::wrap_dim(raw_dim, x.rank);
   if (dim < 0) {
     return fail(Error::InvalidArgument, "cumsum: dim " + str(raw_dim) +
                                             " is out of range for an input of rank " + str(x.rank));
   }
-  const bool exclusive = exclusive_attr().bool_value(attrs);
-  const bool reverse = reverse_attr().bool_value(attrs);
+  const bool exclusive = decls.exclusive.bool_value(attrs);
+  const bool reverse = decls.reverse.bool_value(attrs);
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -748,8 +688,9 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
 }  // namespace
 
 std::span<const KernelEntry> reduction_kernels() {
-  const std::vector<AttrDecl> reduce = {dims_attr(), keepdim_attr()};
-  const std::vector<AttrDecl> arg = {dim_attr(), keepdim_attr(), select_last_attr()};
+  const ReduceDecls& d = declared<ReduceDecls>();
+  const std::vector<AttrDecl> reduce = {d.dims, d.keepdim};
+  const std::vector<AttrDecl> arg = {d.dim, d.keepdim, d.select_last};
   auto row = [](std::string_view name, std::vector<AttrDecl> attrs, DTypeSet dtypes, std::string_view summary) {
     return declare(name, "reduction", {{"self"}}, std::move(attrs), dtypes, 0, summary);
   };
@@ -758,7 +699,7 @@ std::span<const KernelEntry> reduction_kernels() {
       {row("amin", reduce, kExtremumTypes, "minimum over dims"), amin_kernel},
       {row("argmax", arg, kArgTypes, "index of the maximum along dim"), arg_kernel<true>},
       {row("argmin", arg, kArgTypes, "index of the minimum along dim"), arg_kernel<false>},
-      {row("cumsum", {dim_attr(), exclusive_attr(), reverse_attr()}, kSumTypes, "running sum along dim (ONNX CumSum)"),
+      {row("cumsum", {d.dim, d.exclusive, d.reverse}, kSumTypes, "running sum along dim (ONNX CumSum)"),
        cumsum_kernel},
       {row("mean", reduce, kMeanTypes, "mean over dims"), mean_kernel},
       {row("prod", reduce, kSumTypes, "product over dims"), prod_kernel},

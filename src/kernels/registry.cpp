@@ -45,7 +45,7 @@ KernelFn find_kernel(std::string_view op_name) {
 
 const OpDecl* find_kernel_decl(std::string_view op_name) {
   const KernelEntry* e = find_entry(op_name);
-  return e && !e->decl.family.empty() ? &e->decl : nullptr;
+  return e ? &e->decl : nullptr;
 }
 
 std::span<const KernelEntry> kernel_entries() { return registry().entries; }

@@ -42,16 +42,16 @@ std::span<const std::string_view> kernel_names();
 
 namespace edgec {
 
-/// One row of a family's kernel list: the operator's declaration (at least
-/// its name) and its kernel. Each family file exports its rows (e.g.
-/// elementwise_kernels()) and registry.cpp gathers them.
+/// One row of a family's kernel list: the operator's declaration and its
+/// kernel. Each family file exports its rows (e.g. elementwise_kernels())
+/// and registry.cpp gathers them.
 struct KernelEntry {
   OpDecl decl;
   KernelFn fn;
 };
 
 /// The declaration of the operator whose kernel is `op_name`, or nullptr
-/// (no kernel, or one whose family declares its operators in src/ops).
+/// (no kernel: a composite or an unknown name).
 const OpDecl* find_kernel_decl(std::string_view op_name);
 /// Every kernel's row, sorted by name.
 std::span<const KernelEntry> kernel_entries();

@@ -14,13 +14,16 @@
 namespace edgec {
 namespace {
 
-using spatial::axes_string;
 using spatial::cat;
-using spatial::from_float;
-using spatial::to_float;
 
 /// Output columns handled per index table; the tables live on the stack.
 constexpr int64_t kColumnChunk = 512;
+
+// upsample_bilinear's own attribute, declared once: its row at the end of
+// this file and its kernel read it (output_size is conv_spatial.h's).
+struct ResizeDecls {
+  AttrDecl align_corners = attr_bool("align_corners", false);
+};
 
 /// Validates (x, output_size) and sizes `out`. out_size gets 2-D coordinates
 /// (a 1-D resize has out_size[0] = 1).
@@ -31,36 +34,14 @@ Error prepare_resize(std::string_view op, std::span<const Tensor> inputs, const 
                                             " inputs and ", outputs.size(), " outputs"));
   }
   const Tensor& x = inputs[0];
-  if (!is_floating(x.dtype)) {
+  if (!kFloatDTypes.contains(x.dtype)) {
     return fail(Error::InvalidType, cat(op, ": expected an f32 or f16 input, got ", dtype_name(x.dtype)));
   }
   if (outputs[0].dtype != x.dtype) {
     return fail(Error::InvalidType, cat(op, ": output dtype must match the input's ", dtype_name(x.dtype),
                                         ", got ", dtype_name(outputs[0].dtype)));
   }
-  const std::vector<int64_t>* os = attrs.get_ints("output_size");
-  if (os == nullptr || os->empty() || os->size() > 2) {
-    return fail(Error::InvalidArgument,
-                cat(op, ": 'output_size' must be an int list with 1 or 2 entries, got ",
-                    os == nullptr ? std::string("none") : std::to_string(os->size()) + " entries"));
-  }
-  const int nd = static_cast<int>(os->size());
-  if (x.rank != nd + 2) {
-    return fail(Error::InvalidShape, cat(op, ": a ", nd, "-d output_size needs a rank-", nd + 2,
-                                         " input (N, C, spatial...), got shape ", shape_string(x.shape())));
-  }
-  out_size[0] = out_size[1] = 1;
-  EDGEC_TRY(spatial::read_axis_ints(op, attrs, "output_size", nd, 0, out_size));
-  for (int i = 0; i < nd; ++i) {
-    if (x.sizes[2 + i] == 0 && out_size[2 - nd + i] > 0) {
-      return fail(Error::InvalidShape, cat(op, ": cannot resize an empty spatial dim of input ",
-                                           shape_string(x.shape()), " to output_size ",
-                                           axes_string(out_size, nd)));
-    }
-  }
-  int64_t shape[4] = {x.sizes[0], x.sizes[1], out_size[0], out_size[1]};
-  if (nd == 1) shape[2] = out_size[1];
-  return outputs[0].resize({shape, static_cast<size_t>(nd + 2)});
+  return spatial::read_output_size(op, "resize", x, attrs, out_size, outputs[0]);
 }
 
 // ---- upsample_nearest ---------------------------------------------------------
@@ -77,17 +58,10 @@ int64_t nearest_source(int64_t dst, int64_t in, int64_t out) {
 
 template <typename T>
 void upsample_nearest_typed(const Tensor& x4, Tensor& out, const int64_t out_size[2], int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = out_size[0], OW = out_size[1];
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     int64_t src_offset[kColumnChunk];
     for (int64_t c0 = 0; c0 < OW; c0 += kColumnChunk) {
       const int64_t n = std::min(kColumnChunk, OW - c0);
@@ -98,7 +72,7 @@ void upsample_nearest_typed(const Tensor& x4, Tensor& out, const int64_t out_siz
         for (int64_t j = 0; j < n; ++j) orow[j] = row[src_offset[j]];
       }
     }
-  }
+  });
 }
 
 Error upsample_nearest(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
@@ -152,17 +126,10 @@ LinearTap linear_tap(int64_t dst, int64_t in, int64_t out, bool align_corners) {
 template <typename T>
 void upsample_bilinear_typed(const Tensor& x4, Tensor& out, const int64_t out_size[2],
                              bool align_corners, int threads) {
-  const T* xd = x4.data_as<T>();
-  T* od = out.data_as<T>();
-  const int64_t C = x4.sizes[1], H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sN = x4.strides[0], sC = x4.strides[1], sH = x4.strides[2], sW = x4.strides[3];
+  const int64_t H = x4.sizes[2], W = x4.sizes[3];
+  const int64_t sH = x4.strides[2], sW = x4.strides[3];
   const int64_t OH = out_size[0], OW = out_size[1];
-  const int64_t planes = x4.sizes[0] * C;
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* plane = xd + (p / C) * sN + (p % C) * sC;
-    T* op = od + p * OH * OW;
+  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
     int64_t off0[kColumnChunk];
     int64_t off1[kColumnChunk];
     float cw0[kColumnChunk];
@@ -182,20 +149,20 @@ void upsample_bilinear_typed(const Tensor& x4, Tensor& out, const int64_t out_si
         const T* row1 = plane + r.i1 * sH;
         T* orow = op + oh * OW + c0;
         for (int64_t j = 0; j < n; ++j) {
-          const float top = cw0[j] * to_float(row0[off0[j]]) + cw1[j] * to_float(row0[off1[j]]);
-          const float bottom = cw0[j] * to_float(row1[off0[j]]) + cw1[j] * to_float(row1[off1[j]]);
-          orow[j] = from_float<T>(r.w0 * top + r.w1 * bottom);
+          const float top = cw0[j] * widen(row0[off0[j]]) + cw1[j] * widen(row0[off1[j]]);
+          const float bottom = cw0[j] * widen(row1[off0[j]]) + cw1[j] * widen(row1[off1[j]]);
+          orow[j] = narrow<T>(r.w0 * top + r.w1 * bottom);
         }
       }
     }
-  }
+  });
 }
 
 Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                         std::span<Tensor> outputs) {
   int64_t out_size[2];
   EDGEC_TRY(prepare_resize("upsample_bilinear", inputs, attrs, outputs, out_size));
-  const bool align_corners = attrs.get_bool("align_corners", false);
+  const bool align_corners = declared<ResizeDecls>().align_corners.bool_value(attrs);
   const Tensor x4 = spatial::lift_to_2d(inputs[0]);
   Tensor& out = outputs[0];
   const int threads = spatial::threads_for(ctx.num_threads, 4 * out.numel());
@@ -211,9 +178,15 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }  // namespace
 
 std::span<const KernelEntry> resize_kernels() {
+  const AttrDecl& output_size = declared<spatial::SharedDecls>().output_size;
+  const AttrDecl& align_corners = declared<ResizeDecls>().align_corners;
   static const KernelEntry kResizeKernels[] = {
-      {only_named("upsample_bilinear"), upsample_bilinear},
-      {only_named("upsample_nearest"), upsample_nearest},
+      {declare("upsample_bilinear", "nn", {{"self"}}, {output_size, align_corners}, kFloatDTypes, 0,
+               "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
+       upsample_bilinear},
+      {declare("upsample_nearest", "nn", {{"self"}}, {output_size}, kFloatDTypes, kOpShapeOnly,
+               "nearest-neighbour resize of the spatial dims (torch 'nearest')"),
+       upsample_nearest},
   };
   return kResizeKernels;
 }

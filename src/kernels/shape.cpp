@@ -1,10 +1,12 @@
 // Shape kernels: reshape and friends, permute, expand, slice, select, concat
 // and split. Each builds a strided view of its input (or of its output, for
 // concat) and hands it to one copy routine; views are checked in full before
-// the output is touched. pad, tile, triu and tril live in shape_pad.cpp.
+// the output is touched. pad, tile, triu and tril live in shape_pad.cpp,
+// topk in shape_topk.cpp; shape_kernels() gathers their rows too.
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "kernels/families.h"
 #include "kernels/shape_common.h"
@@ -16,6 +18,23 @@ namespace {
 using namespace shape_detail;
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// The attributes of the operators in this file, declared once: the rows at
+// the end of the file and the kernels read them.
+struct ShapeDecls {
+  AttrDecl shape = required(attr_ints("shape"));  // reshape, expand
+  AttrDecl dims = required(attr_ints("dims"));    // permute, unsqueeze
+  AttrDecl optional_dims = attr_ints("dims");     // squeeze, slice
+  AttrDecl start_dim = attr_int("start_dim", 0);
+  AttrDecl end_dim = attr_int("end_dim", -1);
+  AttrDecl dim = attr_int("dim", 0);  // concat, split
+  AttrDecl sizes = required(attr_ints("sizes", AttrRule::NonNegative));
+  AttrDecl starts = required(attr_ints("starts"));
+  AttrDecl ends = required(attr_ints("ends"));
+  AttrDecl steps = attr_ints("steps");
+  AttrDecl select_dim = required(attr_int("dim", 0));
+  AttrDecl index = required(attr_int("index", 0));
+};
 
 // Writes `view` (a strided view into an input) contiguously as the output.
 Error write_view(std::string_view op, KernelContext& ctx, const Tensor& view, Tensor& out) {
@@ -67,12 +86,10 @@ Error normalize_dim_list(std::string_view op, std::span<const int64_t> dims, int
 Error reshape_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "reshape";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
+  std::span<const int64_t> spec;
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().shape, spec));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, out, x.dtype));
-  std::span<const int64_t> spec;
-  EDGEC_TRY(ints_attr(kOp, attrs, "shape", spec));
   EDGEC_TRY(check_rank_fits(kOp, static_cast<int64_t>(spec.size())));
 
   // Resolve the shape: at most one -1, inferred from the element count.
@@ -116,11 +133,9 @@ Error reshape_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 Error permute_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "permute";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
-  const Tensor& x = inputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
   std::span<const int64_t> dims;
-  EDGEC_TRY(ints_attr(kOp, attrs, "dims", dims));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().dims, dims));
+  const Tensor& x = inputs[0];
   if (dims.size() != static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "permute: expected " + str(x.rank) +
                                             " dims for an input of shape " +
@@ -146,11 +161,9 @@ Error permute_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 Error expand_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                     std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "expand";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
-  const Tensor& x = inputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
   std::span<const int64_t> target;
-  EDGEC_TRY(ints_attr(kOp, attrs, "shape", target));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().shape, target));
+  const Tensor& x = inputs[0];
   EDGEC_TRY(check_rank_fits(kOp, static_cast<int64_t>(target.size())));
   const int rank = std::max(x.rank, static_cast<int>(target.size()));
 
@@ -194,12 +207,10 @@ Error expand_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
 Error squeeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "squeeze";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
-  const Tensor& x = inputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
   std::span<const int64_t> dims;
   bool has_dims = false;
-  EDGEC_TRY(ints_attr_opt(kOp, attrs, "dims", dims, has_dims));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().optional_dims, dims, &has_dims));
+  const Tensor& x = inputs[0];
 
   std::array<bool, kMaxRank> drop{};
   if (!has_dims) {
@@ -234,11 +245,9 @@ Error squeeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 Error unsqueeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                        std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "unsqueeze";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
-  const Tensor& x = inputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
   std::span<const int64_t> dims;
-  EDGEC_TRY(ints_attr(kOp, attrs, "dims", dims));
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<ShapeDecls>().dims, dims));
+  const Tensor& x = inputs[0];
   const int64_t out_rank = x.rank + static_cast<int64_t>(dims.size());
   EDGEC_TRY(check_rank_fits(kOp, out_rank));
 
@@ -256,13 +265,12 @@ Error unsqueeze_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const
 Error flatten_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "flatten";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
+  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
   int64_t start_attr = 0;
   int64_t end_attr = -1;
-  EDGEC_TRY(int_attr_or(kOp, attrs, "start_dim", 0, start_attr));
-  EDGEC_TRY(int_attr_or(kOp, attrs, "end_dim", -1, end_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().start_dim, start_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().end_dim, end_attr));
 
   // A scalar flattens to [1] (torch), so dims are taken against rank >= 1.
   const int rank = std::max(x.rank, 1);
@@ -297,16 +305,16 @@ Error flatten_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 Error slice_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                    std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "slice";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
+  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
+  const ShapeDecls& decls = declared<ShapeDecls>();
   std::span<const int64_t> dims, starts, ends, steps;
   bool has_dims = false;
   bool has_steps = false;
-  EDGEC_TRY(ints_attr(kOp, attrs, "starts", starts));
-  EDGEC_TRY(ints_attr(kOp, attrs, "ends", ends));
-  EDGEC_TRY(ints_attr_opt(kOp, attrs, "dims", dims, has_dims));
-  EDGEC_TRY(ints_attr_opt(kOp, attrs, "steps", steps, has_steps));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.starts, starts));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.ends, ends));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.optional_dims, dims, &has_dims));
+  EDGEC_TRY(ints_attr(kOp, attrs, decls.steps, steps, &has_steps));
   const size_t n = starts.size();
   if (ends.size() != n || (has_dims && dims.size() != n) || (has_steps && steps.size() != n)) {
     return fail(Error::InvalidArgument,
@@ -365,13 +373,12 @@ Error slice_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
 Error select_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                     std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "select";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
+  EDGEC_TRY(check_one_to_one(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
   int64_t dim_attr = 0;
   int64_t index = 0;
-  EDGEC_TRY(int_attr(kOp, attrs, "dim", dim_attr));
-  EDGEC_TRY(int_attr(kOp, attrs, "index", index));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().select_dim, dim_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().index, index));
   int dim = 0;
   EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   const int64_t wrapped_index = index;
@@ -409,7 +416,7 @@ Error concat_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
     return fail(Error::InvalidShape, "concat: expected inputs of rank >= 1, got a scalar");
   }
   int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr_or(kOp, attrs, "dim", 0, dim_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().dim, dim_attr));
   int dim = 0;
   EDGEC_TRY(normalize_dim(kOp, dim_attr, ref.rank, dim));
 
@@ -460,13 +467,13 @@ Error split_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   const Tensor& x = inputs[0];
   if (x.rank == 0) return fail(Error::InvalidShape, "split: expected an input of rank >= 1, got a scalar");
   int64_t dim_attr = 0;
-  EDGEC_TRY(int_attr_or(kOp, attrs, "dim", 0, dim_attr));
+  EDGEC_TRY(int_attr(kOp, attrs, declared<ShapeDecls>().dim, dim_attr));
   int dim = 0;
   EDGEC_TRY(normalize_dim(kOp, dim_attr, x.rank, dim));
   // Sizes are required, so that the number of results follows from the
   // attributes (the operator table's rule).
   std::span<const int64_t> sizes;
-  EDGEC_TRY(ints_attr(kOp, attrs, "sizes", sizes));
+  EDGEC_TRY(ints_attr(kOp, attrs, declared<ShapeDecls>().sizes, sizes));
   const int64_t count = static_cast<int64_t>(outputs.size());
   const int64_t total = x.sizes[dim];
   if (static_cast<int64_t>(sizes.size()) != count) {
@@ -502,16 +509,32 @@ Error split_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
 }  // namespace
 
 std::span<const KernelEntry> shape_kernels() {
-  static const KernelEntry kShapeKernels[] = {
-      {only_named("concat"), concat_kernel},   {only_named("expand"), expand_kernel},
-      {only_named("flatten"), flatten_kernel}, {only_named("pad"), shape_detail::pad_kernel},
-      {only_named("permute"), permute_kernel}, {only_named("reshape"), reshape_kernel},
-      {only_named("select"), select_kernel},   {only_named("slice"), slice_kernel},
-      {only_named("split"), split_kernel},     {only_named("squeeze"), squeeze_kernel},
-      {only_named("tile"), shape_detail::tile_kernel}, {only_named("tril"), shape_detail::tril_kernel},
-      {only_named("triu"), shape_detail::triu_kernel}, {only_named("unsqueeze"), unsqueeze_kernel},
-  };
-  return kShapeKernels;
+  static const std::vector<KernelEntry> all = [] {
+    const ShapeDecls& d = declared<ShapeDecls>();
+    auto row = [](std::string_view name, std::vector<AttrDecl> attrs, std::string_view summary) {
+      return declare(name, "shape", {{"self"}}, std::move(attrs), kAllDTypes, kOpShapeOnly, summary);
+    };
+    std::vector<KernelEntry> v = {
+        {declare("concat", "shape", {{"tensors", OperandKind::List}}, {d.dim}, kAllDTypes, kOpShapeOnly,
+                 "joins tensors along dim"),
+         concat_kernel},
+        {row("expand", {d.shape}, "broadcasts to shape (ONNX Expand; -1 or 1 keeps a size)"), expand_kernel},
+        {row("flatten", {d.start_dim, d.end_dim}, "merges dims start_dim..end_dim into one"), flatten_kernel},
+        {row("permute", {d.dims}, "reorders dims: result dim i is input dim dims[i]"), permute_kernel},
+        {row("reshape", {d.shape}, "the same elements in a new shape; one size may be -1 (inferred)"),
+         reshape_kernel},
+        {row("select", {d.select_dim, d.index}, "picks one index along dim, removing the dim"), select_kernel},
+        {row("slice", {d.optional_dims, d.starts, d.ends, d.steps}, "ONNX Slice: starts:ends:steps along dims"),
+         slice_kernel},
+        {row("split", {d.dim, d.sizes}, "splits along dim into parts of the given sizes"), split_kernel},
+        {row("squeeze", {d.optional_dims}, "removes size-1 dims (the listed ones, or all)"), squeeze_kernel},
+        {row("unsqueeze", {d.dims}, "inserts size-1 dims at result positions dims"), unsqueeze_kernel},
+    };
+    for (auto list : {shape_detail::pad_kernels(), shape_detail::topk_kernels()})
+      v.insert(v.end(), list.begin(), list.end());
+    return v;
+  }();
+  return all;
 }
 
 }  // namespace edgec

@@ -66,6 +66,11 @@ Error normalize_dim(std::string_view op, int64_t dim, int rank, int& out) {
   return Error::Ok;
 }
 
+Error check_one_to_one(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+  EDGEC_TRY(check_arity(op, inputs, 1, outputs, 1));
+  return check_output_dtype(op, outputs[0], inputs[0].dtype);
+}
+
 Error resize_output(std::string_view op, Tensor& out, std::span<const int64_t> shape) {
   const Error err = out.resize(shape);
   if (err != Error::Ok) set_error_detail(std::string(op) + ": " + error_detail());
@@ -81,12 +86,10 @@ Error index_out_of_range(std::string_view op, int64_t index, int64_t size) {
 
 namespace {
 
-Error wrong_attr_kind(std::string_view op, std::string_view name, AttrKind expected,
-                      const AttrValue& got) {
+Error wrong_attr_kind(std::string_view op, const AttrDecl& decl, const AttrValue& got) {
   return fail(Error::InvalidArgument,
-              std::string(op) + ": expected attribute '" + std::string(name) + "' of kind " +
-                  std::string(attr_kind_name(expected)) + ", got " +
-                  std::string(attr_kind_name(attr_kind(got))));
+              std::string(op) + ": expected attribute '" + std::string(decl.name) + "' of kind " +
+                  std::string(attr_kind_name(decl.kind)) + ", got " + std::string(attr_kind_name(attr_kind(got))));
 }
 
 Error missing_attr(std::string_view op, std::string_view name) {
@@ -94,59 +97,49 @@ Error missing_attr(std::string_view op, std::string_view name) {
               std::string(op) + ": missing required attribute '" + std::string(name) + "'");
 }
 
-}  // namespace
-
-Error int_attr(std::string_view op, const Attrs& attrs, std::string_view name, int64_t& out) {
-  const AttrValue* v = attrs.find(name);
-  if (v == nullptr) return missing_attr(op, name);
-  return int_attr_or(op, attrs, name, 0, out);
-}
-
-Error int_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, int64_t dflt,
-                  int64_t& out) {
-  const AttrValue* v = attrs.find(name);
-  if (v == nullptr) {
-    out = dflt;
-    return Error::Ok;
-  }
-  if (const auto* i = std::get_if<int64_t>(v)) {
-    out = *i;
-    return Error::Ok;
-  }
-  return wrong_attr_kind(op, name, AttrKind::Int, *v);
-}
-
-Error bool_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, bool dflt,
-                   bool& out) {
-  const AttrValue* v = attrs.find(name);
-  if (v == nullptr) {
-    out = dflt;
-    return Error::Ok;
-  }
-  if (const auto* b = std::get_if<bool>(v)) {
-    out = *b;
-    return Error::Ok;
-  }
-  // ONNX writes booleans as ints (TopK's largest/sorted).
-  if (const auto* i = std::get_if<int64_t>(v)) {
-    out = *i != 0;
-    return Error::Ok;
-  }
-  return wrong_attr_kind(op, name, AttrKind::Bool, *v);
-}
-
-Error ints_attr(std::string_view op, const Attrs& attrs, std::string_view name,
-                std::span<const int64_t>& out) {
-  bool present = false;
-  EDGEC_TRY(ints_attr_opt(op, attrs, name, out, present));
-  if (!present) return missing_attr(op, name);
+// The value of `decl` in `attrs`, or nullptr when absent (an error where
+// the declaration requires it).
+Error find_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, const AttrValue*& v) {
+  v = attrs.find(decl.name);
+  if (v == nullptr && decl.required) return missing_attr(op, decl.name);
   return Error::Ok;
 }
 
-Error ints_attr_opt(std::string_view op, const Attrs& attrs, std::string_view name,
-                    std::span<const int64_t>& out, bool& present) {
-  const AttrValue* v = attrs.find(name);
-  present = v != nullptr;
+}  // namespace
+
+Error int_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int64_t& out) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
+  if (v == nullptr) {
+    out = static_cast<int64_t>(decl.number);
+  } else if (const auto* i = std::get_if<int64_t>(v)) {
+    out = *i;
+  } else {
+    return wrong_attr_kind(op, decl, *v);
+  }
+  return Error::Ok;
+}
+
+Error bool_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, bool& out) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
+  if (v == nullptr) {
+    out = decl.number != 0;
+  } else if (const auto* b = std::get_if<bool>(v)) {
+    out = *b;
+  } else if (const auto* i = std::get_if<int64_t>(v)) {
+    out = *i != 0;  // ONNX writes booleans as ints (TopK's largest/sorted)
+  } else {
+    return wrong_attr_kind(op, decl, *v);
+  }
+  return Error::Ok;
+}
+
+Error ints_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& out,
+                bool* present) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
+  if (present != nullptr) *present = v != nullptr;
   out = {};
   if (v == nullptr) return Error::Ok;
   if (const auto* ints = std::get_if<std::vector<int64_t>>(v)) {
@@ -154,32 +147,42 @@ Error ints_attr_opt(std::string_view op, const Attrs& attrs, std::string_view na
     return Error::Ok;
   }
   // An empty list may be stored as either list kind.
-  if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty()) {
-    return Error::Ok;
-  }
-  return wrong_attr_kind(op, name, AttrKind::Ints, *v);
+  if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty()) return Error::Ok;
+  return wrong_attr_kind(op, decl, *v);
 }
 
-Error number_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, Number dflt,
-                     Number& out) {
-  const AttrValue* v = attrs.find(name);
+Error one_to_one_list(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                      const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& list, bool* present) {
+  EDGEC_TRY(check_one_to_one(op, inputs, outputs));
+  return ints_attr(op, attrs, decl, list, present);
+}
+
+Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out) {
+  const AttrValue* v = nullptr;
+  EDGEC_TRY(find_attr(op, attrs, decl, v));
   if (v == nullptr) {
-    out = dflt;
-    return Error::Ok;
-  }
-  if (const auto* i = std::get_if<int64_t>(v)) {
+    // A whole default stays an int, so that all-int bounds stay exact.
+    const bool whole = decl.number == std::floor(decl.number);
+    out = whole ? Number{true, static_cast<int64_t>(decl.number), 0.0} : Number{false, 0, decl.number};
+  } else if (const auto* i = std::get_if<int64_t>(v)) {
     out = Number{true, *i, 0.0};
-    return Error::Ok;
-  }
-  if (const auto* f = std::get_if<double>(v)) {
+  } else if (const auto* f = std::get_if<double>(v)) {
     out = Number{false, 0, *f};
-    return Error::Ok;
-  }
-  if (const auto* b = std::get_if<bool>(v)) {
+  } else if (const auto* b = std::get_if<bool>(v)) {
     out = Number{true, *b ? 1 : 0, 0.0};
-    return Error::Ok;
+  } else {
+    return wrong_attr_kind(op, decl, *v);
   }
-  return wrong_attr_kind(op, name, AttrKind::Float, *v);
+  return Error::Ok;
+}
+
+int64_t arange_int_length(int64_t start, int64_t end, int64_t step) {
+  const __int128 span = static_cast<__int128>(end) - start;
+  const __int128 s = step;
+  // Ceiling division for either sign of step.
+  __int128 len = span / s;
+  if (len * s != span && ((span > 0) == (s > 0))) ++len;
+  return len > 0 ? static_cast<int64_t>(len) : 0;
 }
 
 uint64_t scalar_bits(DType dtype, const Number& value) {
@@ -389,11 +392,10 @@ void copy_plan_typed(const KernelContext& ctx, const CopyPlan& plan, const T* sr
 void copy_strided(const KernelContext& ctx, size_t elem_size, CopyPlan plan, const void* src,
                   void* dst) {
   plan.simplify();
-  if (plan.rank == 0) {
-    std::memcpy(dst, src, elem_size);
+  if (plan.rank == 0 || plan.sizes[0] == 0) {
+    copy_block(elem_size, plan, src, dst);  // one element or none
     return;
   }
-  if (plan.sizes[0] == 0) return;
   dispatch_elem_size(elem_size, [&](auto word) {
     using T = decltype(word);
     copy_plan_typed(ctx, plan, static_cast<const T*>(src), static_cast<T*>(dst));

@@ -12,6 +12,7 @@
 
 #include "base/attrs.h"
 #include "base/error.h"
+#include "kernels/op_decl.h"
 #include "kernels/registry.h"
 #include "kernels/tensor.h"
 
@@ -51,18 +52,22 @@ inline bool wrap_index(int64_t& index, int64_t size) {
   return index >= 0 && index < size;
 }
 
-// ---- attributes --------------------------------------------------------------
+/// One input and one output of the input's dtype (most data movement).
+Error check_one_to_one(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs);
 
-Error int_attr(std::string_view op, const Attrs& attrs, std::string_view name, int64_t& out);
-Error int_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, int64_t dflt,
-                  int64_t& out);
-Error bool_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, bool dflt,
-                   bool& out);
-Error ints_attr(std::string_view op, const Attrs& attrs, std::string_view name,
-                std::span<const int64_t>& out);
-/// Like ints_attr but absent is fine: `present` says which.
-Error ints_attr_opt(std::string_view op, const Attrs& attrs, std::string_view name,
-                    std::span<const int64_t>& out, bool& present);
+// ---- attributes --------------------------------------------------------------
+// Read through the operator's declaration: the attribute's name, and its
+// default when absent (absent is an error where it is required). A value of
+// another kind than declared is an error, except an int for a bool (ONNX
+// writes bools as ints) and an empty float list for an empty int list.
+
+Error int_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int64_t& out);
+Error bool_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, bool& out);
+/// An int list; an optional one absent reads as empty, and `present` (where
+/// given) says whether it was there.
+Error ints_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& out,
+                bool* present = nullptr);
+
 
 /// A numeric attribute that may be written as an int or a float (arange's
 /// bounds, full's value); ints stay exact so that i64 values above 2^53 survive.
@@ -72,8 +77,19 @@ struct Number {
   double f = 0.0;
   double as_double() const { return is_int ? static_cast<double>(i) : f; }
 };
-Error number_attr_or(std::string_view op, const Attrs& attrs, std::string_view name, Number dflt,
-                     Number& out);
+/// check_one_to_one, then the int list `decl` that drives the operator
+/// (reshape's shape, permute's dims, pad's pads), as ints_attr reads it.
+Error one_to_one_list(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                      const Attrs& attrs, const AttrDecl& decl, std::span<const int64_t>& list,
+                      bool* present = nullptr);
+/// A number; the declared default is an int when it is a whole number.
+Error number_attr(std::string_view op, const Attrs& attrs, const AttrDecl& decl, Number& out);
+
+/// arange's length for int bounds, ceil((end - start) / step) or 0 for an
+/// empty range, computed exactly (in 128 bits); `step` is not 0. The
+/// operator table's shape function for arange computes it here too, so the
+/// two always agree.
+int64_t arange_int_length(int64_t start, int64_t end, int64_t step);
 
 /// float -> int64 truncating toward zero; NaN becomes 0 and out-of-range
 /// values saturate, where a plain cast would be undefined behaviour.

@@ -1,5 +1,5 @@
 // Kernels of the shape family that live outside shape.cpp (to keep files
-// small); shape.cpp lists them in shape_kernels().
+// small), with their declarations; shape.cpp's shape_kernels() gathers them.
 #pragma once
 
 #include <span>
@@ -8,18 +8,7 @@
 
 namespace edgec::shape_detail {
 
-// shape_pad.cpp
-Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
-                 std::span<Tensor> outputs);
-Error tile_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
-                  std::span<Tensor> outputs);
-Error triu_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
-                  std::span<Tensor> outputs);
-Error tril_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
-                  std::span<Tensor> outputs);
-
-// shape_topk.cpp (listed by indexing_kernels())
-Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
-                  std::span<Tensor> outputs);
+std::span<const KernelEntry> pad_kernels();   // shape_pad.cpp: pad, tile, triu, tril
+std::span<const KernelEntry> topk_kernels();  // shape_topk.cpp
 
 }  // namespace edgec::shape_detail

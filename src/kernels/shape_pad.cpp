@@ -2,6 +2,7 @@
 // does not hold (padding, zeros) or reads inputs more than once (tile).
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "kernels/shape_common.h"
 #include "kernels/shape_ops.h"
@@ -10,6 +11,16 @@ namespace edgec::shape_detail {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// The attributes of the operators in this file, declared once: the rows at
+// the end of the file and the kernels read them.
+struct PadDecls {
+  AttrDecl pads = required(attr_ints("pads"));
+  AttrDecl mode = attr_string("mode", "constant", {"constant", "reflect", "edge"});
+  AttrDecl value = attr_float("value", 0);
+  AttrDecl repeats = required(attr_ints("repeats", AttrRule::NonNegative));
+  AttrDecl diagonal = attr_int("diagonal", 0);
+};
 
 // ---- pad ---------------------------------------------------------------------
 
@@ -98,19 +109,16 @@ void pad_rows(const PadArgs& a, int64_t row_begin, int64_t row_end) {
   }
 }
 
-}  // namespace
-
 // ONNX Pad: pads lists the begins of every dim, then the ends; negative
 // pads crop. Reflect and edge follow numpy.pad's 'reflect' and 'edge'.
 Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                  std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "pad";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
+  const PadDecls& decls = declared<PadDecls>();
+  std::span<const int64_t> pads;
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, decls.pads, pads));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, out, x.dtype));
-  std::span<const int64_t> pads;
-  EDGEC_TRY(ints_attr(kOp, attrs, "pads", pads));
   if (pads.size() != 2 * static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "pad: expected " + str(2 * x.rank) +
                                             " pads for an input of shape " +
@@ -118,7 +126,7 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
                                             shape_string(pads));
   }
   PadArgs a;
-  const std::string_view mode = attrs.get_string("mode", "constant");
+  const std::string_view mode = decls.mode.string_value(attrs);
   if (mode == "constant") {
     a.mode = PadMode::Constant;
   } else if (mode == "reflect") {
@@ -130,7 +138,7 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
                                             std::string(mode) + "'");
   }
   Number value;
-  EDGEC_TRY(number_attr_or(kOp, attrs, "value", Number{}, value));
+  EDGEC_TRY(number_attr(kOp, attrs, decls.value, value));
 
   // Output sizes; reflect and edge need input elements to copy from.
   std::array<int64_t, kMaxRank> shape{};
@@ -192,12 +200,10 @@ Error pad_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
 Error tile_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "tile";
-  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 1));
+  std::span<const int64_t> repeats;
+  EDGEC_TRY(one_to_one_list(kOp, inputs, outputs, attrs, declared<PadDecls>().repeats, repeats));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(kOp, out, x.dtype));
-  std::span<const int64_t> repeats;
-  EDGEC_TRY(ints_attr(kOp, attrs, "repeats", repeats));
   if (repeats.size() != static_cast<size_t>(x.rank)) {
     return fail(Error::InvalidArgument, "tile: expected " + str(x.rank) +
                                             " repeats for an input of shape " +
@@ -227,22 +233,19 @@ Error tile_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
 
 // ---- triu, tril --------------------------------------------------------------
 
-namespace {
-
 // Copies x, then zeroes below (triu) or above (tril) the diagonal of every
 // matrix in the last two dims; zero is all-zero bits in every dtype.
 Error triangle(std::string_view op, bool upper, KernelContext& ctx,
                std::span<const Tensor> inputs, const Attrs& attrs, std::span<Tensor> outputs) {
-  EDGEC_TRY(check_arity(op, inputs, 1, outputs, 1));
+  EDGEC_TRY(check_one_to_one(op, inputs, outputs));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_output_dtype(op, out, x.dtype));
   if (x.rank < 2) {
     return fail(Error::InvalidShape, std::string(op) + ": expected an input of rank >= 2, got " +
                                          shape_string(x.shape()));
   }
   int64_t diagonal = 0;
-  EDGEC_TRY(int_attr_or(op, attrs, "diagonal", 0, diagonal));
+  EDGEC_TRY(int_attr(op, attrs, declared<PadDecls>().diagonal, diagonal));
   EDGEC_TRY(resize_output(op, out, x.shape()));
   copy_to_contiguous(ctx, x, out.data);
 
@@ -272,8 +275,6 @@ Error triangle(std::string_view op, bool upper, KernelContext& ctx,
   return Error::Ok;
 }
 
-}  // namespace
-
 Error triu_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   return triangle("triu", true, ctx, inputs, attrs, outputs);
@@ -282,6 +283,24 @@ Error triu_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
 Error tril_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   return triangle("tril", false, ctx, inputs, attrs, outputs);
+}
+
+}  // namespace
+
+std::span<const KernelEntry> pad_kernels() {
+  const PadDecls& d = declared<PadDecls>();
+  auto row = [](std::string_view name, std::vector<AttrDecl> attrs, uint32_t flags, std::string_view summary) {
+    return declare(name, "shape", {{"self"}}, std::move(attrs), kAllDTypes, flags, summary);
+  };
+  static const KernelEntry kPadKernels[] = {
+      {row("pad", {d.pads, d.mode, d.value}, 0,
+           "ONNX Pad (begins then ends; negative crops): constant, reflect or edge"),
+       pad_kernel},
+      {row("tile", {d.repeats}, kOpShapeOnly, "repeats the tensor along each dim (ONNX Tile)"), tile_kernel},
+      {row("tril", {d.diagonal}, 0, "zeroes above the diagonal of the last two dims"), tril_kernel},
+      {row("triu", {d.diagonal}, 0, "zeroes below the diagonal of the last two dims"), triu_kernel},
+  };
+  return kPadKernels;
 }
 
 }  // namespace edgec::shape_detail

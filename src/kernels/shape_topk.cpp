@@ -18,6 +18,18 @@
 namespace edgec::shape_detail {
 namespace {
 
+// topk's attributes, declared once: its row at the end of this file and its
+// kernel read them.
+struct TopkDecls {
+  AttrDecl k = required(attr_int("k", 0, AttrRule::NonNegative));
+  AttrDecl dim = attr_int("dim", -1);
+  AttrDecl largest = attr_bool("largest", true);
+  AttrDecl sorted = attr_bool("sorted", true);
+};
+
+// Every dtype but bool: the order needs numbers.
+constexpr DTypeSet kTopkTypes = kNumericDTypes;
+
 template <typename S>
 inline auto load_key(const S* p) {
   if constexpr (std::is_same_v<S, Half>) {
@@ -104,8 +116,6 @@ void topk_slice(const TopKArgs& a, const S* src, S* values, int64_t* indices) {
   for (int64_t i = 0; i < k; ++i) values[i * os] = src[slot(i) * xs];
 }
 
-}  // namespace
-
 Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                   std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "topk";
@@ -113,8 +123,8 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   const Tensor& x = inputs[0];
   Tensor& values = outputs[0];
   Tensor& indices = outputs[1];
-  if (x.dtype == DType::Bool) {
-    return fail(Error::InvalidType, "topk: expected a numeric input, got bool");
+  if (!kTopkTypes.contains(x.dtype)) {
+    return fail(Error::InvalidType, "topk: expected a numeric input, got " + std::string(dtype_name(x.dtype)));
   }
   EDGEC_TRY(check_output_dtype(kOp, values, x.dtype));
   if (indices.dtype != DType::Int64) {
@@ -125,10 +135,11 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   int64_t dim_attr = -1;
   bool largest = true;
   bool sorted = true;
-  EDGEC_TRY(int_attr(kOp, attrs, "k", k));
-  EDGEC_TRY(int_attr_or(kOp, attrs, "dim", -1, dim_attr));
-  EDGEC_TRY(bool_attr_or(kOp, attrs, "largest", true, largest));
-  EDGEC_TRY(bool_attr_or(kOp, attrs, "sorted", true, sorted));
+  const TopkDecls& decls = declared<TopkDecls>();
+  EDGEC_TRY(int_attr(kOp, attrs, decls.k, k));
+  EDGEC_TRY(int_attr(kOp, attrs, decls.dim, dim_attr));
+  EDGEC_TRY(bool_attr(kOp, attrs, decls.largest, largest));
+  EDGEC_TRY(bool_attr(kOp, attrs, decls.sorted, sorted));
   (void)sorted;  // always sorted; see the header comment
 
   // A scalar is a slice of one element (torch accepts dim 0 or -1).
@@ -198,6 +209,18 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
     case DType::Bool: break;  // rejected above
   }
   return Error::Ok;
+}
+
+}  // namespace
+
+std::span<const KernelEntry> topk_kernels() {
+  const TopkDecls& d = declared<TopkDecls>();
+  static const KernelEntry kTopkKernels[] = {
+      {declare("topk", "shape", {{"self"}}, {d.k, d.dim, d.largest, d.sorted}, kTopkTypes, 0,
+               "the k largest (or smallest) along dim, sorted, and their i64 indices"),
+       topk_kernel},
+  };
+  return kTopkKernels;
 }
 
 }  // namespace edgec::shape_detail

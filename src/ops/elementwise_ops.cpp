@@ -2,7 +2,7 @@
 // across tensor operands: importers insert casts; comparisons give bool):
 // the rules that most elementwise operators declare (ResultRule), with the
 // dtypes of their declarations (src/kernels/elementwise*.cpp), and the few
-// custom ones (div, gelu, where, cast, masked_fill).
+// custom ones (div, gelu, where, cast).
 #include <cmath>
 
 #include "ops/op_rows.h"
@@ -44,7 +44,7 @@ std::vector<TensorType> unary(const ShapeQuery& q) {
 
 std::vector<TensorType> div_shape(const ShapeQuery& q) {
   auto out = binary<false>(q);
-  const auto mode = q.attrs.get_string("rounding_mode", "none");
+  const std::string_view mode = q.attr("rounding_mode").string_value(q.attrs);
   if (mode != "none" && mode != "trunc" && mode != "floor")
     op_error(q.op, "rounding_mode must be none, trunc or floor, got '" + std::string(mode) + "'");
   if (mode == "none" && !is_floating(q.inputs[0].dtype))
@@ -53,7 +53,7 @@ std::vector<TensorType> div_shape(const ShapeQuery& q) {
 }
 
 std::vector<TensorType> gelu_shape(const ShapeQuery& q) {
-  const auto mode = q.attrs.get_string("approximate", "none");
+  const std::string_view mode = q.attr("approximate").string_value(q.attrs);
   if (mode != "none" && mode != "tanh")
     op_error(q.op, "approximate must be none or tanh, got '" + std::string(mode) + "'");
   return unary<false>(q);
@@ -69,25 +69,12 @@ std::vector<TensorType> where_shape(const ShapeQuery& q) {
 
 std::vector<TensorType> cast_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
-  if (!q.attrs.has("dtype")) op_error(q.op, "expected a dtype attribute");
-  return {TensorType(q.attrs.get_dtype("dtype", DType::Float32), q.inputs[0].dims)};
-}
-
-// masked_fill(x, mask, value) = where(mask, full_like(value), x).
-std::vector<TensorType> masked_fill_shape(const ShapeQuery& q) {
-  expect_inputs(q, 2);
-  expect_dtype(q, q.inputs[1], kBool, "mask");
-  return {TensorType(q.inputs[0].dtype, broadcast_dims(q, q.inputs[0].dims, q.inputs[1].dims))};
+  const AttrDecl& dtype = q.attr("dtype");
+  if (!q.attrs.has(dtype.name)) op_error(q.op, "expected a dtype attribute");
+  return {TensorType(dtype.dtype_value(q.attrs), q.inputs[0].dims)};
 }
 
 }  // namespace
-
-std::vector<OpInfo> elementwise_rows() {
-  OpInfo masked_fill = make_row("masked_fill", "Scalar", {{"self"}, {"mask"}}, {required(attr_float("value", 0))},
-                                masked_fill_shape, kOpElementwise, "x with value where mask is true");
-  masked_fill.core = false;
-  return {std::move(masked_fill)};
-}
 
 ShapeFn rule_shape(ResultRule rule) {
   switch (rule) {

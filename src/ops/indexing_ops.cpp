@@ -1,6 +1,7 @@
-// Operator-table rows of the indexing family: take (ONNX Gather), gather
+// Shape functions of the indexing family: take (ONNX Gather), gather
 // (torch.gather / GatherElements), index (PyTorch advanced indexing of the
-// leading dims, or a bool mask) and nonzero. topk is in shape_ops.cpp.
+// leading dims, or a bool mask) and nonzero, declared with their kernels in
+// src/kernels/indexing.cpp. topk is in shape_ops.cpp.
 //
 // Static inputs give exactly the shapes of src/kernels/indexing.cpp. Index
 // values come from data, so only the errors types decide are raised here
@@ -19,14 +20,6 @@ namespace edgec::ops {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
-
-int64_t int_attr_or(const ShapeQuery& q, std::string_view name, int64_t dflt) {
-  const AttrValue* v = q.attrs.find(name);
-  if (!v) return dflt;
-  if (const auto* i = std::get_if<int64_t>(v)) return *i;
-  op_error(q.op, "expected attribute '" + std::string(name) + "' of kind int, got " +
-                     std::string(attr_kind_name(attr_kind(*v))));
-}
 
 /// Wraps a possibly negative dim into [0, rank), rank >= 1.
 int wrap_dim(const ShapeQuery& q, int64_t dim, int64_t rank) {
@@ -85,14 +78,21 @@ Dim nonzero_count(const Dims& dims, const Dims& also) {
 
 // ---- take, gather ----------------------------------------------------------------
 
-// ONNX Gather: x.shape[:dim] + indices.shape + x.shape[dim+1:].
-std::vector<TensorType> take_shape(const ShapeQuery& q) {
+// What take and gather share: (x, index) with an index of an index dtype
+// (`index_name` in messages) and x of rank >= 1. Returns the wrapped dim.
+int take_dim(const ShapeQuery& q, const std::string& index_name) {
   expect_inputs(q, 2);
   const TensorType& x = q.inputs[0];
-  const TensorType& index = q.inputs[1];
-  expect_index_dtype(q, index, "indices");
+  expect_index_dtype(q, q.inputs[1], index_name);
   if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
-  const int dim = wrap_dim(q, int_attr_or(q, "dim", 0), x.rank());
+  return wrap_dim(q, int_attr(q, "dim"), x.rank());
+}
+
+// ONNX Gather: x.shape[:dim] + indices.shape + x.shape[dim+1:].
+std::vector<TensorType> take_shape(const ShapeQuery& q) {
+  const int dim = take_dim(q, "indices");
+  const TensorType& x = q.inputs[0];
+  const TensorType& index = q.inputs[1];
   check_rank_fits(q, x.rank() - 1 + index.rank());
   check_not_empty_dim(q, x, dim, index);
   Dims out(x.dims.begin(), x.dims.begin() + dim);
@@ -104,12 +104,9 @@ std::vector<TensorType> take_shape(const ShapeQuery& q) {
 // torch.gather: the result has the index's shape; the index may be smaller
 // than x outside dim.
 std::vector<TensorType> gather_shape(const ShapeQuery& q) {
-  expect_inputs(q, 2);
+  const int dim = take_dim(q, "index");
   const TensorType& x = q.inputs[0];
   const TensorType& index = q.inputs[1];
-  expect_index_dtype(q, index, "index");
-  if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
-  const int dim = wrap_dim(q, int_attr_or(q, "dim", 0), x.rank());
   bool fits = index.rank() == x.rank();
   for (int d = 0; fits && d < x.rank(); ++d) {
     const Dim &i = index.dims[d], &s = x.dims[d];
@@ -187,45 +184,10 @@ std::vector<TensorType> nonzero_shape(const ShapeQuery& q) {
   return {TensorType(DType::Int64, {nonzero_count(x.dims, {}), Dim::fixed(x.rank())})};
 }
 
-// embedding(weight, indices) = take(weight, indices, dim = 0).
-std::vector<TensorType> embedding_shape(const ShapeQuery& q) {
-  expect_inputs(q, 2);
-  if (q.inputs[0].rank() != 2) op_error(q.op, "expected a 2-D weight, got " + q.inputs[0].str());
-  Attrs attrs;
-  attrs.set("dim", int64_t{0});
-  return take_shape(ShapeQuery{q.op, q.inputs, q.groups, attrs, q.decl});
-}
-
-// index_select(x, index; dim) = take(x, index; dim) with a 1-D index.
-std::vector<TensorType> index_select_shape(const ShapeQuery& q) {
-  expect_inputs(q, 2);
-  if (q.inputs[1].rank() != 1) op_error(q.op, "expected a 1-D index, got " + q.inputs[1].str());
-  return take_shape(q);
-}
-
 }  // namespace
 
-std::vector<OpInfo> indexing_rows() {
-  const uint32_t kMoves = kOpShapeOnly;
-  auto composite = [](OpInfo row) {
-    row.core = false;
-    return row;
-  };
-  return {
-      make_row("take", "default", {{"self"}, {"indices"}}, {attr_int("dim", 0)}, take_shape, kMoves,
-               "ONNX Gather: whole slices along dim picked by indices"),
-      make_row("gather", "default", {{"self"}, {"index"}}, {attr_int("dim", 0)}, gather_shape, kMoves,
-               "torch.gather: elements along dim picked by an index of the result's shape"),
-      make_row("index", "default", {{"self"}, {"indices", OperandKind::List}}, {}, index_shape,
-               kMoves | kOpDataDependent,
-               "x[i0, i1, ...] on the leading dims (integer indices), or x[mask] (one bool mask)"),
-      make_row("nonzero", "default", {{"self"}}, {}, nonzero_shape, kOpDataDependent,
-               "i64 [n, rank] coordinates of the nonzero elements"),
-      composite(make_row("embedding", "default", {{"weight"}, {"indices"}}, {}, embedding_shape, kMoves,
-                         "rows of weight picked by indices (composite: take along dim 0)")),
-      composite(make_row("index_select", "default", {{"self"}, {"index"}}, {required(attr_int("dim", 0))},
-                         index_select_shape, kMoves, "slices along dim picked by a 1-D index (composite: take)")),
-  };
+std::vector<std::pair<std::string_view, ShapeFn>> indexing_shapes() {
+  return {{"take", take_shape}, {"gather", gather_shape}, {"index", index_shape}, {"nonzero", nonzero_shape}};
 }
 
 }  // namespace edgec::ops

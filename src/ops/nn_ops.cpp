@@ -1,8 +1,8 @@
-// Operator-table rows of the nn family: convolution, pooling, resize
-// (src/kernels/convolution.cpp, pooling.cpp, resize.cpp) and normalization
-// (src/kernels/normalization.cpp). Every check below mirrors a check of the
-// kernel that can be decided from types alone; static shapes give exactly the
-// kernel's output shape.
+// Shape functions of the nn family: convolution, pooling, resize and
+// normalization, declared with their kernels (src/kernels/convolution.cpp,
+// pooling.cpp, resize.cpp, normalization.cpp). Every check below mirrors a
+// check of the kernel that can be decided from types alone; static shapes
+// give exactly the kernel's output shape.
 //
 // Spatial sizes of a symbolic (or data-dependent) input: every spatial
 // formula here is nondecreasing in the input size, so a bounded input gives
@@ -23,10 +23,6 @@
 
 namespace edgec::ops {
 namespace {
-
-constexpr std::initializer_list<DType> kFloat = {DType::Float32, DType::Float16};
-constexpr std::initializer_list<DType> kPoolable = {DType::Float32, DType::Float16, DType::Int64,
-                                                     DType::Int32,   DType::Int8,    DType::UInt8};
 
 /// Upper bound on spatial attribute values (kernels: spatial::kMaxAttrValue).
 constexpr int64_t kMaxAttrValue = int64_t{1} << 31;
@@ -57,11 +53,12 @@ void expect_same_dtype(const ShapeQuery& q, const TensorType& t, const TensorTyp
 
 // ---- per-axis attribute lists ------------------------------------------------
 
-/// The int-list attribute `name` with `nd` entries in [min_value, kMaxAttrValue];
-/// absent or empty gives `dflt` (nd entries). Other kinds are errors, as in
-/// the kernels.
-std::vector<int64_t> axis_ints(const ShapeQuery& q, std::string_view name, size_t nd, int64_t min_value,
+/// The int-list attribute `attr_name` with `nd` entries in [min_value,
+/// kMaxAttrValue]; absent or empty gives `dflt` (nd entries). Other kinds are
+/// errors, as in the kernels.
+std::vector<int64_t> axis_ints(const ShapeQuery& q, std::string_view attr_name, size_t nd, int64_t min_value,
                                std::vector<int64_t> dflt) {
+  const std::string_view name = q.attr(attr_name).name;
   const AttrValue* v = q.attrs.find(name);
   if (v == nullptr) return dflt;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
@@ -83,7 +80,7 @@ std::vector<int64_t> axis_ints(const ShapeQuery& q, std::string_view name, size_
 void read_padding(const ShapeQuery& q, size_t nd, std::vector<int64_t>& begin, std::vector<int64_t>& end) {
   begin.assign(nd, 0);
   end.assign(nd, 0);
-  const AttrValue* v = q.attrs.find("padding");
+  const AttrValue* v = q.attrs.find(q.attr("padding").name);
   if (v == nullptr) return;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
   if (list == nullptr)
@@ -101,14 +98,24 @@ void read_padding(const ShapeQuery& q, size_t nd, std::vector<int64_t>& begin, s
   }
 }
 
-/// A required int list of 1 or 2 entries that fixes the spatial rank
-/// (pooling's kernel_size, resize's output_size).
-size_t spatial_rank_from(const ShapeQuery& q, std::string_view name) {
-  const std::vector<int64_t>* list = q.attrs.get_ints(name);
+/// The one input of pooling and resize: of a declared dtype, of rank nd + 2
+/// (N, C, spatial...) where nd is the length, 1 or 2, of the required int
+/// list `attr_name` (kernel_size, output_size); `what` names the list in
+/// the message. Returns nd.
+size_t spatial_rank_from(const ShapeQuery& q, std::string_view attr_name, const std::string& what) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, q.decl->dtypes, "input");
+  const AttrDecl& decl = q.attr(attr_name);
+  const std::vector<int64_t>* list = decl.ints_value(q.attrs);
   if (list == nullptr || list->empty() || list->size() > 2)
-    op_error(q.op, "expected attribute '" + std::string(name) + "' to be an int list with 1 or 2 entries, got " +
+    op_error(q.op, "expected attribute '" + std::string(decl.name) + "' to be an int list with 1 or 2 entries, got " +
                        (list == nullptr ? std::string("none") : list_str(*list)));
-  return list->size();
+  const size_t nd = list->size();
+  if (x.rank() != static_cast<int>(nd + 2))
+    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
+                       num(static_cast<int64_t>(nd)) + "-d " + what + ", got " + x.str());
+  return nd;
 }
 
 // ---- spatial output sizes ----------------------------------------------------
@@ -207,7 +214,7 @@ ConvAttrs conv_common(const ShapeQuery& q) {
   expect_inputs_between(q, 2, 3);
   const TensorType& x = q.inputs[0];
   const TensorType& w = q.inputs[1];
-  expect_dtype(q, x, kFloat, "input");
+  expect_dtype(q, x, q.decl->dtypes, "input");
   expect_same_dtype(q, w, x, "weight");
   if (q.inputs.size() == 3) expect_same_dtype(q, q.inputs[2], x, "bias");
   if (x.rank() != 3 && x.rank() != 4)
@@ -225,7 +232,7 @@ ConvAttrs conv_common(const ShapeQuery& q) {
   ca.stride = axis_ints(q, "stride", ca.nd, 1, std::vector<int64_t>(ca.nd, 1));
   ca.dilation = axis_ints(q, "dilation", ca.nd, 1, std::vector<int64_t>(ca.nd, 1));
   read_padding(q, ca.nd, ca.pad_begin, ca.pad_end);
-  ca.groups = q.attrs.get_int("groups", 1);
+  ca.groups = q.attr("groups").int_value(q.attrs);
   if (ca.groups < 1) op_error(q.op, "expected groups >= 1, got " + num(ca.groups));
   return ca;
 }
@@ -338,24 +345,15 @@ std::vector<TensorType> conv_transpose_shape(const ShapeQuery& q) {
 // ---- pooling -----------------------------------------------------------------
 
 std::vector<TensorType> pool_shape(const ShapeQuery& q, bool is_max) {
-  expect_inputs(q, 1);
+  const size_t nd = spatial_rank_from(q, "kernel_size", "window");
   const TensorType& x = q.inputs[0];
-  if (is_max) {
-    expect_dtype(q, x, kPoolable, "input");
-  } else {
-    expect_dtype(q, x, kFloat, "input");
-  }
-  const size_t nd = spatial_rank_from(q, "kernel_size");
-  if (x.rank() != static_cast<int>(nd + 2))
-    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
-                       num(static_cast<int64_t>(nd)) + "-d window, got " + x.str());
   const std::vector<int64_t> kernel = axis_ints(q, "kernel_size", nd, 1, {});
   const std::vector<int64_t> stride = axis_ints(q, "stride", nd, 1, kernel);
   std::vector<int64_t> pad_begin, pad_end;
   read_padding(q, nd, pad_begin, pad_end);
   // avg_pool reads dilation only to refuse anything but 1s.
   const std::vector<int64_t> dilation = axis_ints(q, "dilation", nd, 1, std::vector<int64_t>(nd, 1));
-  const bool ceil_mode = q.attrs.get_bool("ceil_mode", false);
+  const bool ceil_mode = q.attr("ceil_mode").bool_value(q.attrs);
   TensorType out(x.dtype, {x.dims[0], x.dims[1]});
   for (size_t i = 0; i < nd; ++i) {
     const int64_t d = is_max ? dilation[i] : 1;
@@ -379,13 +377,8 @@ std::vector<TensorType> avg_pool_shape(const ShapeQuery& q) { return pool_shape(
 /// adaptive_avg_pool and the resizes: [N, C, output_size...] for a float
 /// input of rank nd + 2; an empty spatial dim cannot grow.
 std::vector<TensorType> output_size_shape(const ShapeQuery& q) {
-  expect_inputs(q, 1);
+  const size_t nd = spatial_rank_from(q, "output_size", "output_size");
   const TensorType& x = q.inputs[0];
-  expect_dtype(q, x, kFloat, "input");
-  const size_t nd = spatial_rank_from(q, "output_size");
-  if (x.rank() != static_cast<int>(nd + 2))
-    op_error(q.op, "expected a rank-" + num(static_cast<int64_t>(nd + 2)) + " input (N, C, spatial...) for a " +
-                       num(static_cast<int64_t>(nd)) + "-d output_size, got " + x.str());
   const std::vector<int64_t> size = axis_ints(q, "output_size", nd, 0, {});
   TensorType out(x.dtype, {x.dims[0], x.dims[1]});
   for (size_t i = 0; i < nd; ++i) {
@@ -402,9 +395,10 @@ std::vector<TensorType> output_size_shape(const ShapeQuery& q) {
 std::vector<TensorType> softmax_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
-  expect_dtype(q, x, kFloat, "input");
-  if (!q.attrs.has("dim")) op_error(q.op, "expected attribute 'dim', got none");
-  normalize_dim(q, q.attrs.get_int("dim"), x.rank());
+  expect_dtype(q, x, q.decl->dtypes, "input");
+  const AttrDecl& dim = q.attr("dim");
+  if (!q.attrs.has(dim.name)) op_error(q.op, "expected attribute 'dim', got none");
+  normalize_dim(q, dim.int_value(q.attrs), x.rank());
   return {x};
 }
 
@@ -414,7 +408,7 @@ void check_channel_param(const ShapeQuery& q, const TensorType& p, const TensorT
   if (same_dtype) {
     expect_same_dtype(q, p, x, what);
   } else {
-    expect_dtype(q, p, kFloat, what);
+    expect_dtype(q, p, q.decl->dtypes, what);
   }
   const Dim& c = x.dims[1];
   if (p.rank() != 1 || (c.is_static() && p.dims[0].is_static() && p.dims[0].value != c.value))
@@ -423,7 +417,7 @@ void check_channel_param(const ShapeQuery& q, const TensorType& p, const TensorT
 }
 
 void expect_channels_input(const ShapeQuery& q, const TensorType& x) {
-  expect_dtype(q, x, kFloat, "input");
+  expect_dtype(q, x, q.decl->dtypes, "input");
   if (x.rank() < 2) op_error(q.op, "expected an input of rank >= 2 (N, C, ...), got " + x.str());
 }
 
@@ -441,8 +435,9 @@ std::vector<TensorType> grouped_norm_shape(const ShapeQuery& q, bool instance) {
   const TensorType& x = q.inputs[0];
   expect_channels_input(q, x);
   if (!instance) {
-    if (!q.attrs.has("num_groups")) op_error(q.op, "expected attribute 'num_groups', got none");
-    const int64_t groups = q.attrs.get_int("num_groups");
+    const AttrDecl& num_groups = q.attr("num_groups");
+    if (!q.attrs.has(num_groups.name)) op_error(q.op, "expected attribute 'num_groups', got none");
+    const int64_t groups = num_groups.int_value(q.attrs);
     const Dim& c = x.dims[1];
     if (groups <= 0 || (c.is_static() && c.value % groups != 0))
       op_error(q.op, "expected num_groups to be positive and divide the " + c.str() + " channels of input " +
@@ -459,9 +454,9 @@ std::vector<TensorType> instance_norm_shape(const ShapeQuery& q) { return groupe
 std::vector<TensorType> layer_norm_shape(const ShapeQuery& q) {
   expect_inputs_between(q, 1, 3);
   const TensorType& x = q.inputs[0];
-  expect_dtype(q, x, kFloat, "input");
+  expect_dtype(q, x, q.decl->dtypes, "input");
   if (x.rank() < 1) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
-  const int64_t raw = q.attrs.get_int("axis", -1);
+  const int64_t raw = q.attr("axis").int_value(q.attrs);
   if (raw < -x.rank() || raw >= x.rank())
     op_error(q.op, "expected axis in [" + num(-x.rank()) + ", " + num(x.rank() - 1) + "] for input " + x.str() +
                        ", got " + num(raw));
@@ -490,56 +485,20 @@ std::vector<TensorType> layer_norm_shape(const ShapeQuery& q) {
 
 }  // namespace
 
-std::vector<OpInfo> nn_rows() {
-  const OperandDecl self{"self"};
-  const OperandDecl input{"input"};
-  const OperandDecl weight{"weight"};
-  const OperandDecl opt_weight{"weight", OperandKind::Optional};
-  const OperandDecl opt_bias{"bias", OperandKind::Optional};
-  const AttrDecl eps = attr_float("eps", 1e-5);
-  const AttrDecl stride = attr_ints("stride", AttrRule::Positive);
-  const AttrDecl padding = attr_ints("padding", AttrRule::NonNegative);
-  const AttrDecl dilation = attr_ints("dilation", AttrRule::Positive);
-  const AttrDecl groups = attr_int("groups", 1, AttrRule::Positive);
-  const AttrDecl ceil_mode = attr_bool("ceil_mode", false);
-  const AttrDecl output_size = required(attr_ints("output_size", AttrRule::Positive));
-  // Set by the onednn backend on the convolutions whose weights it stores in
-  // its own blocked layout (BackendCompiler::prepare_constants).
-  const AttrDecl weights_layout[] = {attr_ints("weights_strides"), attr_ints("weights_blocks"),
-                                     attr_ints("weights_block_dims")};
-  return {
-      make_row("conv", "default", {input, weight, opt_bias},
-               {stride, padding, dilation, groups, weights_layout[0], weights_layout[1], weights_layout[2]},
-               conv_shape, 0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
-      make_row("conv_transpose", "default", {input, weight, opt_bias},
-               {stride, padding, attr_ints("output_padding", AttrRule::NonNegative), dilation, groups},
-               conv_transpose_shape, 0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
-      make_row("max_pool", "default", {self},
-               {required(attr_ints("kernel_size", AttrRule::Positive)), stride, padding, dilation, ceil_mode},
-               max_pool_shape, 0, "1-d / 2-d max pooling"),
-      make_row("avg_pool", "default", {self},
-               {required(attr_ints("kernel_size", AttrRule::Positive)), stride, padding, ceil_mode,
-                attr_bool("count_include_pad", true), dilation},
-               avg_pool_shape, 0, "1-d / 2-d average pooling"),
-      make_row("adaptive_avg_pool", "default", {self}, {output_size}, output_size_shape, 0,
-               "1-d / 2-d average pooling to a given output size"),
-      make_row("upsample_nearest", "default", {self}, {output_size}, output_size_shape, kOpShapeOnly,
-               "nearest-neighbour resize of the spatial dims (torch 'nearest')"),
-      make_row("upsample_bilinear", "default", {self}, {output_size, attr_bool("align_corners", false)},
-               output_size_shape, 0, "linear (1-d) / bilinear (2-d) resize of the spatial dims"),
-      make_row("softmax", "default", {self}, {required(attr_int("dim", 0))}, softmax_shape, 0, "softmax along dim"),
-      make_row("log_softmax", "default", {self}, {required(attr_int("dim", 0))}, softmax_shape, 0,
-               "log of softmax along dim"),
-      make_row("batch_norm", "default", {input, weight, {"bias"}, {"running_mean"}, {"running_var"}}, {eps},
-               batch_norm_shape, 0, "inference batch normalization over channel dim 1"),
-      make_row("layer_norm", "default", {input, opt_weight, opt_bias}, {attr_int("axis", -1), eps}, layer_norm_shape,
-               0, "normalization over dims [axis, rank) with optional affine"),
-      make_row("group_norm", "default", {input, opt_weight, opt_bias},
-               {required(attr_int("num_groups", 1, AttrRule::Positive)), eps}, group_norm_shape, 0,
-               "normalization over groups of channels with per-channel affine"),
-      make_row("instance_norm", "default", {input, opt_weight, opt_bias}, {eps}, instance_norm_shape, 0,
-               "normalization per sample and channel with per-channel affine"),
-  };
+std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
+  return {{"conv", conv_shape},
+          {"conv_transpose", conv_transpose_shape},
+          {"max_pool", max_pool_shape},
+          {"avg_pool", avg_pool_shape},
+          {"adaptive_avg_pool", output_size_shape},
+          {"upsample_nearest", output_size_shape},
+          {"upsample_bilinear", output_size_shape},
+          {"softmax", softmax_shape},
+          {"log_softmax", softmax_shape},
+          {"batch_norm", batch_norm_shape},
+          {"layer_norm", layer_norm_shape},
+          {"group_norm", group_norm_shape},
+          {"instance_norm", instance_norm_shape}};
 }
 
 }  // namespace edgec::ops

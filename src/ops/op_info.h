@@ -80,6 +80,9 @@ class TypeList {
 
 struct OpInfo;
 
+/// The declaration of the row for a base name ("add"), or nullptr.
+const OpDecl* find_decl_by_name(std::string_view base_name);
+
 /// What a shape function sees: the flat input types (list operands
 /// expanded, absent optionals left out), their grouping, the attributes,
 /// and the operator's row (its declared attributes and dtypes).
@@ -88,7 +91,10 @@ struct ShapeQuery {
   TypeList inputs;
   std::span<const OperandGroup> groups;
   const Attrs& attrs;
-  const OpDecl* decl = nullptr;  ///< The operator's declaration (its attributes' defaults).
+  /// The operator's declaration (its attributes' defaults, its dtypes). A
+  /// query built by name alone (a test calling a shape function directly)
+  /// gets the table's row for `op`, so that shape functions can always read it.
+  const OpDecl* decl = find_decl_by_name(op);
 
   /// The declared attribute `name` of this operator (the table guarantees
   /// a shape function asks only for its own operator's attributes).

@@ -1,5 +1,8 @@
-// The operator table: gathers every family's rows once, sorted by name, and
-// answers lookups by full name (dialect.name.overload) or base name.
+// The operator table: gathers every operator's row once, sorted by name, and
+// answers lookups by full name (dialect.name.overload) or base name. A core
+// operator's row is its kernel's declaration with the shape function of its
+// result rule or the one its family file in src/ops registers under its
+// name; a composite's row comes whole from composite_ops.cpp.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -24,15 +27,15 @@ struct Table {
   std::unordered_map<std::string_view, const OpInfo*> by_name;
 
   Table() {
-    // Operators declared beside their kernels, with the shape function of
-    // their rule or one registered under their name.
     std::unordered_map<std::string_view, ShapeFn> custom;
-    for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes()})
+    for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes(), ops::linalg_shapes(), ops::nn_shapes(),
+                        ops::shape_shapes(), ops::indexing_shapes(), ops::creation_shapes()})
       for (auto [name, fn] : family)
         if (!custom.emplace(name, fn).second)
           throw CompileError("operator table: two shape functions for '" + std::string(name) + "'");
     for (const KernelEntry& e : kernel_entries()) {
-      if (e.decl.family.empty()) continue;  // declared in src/ops below
+      if (e.decl.family.empty())
+        throw CompileError("operator table: the kernel of '" + std::string(e.decl.name) + "' declares no family");
       auto row = std::make_unique<OpInfo>();
       static_cast<OpDecl&>(*row) = e.decl;
       row->shape = ops::rule_shape(e.decl.result);
@@ -49,10 +52,7 @@ struct Table {
     if (!custom.empty())
       throw CompileError("operator table: a shape function for '" + std::string(custom.begin()->first) +
                          "', which no kernel declares");
-    for (auto family : {ops::elementwise_rows(), ops::linalg_rows(), ops::nn_rows(),
-                        ops::shape_rows(), ops::indexing_rows(), ops::creation_rows()}) {
-      for (auto& row : family) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
-    }
+    for (auto& row : ops::composite_rows()) rows.push_back(std::make_unique<OpInfo>(std::move(row)));
     for (const auto& r : rows) sorted.push_back(r.get());
     std::sort(sorted.begin(), sorted.end(),
               [](const OpInfo* a, const OpInfo* b) { return a->name < b->name; });
@@ -111,6 +111,15 @@ bool dialect_allows(std::string_view dialect, const OpInfo& op, std::string_view
 }
 
 std::span<const OpInfo* const> all_ops() { return table().sorted; }
+
+const OpDecl* find_decl_by_name(std::string_view base_name) { return find_op_by_name(base_name); }
+
+std::vector<OpInfo> ops::family_rows(std::string_view family) {
+  std::vector<OpInfo> rows;
+  for (const OpInfo* op : all_ops())
+    if (op->family == family) rows.push_back(*op);
+  return rows;
+}
 
 const AttrDecl& ShapeQuery::attr(std::string_view attr_name) const {
   const AttrDecl* a = decl ? decl->attr(attr_name) : nullptr;

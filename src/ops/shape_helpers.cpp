@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <variant>
 
 #include "ops/op_rows.h"
 
@@ -11,17 +12,60 @@ void op_error(std::string_view op, const std::string& message) {
   throw CompileError(text);
 }
 
-OpInfo make_row(std::string_view name, std::string_view overload, std::vector<OperandDecl> operands,
-                std::vector<AttrDecl> attrs, ShapeFn shape, uint32_t flags, std::string_view summary) {
-  OpInfo op;
-  op.name = name;
-  op.overload = overload;
-  op.operands = std::move(operands);
-  op.attrs = std::move(attrs);
-  op.shape = shape;
-  op.flags = flags;
-  op.summary = summary;
-  return op;
+namespace {
+std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+}  // namespace
+
+void missing_attr(const ShapeQuery& q, const AttrDecl& decl) {
+  op_error(q.op, "expected attribute " + quoted(decl.name) + " (" + std::string(attr_kind_name(decl.kind)) +
+                     "), got none");
+}
+
+void wrong_attr(const ShapeQuery& q, const AttrDecl& decl, const AttrValue& got) {
+  op_error(q.op, "expected attribute " + quoted(decl.name) + " of kind " + std::string(attr_kind_name(decl.kind)) +
+                     ", got " + std::string(attr_kind_name(attr_kind(got))));
+}
+
+const AttrValue* find_attr(const ShapeQuery& q, const AttrDecl& decl) {
+  const AttrValue* v = q.attrs.find(decl.name);
+  if (!v && decl.required) missing_attr(q, decl);
+  return v;
+}
+
+int64_t int_attr(const ShapeQuery& q, std::string_view name) {
+  const AttrDecl& decl = q.attr(name);
+  const AttrValue* v = find_attr(q, decl);
+  if (!v) return static_cast<int64_t>(decl.number);
+  if (const auto* i = std::get_if<int64_t>(v)) return *i;
+  wrong_attr(q, decl, *v);
+}
+
+bool bool_attr(const ShapeQuery& q, std::string_view name) {
+  const AttrDecl& decl = q.attr(name);
+  const AttrValue* v = find_attr(q, decl);
+  if (!v) return decl.number != 0;
+  if (const auto* b = std::get_if<bool>(v)) return *b;
+  if (const auto* i = std::get_if<int64_t>(v)) return *i != 0;  // ONNX writes bools as ints
+  wrong_attr(q, decl, *v);
+}
+
+const std::vector<int64_t>* ints_attr(const ShapeQuery& q, std::string_view name) {
+  static const std::vector<int64_t> kEmpty;
+  const AttrDecl& decl = q.attr(name);
+  const AttrValue* v = find_attr(q, decl);
+  if (!v) return nullptr;
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(v)) return ints;
+  // An empty list may be stored as either list kind.
+  if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty()) return &kEmpty;
+  wrong_attr(q, decl, *v);
+}
+
+const std::vector<int64_t>& required_ints(const ShapeQuery& q, std::string_view name) {
+  const std::vector<int64_t>* list = ints_attr(q, name);
+  if (!list)
+    throw CompileError("internal error: [" + std::string(q.op) + "] declares '" + std::string(name) +
+                       "' optional but reads it as required");
+  return *list;
 }
 
 void expect_inputs(const ShapeQuery& q, size_t n) {

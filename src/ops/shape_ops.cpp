@@ -1,6 +1,6 @@
-// Operator-table rows of the shape and data-movement family: reshape, permute,
+// Shape functions of the shape and data-movement family: reshape, permute,
 // expand, squeeze, unsqueeze, flatten, concat, split, slice, select, pad,
-// tile, triu, tril and topk.
+// tile, triu, tril and topk, declared with their kernels.
 //
 // Static inputs give exactly the portable kernels' output shapes
 // (src/kernels/shape.cpp, shape_pad.cpp, shape_topk.cpp), and the errors are
@@ -28,60 +28,6 @@ std::string list_str(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + str(v[i]);
   return s + "]";
-}
-
-std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
-
-// ---- attributes ----------------------------------------------------------------
-// Read like the kernels read them: the same defaults, the same kinds accepted.
-
-[[noreturn]] void missing_attr(const ShapeQuery& q, std::string_view name, AttrKind kind) {
-  op_error(q.op, "expected attribute " + quoted(name) + " (" + std::string(attr_kind_name(kind)) +
-                     "), got none");
-}
-
-[[noreturn]] void wrong_attr(const ShapeQuery& q, std::string_view name, AttrKind kind,
-                             const AttrValue& got) {
-  op_error(q.op, "expected attribute " + quoted(name) + " of kind " +
-                     std::string(attr_kind_name(kind)) + ", got " +
-                     std::string(attr_kind_name(attr_kind(got))));
-}
-
-int64_t int_attr(const ShapeQuery& q, std::string_view name, std::optional<int64_t> dflt) {
-  const AttrValue* v = q.attrs.find(name);
-  if (!v) {
-    if (!dflt) missing_attr(q, name, AttrKind::Int);
-    return *dflt;
-  }
-  if (const auto* i = std::get_if<int64_t>(v)) return *i;
-  wrong_attr(q, name, AttrKind::Int, *v);
-}
-
-bool bool_attr(const ShapeQuery& q, std::string_view name, bool dflt) {
-  const AttrValue* v = q.attrs.find(name);
-  if (!v) return dflt;
-  if (const auto* b = std::get_if<bool>(v)) return *b;
-  if (const auto* i = std::get_if<int64_t>(v)) return *i != 0;  // ONNX writes bools as ints
-  wrong_attr(q, name, AttrKind::Bool, *v);
-}
-
-/// An int list; nullptr when absent and optional. An empty list may be
-/// stored as either list kind.
-const std::vector<int64_t>* ints_attr(const ShapeQuery& q, std::string_view name, bool required) {
-  static const std::vector<int64_t> kEmpty;
-  const AttrValue* v = q.attrs.find(name);
-  if (!v) {
-    if (required) missing_attr(q, name, AttrKind::Ints);
-    return nullptr;
-  }
-  if (const auto* ints = std::get_if<std::vector<int64_t>>(v)) return ints;
-  if (const auto* floats = std::get_if<std::vector<double>>(v); floats && floats->empty())
-    return &kEmpty;
-  wrong_attr(q, name, AttrKind::Ints, *v);
-}
-
-const std::vector<int64_t>& required_ints(const ShapeQuery& q, std::string_view name) {
-  return *ints_attr(q, name, true);
 }
 
 // ---- dims ------------------------------------------------------------------------
@@ -247,7 +193,7 @@ std::vector<TensorType> reshape_shape(const ShapeQuery& q) {
 std::vector<TensorType> squeeze_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
-  const std::vector<int64_t>* dims = ints_attr(q, "dims", false);
+  const std::vector<int64_t>* dims = ints_attr(q, "dims");
   std::vector<bool> drop(x.dims.size(), false);
   if (!dims) {
     // Without dims only the dims known to be 1 go; a symbol that turns out
@@ -290,8 +236,8 @@ std::vector<TensorType> unsqueeze_shape(const ShapeQuery& q) {
 std::vector<TensorType> flatten_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
-  const int64_t start_attr = int_attr(q, "start_dim", 0);
-  const int64_t end_attr = int_attr(q, "end_dim", -1);
+  const int64_t start_attr = int_attr(q, "start_dim");
+  const int64_t end_attr = int_attr(q, "end_dim");
   // A scalar flattens to [1] (torch): dims are taken against rank >= 1.
   const int64_t rank = std::max(x.rank(), 1);
   const int start = wrap_dim(q, start_attr, rank);
@@ -308,12 +254,21 @@ std::vector<TensorType> flatten_shape(const ShapeQuery& q) {
 
 // ---- permute, expand ---------------------------------------------------------------
 
-std::vector<TensorType> permute_shape(const ShapeQuery& q) {
+/// The one input's required int list `name` with an entry per dim of the
+/// input (permute's dims, tile's repeats).
+const std::vector<int64_t>& per_dim_ints(const ShapeQuery& q, std::string_view name) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
-  const auto& dims = required_ints(q, "dims");
-  if (static_cast<int64_t>(dims.size()) != x.rank())
-    op_error(q.op, "expected " + str(x.rank()) + " dims for " + x.str() + ", got " + list_str(dims));
+  const auto& list = required_ints(q, name);
+  if (static_cast<int64_t>(list.size()) != x.rank())
+    op_error(q.op, "expected " + str(x.rank()) + " " + std::string(name) + " for " + x.str() + ", got " +
+                       list_str(list));
+  return list;
+}
+
+std::vector<TensorType> permute_shape(const ShapeQuery& q) {
+  const auto& dims = per_dim_ints(q, "dims");
+  const TensorType& x = q.inputs[0];
   Dims out;
   for (int d : wrap_dim_list(q, dims, x.rank())) out.push_back(x.dims[d]);
   return {TensorType(x.dtype, std::move(out))};
@@ -367,7 +322,7 @@ std::vector<TensorType> concat_shape(const ShapeQuery& q) {
   const TensorType& ref = q.inputs[ref_index];
   const int64_t rank = ref.rank();
   if (rank == 0) op_error(q.op, "expected tensors of rank >= 1, got " + ref.str());
-  const int dim = wrap_dim(q, q.attrs.get_int("dim", 0), rank);
+  const int dim = wrap_dim(q, q.attr("dim").int_value(q.attrs), rank);
   // The sum along dim: non-static parts first, then the static total, so
   // that a derived name starts with a symbol.
   int64_t total = 0;
@@ -410,7 +365,7 @@ std::vector<TensorType> split_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
   if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
-  const int dim = wrap_dim(q, int_attr(q, "dim", 0), x.rank());
+  const int dim = wrap_dim(q, int_attr(q, "dim"), x.rank());
   const auto& sizes = required_ints(q, "sizes");
   if (sizes.empty()) op_error(q.op, "expected at least one size (one per result), got []");
   int64_t sum = 0;
@@ -481,8 +436,8 @@ std::vector<TensorType> slice_shape(const ShapeQuery& q) {
   const TensorType& x = q.inputs[0];
   const auto& starts = required_ints(q, "starts");
   const auto& ends = required_ints(q, "ends");
-  const std::vector<int64_t>* dims_attr = ints_attr(q, "dims", false);
-  const std::vector<int64_t>* steps = ints_attr(q, "steps", false);
+  const std::vector<int64_t>* dims_attr = ints_attr(q, "dims");
+  const std::vector<int64_t>* steps = ints_attr(q, "steps");
   const size_t n = starts.size();
   if (ends.size() != n || (dims_attr && dims_attr->size() != n) || (steps && steps->size() != n))
     op_error(q.op, "expected starts, ends, dims and steps of one length, got " + str(n) + ", " +
@@ -509,8 +464,8 @@ std::vector<TensorType> slice_shape(const ShapeQuery& q) {
 std::vector<TensorType> select_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
-  const int dim = wrap_dim(q, int_attr(q, "dim", std::nullopt), x.rank());
-  const int64_t index = int_attr(q, "index", std::nullopt);
+  const int dim = wrap_dim(q, int_attr(q, "dim"), x.rank());
+  const int64_t index = int_attr(q, "index");
   const Dim& d = x.dims[dim];
   // Negative indices wrap once; the size (or its bound) decides the rest.
   const auto ub = d.upper_bound();
@@ -532,7 +487,7 @@ std::vector<TensorType> pad_shape(const ShapeQuery& q) {
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     op_error(q.op, "expected " + str(2 * rank) + " pads (begins, then ends) for " + x.str() +
                        ", got " + list_str(pads));
-  const std::string_view mode = q.attrs.get_string("mode", "constant");
+  const std::string_view mode = q.attr("mode").string_value(q.attrs);
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     op_error(q.op, "expected mode constant, reflect or edge, got '" + std::string(mode) + "'");
   Dims out(x.dims.size());
@@ -561,11 +516,8 @@ std::vector<TensorType> pad_shape(const ShapeQuery& q) {
 }
 
 std::vector<TensorType> tile_shape(const ShapeQuery& q) {
-  expect_inputs(q, 1);
+  const auto& repeats = per_dim_ints(q, "repeats");
   const TensorType& x = q.inputs[0];
-  const auto& repeats = required_ints(q, "repeats");
-  if (static_cast<int64_t>(repeats.size()) != x.rank())
-    op_error(q.op, "expected " + str(x.rank()) + " repeats for " + x.str() + ", got " + list_str(repeats));
   Dims out(x.dims.size());
   for (size_t d = 0; d < repeats.size(); ++d) {
     if (repeats[d] < 0) op_error(q.op, "expected repeats >= 0, got " + list_str(repeats));
@@ -587,7 +539,7 @@ std::vector<TensorType> triangle_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
   if (x.rank() < 2) op_error(q.op, "expected an input of rank >= 2, got " + x.str());
-  int_attr(q, "diagonal", 0);  // kind check only
+  int_attr(q, "diagonal");  // kind check only
   return {x};
 }
 
@@ -596,12 +548,12 @@ std::vector<TensorType> triangle_shape(const ShapeQuery& q) {
 std::vector<TensorType> topk_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
-  if (x.dtype == DType::Bool) op_error(q.op, "expected a numeric input, got " + x.str());
-  const int64_t k = int_attr(q, "k", std::nullopt);
+  if (!q.decl->dtypes.contains(x.dtype)) op_error(q.op, "expected a numeric input, got " + x.str());
+  const int64_t k = int_attr(q, "k");
   // A scalar is a slice of one element (torch accepts dim 0 or -1).
-  const int dim = wrap_dim(q, int_attr(q, "dim", -1), std::max(x.rank(), 1));
-  bool_attr(q, "largest", true);
-  bool_attr(q, "sorted", true);
+  const int dim = wrap_dim(q, int_attr(q, "dim"), std::max(x.rank(), 1));
+  bool_attr(q, "largest");
+  bool_attr(q, "sorted");
   const Dim n = x.rank() == 0 ? Dim::fixed(1) : x.dims[dim];
   const auto ub = n.upper_bound();
   if (k < 0 || (ub && k > *ub))
@@ -614,46 +566,12 @@ std::vector<TensorType> topk_shape(const ShapeQuery& q) {
 
 }  // namespace
 
-std::vector<OpInfo> shape_rows() {
-  const std::vector<OperandDecl> self = {{"self"}};
-  OpInfo concat = make_row("concat", "default", {{"tensors", OperandKind::List}}, {attr_int("dim", 0)}, concat_shape,
-                           kOpShapeOnly, "joins tensors along dim");
-  return {
-      concat,
-      make_row("reshape", "default", self, {required(attr_ints("shape"))}, reshape_shape, kOpShapeOnly,
-               "the same elements in a new shape; one size may be -1 (inferred)"),
-      make_row("permute", "default", self, {required(attr_ints("dims"))}, permute_shape, kOpShapeOnly,
-               "reorders dims: result dim i is input dim dims[i]"),
-      make_row("expand", "default", self, {required(attr_ints("shape"))}, expand_shape, kOpShapeOnly,
-               "broadcasts to shape (ONNX Expand; -1 or 1 keeps a size)"),
-      make_row("squeeze", "default", self, {attr_ints("dims")}, squeeze_shape, kOpShapeOnly,
-               "removes size-1 dims (the listed ones, or all)"),
-      make_row("unsqueeze", "default", self, {required(attr_ints("dims"))}, unsqueeze_shape, kOpShapeOnly,
-               "inserts size-1 dims at result positions dims"),
-      make_row("flatten", "default", self, {attr_int("start_dim", 0), attr_int("end_dim", -1)}, flatten_shape,
-               kOpShapeOnly, "merges dims start_dim..end_dim into one"),
-      make_row("split", "default", self, {attr_int("dim", 0), required(attr_ints("sizes", AttrRule::NonNegative))},
-               split_shape, kOpShapeOnly, "splits along dim into parts of the given sizes"),
-      make_row("slice", "default", self,
-               {attr_ints("dims"), required(attr_ints("starts")), required(attr_ints("ends")), attr_ints("steps")},
-               slice_shape, kOpShapeOnly, "ONNX Slice: starts:ends:steps along dims"),
-      make_row("select", "default", self, {required(attr_int("dim", 0)), required(attr_int("index", 0))}, select_shape,
-               kOpShapeOnly, "picks one index along dim, removing the dim"),
-      make_row("pad", "default", self,
-               {required(attr_ints("pads")), attr_string("mode", "constant", {"constant", "reflect", "edge"}),
-                attr_float("value", 0)},
-               pad_shape, 0, "ONNX Pad (begins then ends; negative crops): constant, reflect or edge"),
-      make_row("tile", "default", self, {required(attr_ints("repeats", AttrRule::NonNegative))}, tile_shape,
-               kOpShapeOnly, "repeats the tensor along each dim (ONNX Tile)"),
-      make_row("triu", "default", self, {attr_int("diagonal", 0)}, triangle_shape, 0,
-               "zeroes below the diagonal of the last two dims"),
-      make_row("tril", "default", self, {attr_int("diagonal", 0)}, triangle_shape, 0,
-               "zeroes above the diagonal of the last two dims"),
-      make_row("topk", "default", self,
-               {required(attr_int("k", 0, AttrRule::NonNegative)), attr_int("dim", -1), attr_bool("largest", true),
-                attr_bool("sorted", true)},
-               topk_shape, 0, "the k largest (or smallest) along dim, sorted, and their i64 indices"),
-  };
+std::vector<std::pair<std::string_view, ShapeFn>> shape_shapes() {
+  return {{"concat", concat_shape},   {"reshape", reshape_shape}, {"permute", permute_shape},
+          {"expand", expand_shape},   {"squeeze", squeeze_shape}, {"unsqueeze", unsqueeze_shape},
+          {"flatten", flatten_shape}, {"split", split_shape},     {"slice", slice_shape},
+          {"select", select_shape},   {"pad", pad_shape},         {"tile", tile_shape},
+          {"triu", triangle_shape},   {"tril", triangle_shape},   {"topk", topk_shape}};
 }
 
 }  // namespace edgec::ops
