@@ -48,7 +48,7 @@ Reason check_softplus(const CallView& call) {
 }
 
 Reason check_conv_transpose(const CallView& call) {
-  if (call.attrs.get_int("groups", 1) != 1) return "attribute groups != 1 for transposed conv";
+  if (call.int_attr("groups") != 1) return "attribute groups != 1 for transposed conv";
   const size_t nd = call.inputs[0].size() - 2;
   std::vector<int64_t> pb, pe;
   spatial_padding(call.attrs, nd, pb, pe);
@@ -77,7 +77,7 @@ Reason check_pool(const CallView& call) {
     if (pr < 0) return "pooling geometry oneDNN cannot express (negative right padding)";
     // torch counts padding only up to the padded extent; oneDNN's
     // include-padding divisor is always the full window.
-    if (avg && pr > pe[i] && call.attrs.get_bool("count_include_pad", true))
+    if (avg && pr > pe[i] && call.bool_attr("count_include_pad"))
       return "attribute ceil_mode with count_include_pad for avg_pool";
   }
   return std::nullopt;
@@ -108,7 +108,7 @@ Reason check_layer_norm(const CallView& call) {
   const auto& x = call.inputs[0];
   const int rank = static_cast<int>(x.size());
   if (rank < 1) return "layer_norm of a scalar";
-  int64_t axis = call.attrs.get_int("axis", -1);
+  int64_t axis = call.int_attr("axis");
   if (axis < 0) axis += rank;
   int64_t inner = 1;
   for (int d = static_cast<int>(axis); d < rank; ++d) inner *= x[static_cast<size_t>(d)];
@@ -285,6 +285,11 @@ const OpRow* find_op_row(std::string_view op) {
   const auto rows = op_table();
   auto it = std::lower_bound(rows.begin(), rows.end(), op, [](const OpRow& r, std::string_view n) { return r.name < n; });
   return it != rows.end() && it->name == op ? &*it : nullptr;
+}
+
+const AttrDecl& declared_attr(std::string_view op, std::string_view name) {
+  const OpRow* row = find_op_row(op);
+  return declared(row ? row->decl : nullptr, op, name);
 }
 
 std::optional<std::string> check_call(const OpRow& row, const CallView& call) {

@@ -81,6 +81,12 @@ struct OpRow {
 std::span<const OpRow> op_table();
 /// The row of base name `op`, or nullptr.
 const OpRow* find_op_row(std::string_view op);
+/// Attribute `name` of operator `op` as its declaration has it (kind,
+/// default): what the runtime's builders read attributes through. Throws
+/// std::logic_error when `op` has no row or its declaration no such
+/// attribute (init reports it).
+const AttrDecl& declared_attr(std::string_view op, std::string_view name);
+
 /// The row's check applied to `call` (nullopt when it has none).
 std::optional<std::string> check_call(const OpRow& row, const CallView& call);
 

@@ -39,6 +39,10 @@ struct Ctx {
     return k == SlotKind::Constant || k == SlotKind::State;
   }
   const Attrs& attrs() const { return in.attrs; }
+  /// Attributes through the operator's declaration (its defaults; op_table.h).
+  int64_t int_attr(std::string_view name) const;
+  double float_attr(std::string_view name) const;
+  bool bool_attr(std::string_view name) const;
   const Instruction& at(int32_t i) const { return program.instructions()[static_cast<size_t>(i)]; }
 };
 

@@ -20,6 +20,7 @@
 #include <new>
 
 #include "backends/onednn/geometry.h"
+#include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 #include "backends/onednn/gemm_prepacked.h"
 #include "kernels/gemm.h"
@@ -105,7 +106,7 @@ int32_t absorb_affine(Ctx& c, int32_t slot, int64_t channels, Affine& aff, std::
         p.push_back(per_channel(c, in.inputs[i], 2, channels));
         if (p.back().empty()) return slot;
       }
-      const double eps = in.attrs.get_float("eps", 1e-5);
+      const double eps = edgec::onednn::declared_attr(in.op, "eps").float_value(in.attrs);
       for (size_t k = 0; k < s.size(); ++k) {
         const double inv = 1.0 / std::sqrt(static_cast<double>(p[3][k]) + eps);
         s[k] = static_cast<float>(p[0][k] * inv);
@@ -213,7 +214,7 @@ void read_conv_geometry(Ctx& c, bool transposed, ConvChain& ch, ConvGeometry& g)
               std::to_string(nd) + " spatial dims");
   require(edgec::onednn::spatial_values_in(a, {"stride", "dilation", "padding", "output_padding"}, 0, INT32_MAX),
           "convolution attributes out of range: stride, dilation, padding and output_padding must lie in [0, 2^31)");
-  const int64_t groups = ch.groups = a.get_int("groups", 1);
+  const int64_t groups = ch.groups = edgec::onednn::declared_attr(c.in.op, "groups").int_value(a);
   require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0,
           "groups = " + std::to_string(groups) + " with weights " + shape_string(w) +
               ": expected a positive number dividing the weights' first dim");
@@ -490,7 +491,7 @@ Error init_stored_weights(Delegate& d, const Program& p) {
       require(st.kind == SlotKind::Constant,
               "stored weights layout for slot " + std::to_string(w) +
                   ", which is not a constant (state may be replaced at load in its plain layout)");
-      const int64_t groups = in.attrs.get_int("groups", 1);
+      const int64_t groups = edgec::onednn::declared_attr(in.op, "groups").int_value(in.attrs);
       require(st.shape.size() >= 3 && groups >= 1 && st.shape[0] % groups == 0,
               "stored weights of shape " + shape_string(st.shape) + " in " + std::to_string(groups) +
                   " groups: expected rank 3 or more and groups dividing the first dim");

@@ -5,6 +5,7 @@
 // we target, where an OpenMP fork/join (~2 us) would cost more than the copy.
 #include <cstring>
 
+#include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 
 namespace edgec::runtime::onednn {
@@ -96,7 +97,7 @@ Error build_gather(Delegate& d, const Instruction& in, size_t index) {
   const SlotState& xs = d.slots.at(static_cast<size_t>(x));
   const SlotState& is = d.slots.at(static_cast<size_t>(ix));
   const auto rank = static_cast<int64_t>(xs.shape.size());
-  int64_t dim = in.op == "take" ? in.attrs.get_int("dim", 0) : 0;
+  int64_t dim = in.op == "take" ? edgec::onednn::declared_attr(in.op, "dim").int_value(in.attrs) : 0;
   if (dim < 0) dim += rank;
   if (rank == 0 || dim < 0 || dim >= rank)
     return fail(Error::InvalidProgram, "onednn: " + what + ": dim out of range for rank " + std::to_string(rank));

@@ -113,10 +113,10 @@ Error build_group_norm(Ctx& c, bool instance) {
   p.n = xs[0];
   p.channels = xs[1];
   for (size_t i = 2; i < xs.size(); ++i) p.spatial *= xs[i];
-  p.groups = instance ? p.channels : c.attrs().get_int("num_groups", 1);
+  p.groups = instance ? p.channels : c.int_attr("num_groups");
   if (p.groups <= 0 || p.channels % p.groups != 0) return bad(c, "channels not divisible into groups");
   require(p.n > 0 && p.channels > 0 && p.spatial > 0, "a normalization of " + shape_string(xs) + ": expected no empty dim");
-  p.eps = static_cast<float>(c.attrs().get_float("eps", 1e-5));
+  p.eps = static_cast<float>(c.float_attr("eps"));
   // The norm's own affine, per channel of x ([C] each).
   if (c.in.inputs.size() > 1) p.scale = c.input(1);
   if (c.in.inputs.size() > 2) p.shift = c.input(2);

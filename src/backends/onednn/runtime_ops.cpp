@@ -130,8 +130,8 @@ Error build_slice(Ctx& c) {
 Error build_select(Ctx& c) {
   const auto& x = c.shape(c.input(0));
   const auto xs = plain_strides(dnnl_dims(x));
-  const auto dim = static_cast<size_t>(normalize(c.attrs().get_int("dim"), static_cast<int64_t>(x.size())));
-  int64_t index = c.attrs().get_int("index");
+  const auto dim = static_cast<size_t>(normalize(c.int_attr("dim"), static_cast<int64_t>(x.size())));
+  int64_t index = c.int_attr("index");
   if (index < 0) index += x.at(dim);
   if (index < 0 || index >= x.at(dim)) return bad(c, "index out of range");
   memory::dims dims, strides;
@@ -157,7 +157,7 @@ Error build_split(Ctx& c) {
   const int32_t x = c.input(0);
   const auto xd = dnnl_dims(c.shape(x));
   const auto rank = static_cast<int64_t>(xd.size());
-  const int64_t dim_attr = c.attrs().get_int("dim", 0);
+  const int64_t dim_attr = c.int_attr("dim");
   require(dim_attr >= -rank && dim_attr < rank,
           "split dim " + std::to_string(dim_attr) + " of an input of rank " + std::to_string(rank));
   const auto dim = static_cast<size_t>(normalize(dim_attr, rank));
@@ -212,9 +212,9 @@ constexpr size_t kMaxConcatSources = DNNL_ARG_ATTR_ZERO_POINTS - DNNL_ARG_MULTIP
 // view with the result's strides.
 Error build_concat(Ctx& c) {
   const auto out = dnnl_dims(c.shape(c.output()));
-  const auto axis = static_cast<int>(normalize(c.attrs().get_int("dim", 0), static_cast<int64_t>(out.size())));
+  const auto axis = static_cast<int>(normalize(c.int_attr("dim"), static_cast<int64_t>(out.size())));
   require(axis >= 0 && static_cast<size_t>(axis) < out.size(),
-          "concat dim " + std::to_string(c.attrs().get_int("dim", 0)) + " of a result of rank " +
+          "concat dim " + std::to_string(c.int_attr("dim")) + " of a result of rank " +
               std::to_string(out.size()));
   const size_t n = c.in.inputs.size();
   if (n == 0) return bad(c, "expected at least one operand");
@@ -408,7 +408,7 @@ Error build_pool(Ctx& c) {
       if (pr[i] < 0) return bad(c, "no right padding gives the output size");
     }
     if (op == "avg_pool")
-      alg = a.get_bool("count_include_pad", true) ? algorithm::pooling_avg_include_padding
+      alg = c.bool_attr("count_include_pad") ? algorithm::pooling_avg_include_padding
                                                   : algorithm::pooling_avg_exclude_padding;
   }
   // In the input's layout; a blocked input gives a blocked result.
@@ -433,7 +433,7 @@ Error build_pool(Ctx& c) {
 Error build_softmax(Ctx& c, bool log) {
   const auto& x = c.shape(c.input(0));
   const int64_t rank = std::max<int64_t>(static_cast<int64_t>(x.size()), 1);
-  const auto axis = static_cast<int>(normalize(c.attrs().get_int("dim", -1), rank));
+  const auto axis = static_cast<int>(normalize(c.int_attr("dim"), rank));
   const memory::desc md = plain_md(x);
   dnnl::softmax_v2_forward::desc desc(kInference, log ? algorithm::softmax_log : algorithm::softmax_accurate, md, md,
                                       axis);
@@ -447,10 +447,10 @@ Error build_softmax(Ctx& c, bool log) {
 Error build_layer_norm(Ctx& c) {
   const auto& x = c.shape(c.input(0));
   const auto rank = static_cast<int64_t>(x.size());
-  const auto axis = static_cast<size_t>(normalize(c.attrs().get_int("axis", -1), rank));
+  const auto axis = static_cast<size_t>(normalize(c.int_attr("axis"), rank));
   int64_t rows = 1, cols = 1;
   for (size_t i = 0; i < x.size(); ++i) (i < axis ? rows : cols) *= x[i];
-  const auto eps = static_cast<float>(c.attrs().get_float("eps", 1e-5));
+  const auto eps = static_cast<float>(c.float_attr("eps"));
   const int32_t scale = c.in.inputs.size() > 1 ? c.input(1) : -1;
   const int32_t shift = c.in.inputs.size() > 2 ? c.input(2) : -1;
   const memory::desc md = md_of({rows, cols});
@@ -471,7 +471,7 @@ Error build_batch_norm(Ctx& c) {
   const auto& x = c.shape(c.input(0));
   require(x.size() >= 2 && x.size() <= 5, "a batch norm of " + shape_string(x) + ": expected rank 2 to 5");
   const memory::desc md = c.d.layout(c.input(0)), cmd = md_of({x[1]});
-  const auto eps = static_cast<float>(c.attrs().get_float("eps", 1e-5));
+  const auto eps = static_cast<float>(c.float_attr("eps"));
   const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
                      dnnl::normalization_flags::use_shift;
   dnnl::batch_normalization_forward::desc desc(kInference, md, eps, flags);
@@ -545,6 +545,16 @@ int threads_for(const Ctx& c) {
 }
 
 }  // namespace
+
+int64_t Ctx::int_attr(std::string_view name) const {
+  return edgec::onednn::declared_attr(in.op, name).int_value(in.attrs);
+}
+double Ctx::float_attr(std::string_view name) const {
+  return edgec::onednn::declared_attr(in.op, name).float_value(in.attrs);
+}
+bool Ctx::bool_attr(std::string_view name) const {
+  return edgec::onednn::declared_attr(in.op, name).bool_value(in.attrs);
+}
 
 Error bad(const Ctx& c, const std::string& message) {
   return fail(Error::InvalidProgram, "onednn: " + c.what + ": " + message);
