@@ -1,7 +1,7 @@
 // bench/lowering_scaling: lowering time (partition + to_backend, with its
 // one validation) of synthetic programs with P partitions and K constants,
 // each constant shared by two partitions and, for one in four, by a call
-// left on the CPU too, so that every rule of SEMANTICS 5 is exercised at
+// left on the CPU too, so that every rule of docs/semantics.md §5 is exercised at
 // scale. Prints the time per size and the ratio time(2N)/time(N); the
 // figures go to bench/RESULTS.md.
 //

@@ -1,5 +1,5 @@
 // The backends built into this edgec, compile side. Each backend registers
-// itself once, in its own CMakeLists.txt (edgec_add_backend), which puts it
+// itself once, in src/backends/<id>/backend.cmake (edgec_add_backend), which puts it
 // in the generated list this registry and the runtime's read
 // (backends/backend_list.h); the CMake option EDGEC_BACKEND_<ID> leaves it
 // out. docs/architecture.md, "Adding a backend".

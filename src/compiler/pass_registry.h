@@ -1,8 +1,9 @@
 // The one registry of passes: every pass of passes/ and lowering/, each
 // declared once with its name, a one-line summary and its options, as
 // MLIR's Passes.td declares them. `edgec opt --help` prints it and `edgec
-// opt --pass=NAME` looks passes up in it. It lives in lowering/, the
-// highest layer that defines passes, so that it can list them all.
+// opt --pass=NAME` looks passes up in it. It lives in the compiler driver
+// (src/compiler), above every layer that defines passes, so that it can
+// list them all, the partition pass with the backends built in included.
 #pragma once
 
 #include <memory>

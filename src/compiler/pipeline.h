@@ -21,7 +21,7 @@ void compile_program(Program& program, const LowerOptions& options, const std::s
 
 /// Lets each delegate's backend store constants in its own layout
 /// (BackendCompiler::prepare_constants), then verifies the delegate again:
-/// the edit must leave every program valid (SEMANTICS 5.7). A target another
+/// the edit must leave every program valid (docs/semantics.md §5.7). A target another
 /// program reads stays as it is (stored once). The last step of
 /// compile_program, after memory_plan.
 void prepare_delegate_constants(Program& program);

@@ -1,4 +1,4 @@
-// The program IR (SEMANTICS §1): one graph of placeholder / call / output
+// The program IR (docs/semantics.md §1): one graph of placeholder / call / output
 // nodes, its signature (input and output specs) and its data (state and
 // constants stores).
 //
@@ -31,13 +31,13 @@ class Node;
 struct OpInfo;
 struct Program;
 
-/// The operator of a call that runs a delegate program (SEMANTICS 4.4). It is
+/// The operator of a call that runs a delegate program (docs/semantics.md §4.4). It is
 /// not in the operator table: its inputs are the delegate program's user
 /// inputs and its results the delegate's outputs, in order, and its only
 /// attribute `delegate` indexes Program::delegates.
 inline constexpr std::string_view kCallDelegateOp = "call_delegate";
 
-/// One backend's reason for not taking a call (SEMANTICS 4.1).
+/// One backend's reason for not taking a call (docs/semantics.md §4.1).
 struct Refusal {
   std::string backend;
   std::string reason;
@@ -119,7 +119,7 @@ class Node {
   /// The name diagnostics use for the node: its first result, or "output".
   std::string label() const;
 
-  /// Delegation tag set by a partitioner (empty: untagged). SEMANTICS §4.
+  /// Delegation tag set by a partitioner (empty: untagged). docs/semantics.md §4.
   const std::string& tag() const { return tag_.str(); }
   void set_tag(std::string_view tag) { tag_ = Symbol(tag); }
 
@@ -293,7 +293,7 @@ struct MemoryPlan {
   bool empty() const { return values.empty() && arena_size == 0; }
 };
 
-/// A delegate program (SEMANTICS 4.4): the partition a backend took, as a
+/// A delegate program (docs/semantics.md §4.4): the partition a backend took, as a
 /// program of its own, called by a `call_delegate` node of the owning program.
 struct Delegate {
   std::string backend;  ///< Backend id: "reference", "onednn".
@@ -313,7 +313,7 @@ struct Program {
 
   /// The spec of the placeholder `v`, or nullptr.
   const InputSpec* input_spec_of(const Value* v) const;
-  /// The store an input kind requires (SEMANTICS §1).
+  /// The store an input kind requires (docs/semantics.md §1).
   Store& store_for(const InputSpec& spec) { return requires_state(spec) ? state : constants; }
   const Store& store_for(const InputSpec& spec) const {
     return requires_state(spec) ? state : constants;

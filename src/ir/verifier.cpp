@@ -268,7 +268,7 @@ class Verifier {
               ", but delegate " + std::to_string(i) + " returns " + out->input(k)->type().str());
   }
 
-  /// Each delegate program is verified on its own (SEMANTICS 5.7) and called once.
+  /// Each delegate program is verified on its own (docs/semantics.md §5.7) and called once.
   void check_delegates() {
     for (size_t i = 0; i < p_.delegates.size(); ++i) {
       const Delegate& d = p_.delegates[i];

@@ -1,4 +1,4 @@
-// The program verifier (SEMANTICS §1–2). It checks what passes can break:
+// The program verifier (docs/semantics.md §1–2). It checks what passes can break:
 // dialect membership, the signature against the placeholders and stores,
 // definition before use, and result types against the operator table.
 #pragma once

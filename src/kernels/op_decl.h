@@ -4,8 +4,9 @@
 // composite operator with no kernel, in src/ops/composite_ops.cpp), so that
 // every layer that handles the operator reads the same facts: the verifier
 // (an attribute value the declaration refuses is an error naming it), the
-// shape functions, the kernel's own attribute parsing, the interpreter, the
-// runtime's loader and each backend's partitioner. It depends on nothing of
+// shape functions, the kernel's own attribute parsing (so the interpreter
+// and the runtime, which run the kernels), and each backend's partitioner
+// and runtime builders. It depends on nothing of
 // the compiler: the runtime reads it too. docs/architecture.md, "Adding an
 // operator", walks through one.
 #pragma once

@@ -1,6 +1,6 @@
-// The ahead-of-time side of a backend (DESIGN "Data flow"): a partitioner
+// The ahead-of-time side of a backend (docs/architecture.md "Data flow"): a partitioner
 // that says which calls the backend takes and why it refuses the others
-// (SEMANTICS 4.1), and preprocess, which turns a delegate program into the
+// (docs/semantics.md §4.1), and preprocess, which turns a delegate program into the
 // payload the backend's runtime side initializes from.
 #pragma once
 
@@ -40,9 +40,9 @@ class BackendCompiler {
   virtual std::unique_ptr<Partitioner> make_partitioner(const std::string& options) const = 0;
   /// Turns a verified, memory-planned delegate program into payload bytes.
   /// The payload names the constants it reads by target; their bytes are
-  /// stored once in the file as named data (SEMANTICS 6), never in the
+  /// stored once in the file as named data (docs/semantics.md §6), never in the
   /// payload. Throws CompileError: a second placeholder for a target the
-  /// builder already has a slot for is a build error (SEMANTICS 6).
+  /// builder already has a slot for is a build error (docs/semantics.md §6).
   virtual std::vector<std::byte> preprocess(const Program& delegate) const = 0;
   /// After memory planning, before preprocess: may store some of the
   /// delegate's constants in the form its runtime reads in place (oneDNN's

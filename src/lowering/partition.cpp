@@ -1,4 +1,4 @@
-// Partition forming (SEMANTICS 4.3). The graph is first contracted: every
+// Partition forming (docs/semantics.md §4.3). The graph is first contracted: every
 // existing partition (an earlier partitioner's tag) and every call_delegate
 // becomes one node, so that a later partitioner, or a second partition run
 // after to_backend, sees the same structure either way (4.2). The contracted

@@ -1,4 +1,4 @@
-// Partitioning (SEMANTICS 4): partitioners, in priority order, tag the calls
+// Partitioning (docs/semantics.md §4): partitioners, in priority order, tag the calls
 // their backend takes; the calls a backend takes are grouped into connected
 // partitions that are acyclic with respect to the rest of the graph and to
 // every other partition, each with a unique tag. Refused calls record each

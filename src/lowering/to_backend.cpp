@@ -1,6 +1,6 @@
 // to_backend. Three steps over the owning program, each linear in its size:
 //
-// 1. Shared constants (SEMANTICS 5), all tags at once: a constant-like
+// 1. Shared constants (docs/semantics.md §5), all tags at once: a constant-like
 //    placeholder (constant, parameter, buffer that nothing mutates) whose
 //    users fall in several groups (one per tag being lowered, one for
 //    everything else) keeps its original for the group of its first user in

@@ -1,4 +1,4 @@
-// to_backend (SEMANTICS 4.4, 5): each tagged partition becomes a delegate
+// to_backend (docs/semantics.md §4.4, 5): each tagged partition becomes a delegate
 // program plus a call_delegate node in the owning program, with every shared
 // constant handled once (one pass over all tags, one validation).
 #pragma once

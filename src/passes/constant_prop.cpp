@@ -1,4 +1,4 @@
-// constant_prop (SEMANTICS §3): evaluates, at compile time, every call whose
+// constant_prop (docs/semantics.md §3): evaluates, at compile time, every call whose
 // inputs are all constant values, and replaces the results that non-constant
 // code reads with new `constant` placeholders.
 //
@@ -75,7 +75,7 @@ class ConstantPropagation : public Pass {
 
     // 1. Which values are constant, with their data.
     std::unordered_map<const Value*, TensorData> known = foldable_inputs(program, placeholders, mutated);
-    // Lifted constants with equal type and bytes are one constant (SEMANTICS
+    // Lifted constants with equal type and bytes are one constant (docs/semantics.md
     // 1: a `constant`'s values may be read): the exporter writes a Constant
     // node per use (GroupNorm's ones and zeros in every block of every
     // unrolled step), and the file should hold each value once.
@@ -231,7 +231,7 @@ class ConstantPropagation : public Pass {
   }
 
   // `_prop_tensor_constant<N>` targets not yet taken, N counting up
-  // (SEMANTICS 3.2). A target is taken when a store holds it (every
+  // (docs/semantics.md §3.2). A target is taken when a store holds it (every
   // non-user input's target is a store key) or a user input is named so;
   // what next() returns lands in the constants before it is called again.
   class FreeTargets {

@@ -1,6 +1,6 @@
 // Passes: small classes that take a Program and say whether they changed it
 // (MLIR style). Every pass is declared once in the registry
-// (lowering/pass_registry.cpp) with its name and a one-line summary; `edgec
+// (compiler/pass_registry.cpp) with its name and a one-line summary; `edgec
 // opt --help` prints them.
 #pragma once
 

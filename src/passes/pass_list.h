@@ -1,4 +1,4 @@
-// Constructors of the passes of this layer; lowering/pass_registry.cpp lists
+// Constructors of the passes of this layer; compiler/pass_registry.cpp lists
 // them, with the lowering layer's, and their summaries.
 #pragma once
 

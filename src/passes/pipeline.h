@@ -1,5 +1,5 @@
-// The lowering pipeline `edgec compile` runs after import (DESIGN "Data
-// flow"): to_edge, constant_prop, dce, memory_plan, verifying after each.
+// The lowering pipeline `edgec compile` runs after import
+// (docs/architecture.md "Data flow"): to_edge, constant_prop, dce, memory_plan, verifying after each.
 #pragma once
 
 #include <cstdint>

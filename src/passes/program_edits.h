@@ -29,7 +29,7 @@ void sync_output_specs(Program& program);
 /// their readers. Throws CompileError if a shape function rejects a call.
 void refresh_result_types(Program& program);
 
-/// SEMANTICS 3.3: every output is computed by a call. An output that is a
+/// docs/semantics.md §3.3: every output is computed by a call. An output that is a
 /// placeholder (a folded result, a parameter returned directly) gets a clone
 /// of the program's dialect in front of it. Returns whether it added any.
 bool ensure_outputs_are_calls(Program& program);

@@ -1,4 +1,4 @@
-// The runtime side of a backend (STYLE 13): is_available / init -> handle /
+// The runtime side of a backend (docs/architecture.md "Backends"): is_available / init -> handle /
 // execute / destroy, and the registry the loader resolves a delegate's
 // backend id with. A handle is one execution state: Method::create inits
 // every delegate once per Method, so Methods never share a handle.
@@ -18,7 +18,7 @@ namespace edgec::runtime {
 
 struct TypeInfo;
 
-/// One named tensor of the program file (SEMANTICS 6): bytes mapped from
+/// One named tensor of the program file (docs/semantics.md §6): bytes mapped from
 /// the file, read-only, at least 64-byte aligned.
 struct NamedDataEntry {
   std::string key;
@@ -75,7 +75,7 @@ using BackendList = std::span<const Backend* const>;
 
 /// Every backend linked into this runtime, in priority order: the
 /// generated list of the backends CMake built (EDGEC_BACKEND_<ID>), each
-/// registered once in its own CMakeLists.txt. Defined by the edgec_runtime
+/// registered once in its src/backends/<id>/backend.cmake. Defined by the edgec_runtime
 /// library (runtime/registry.cpp), above the backends: the loader
 /// (edgec_runtime_core) takes the list as an argument, whose default the
 /// caller evaluates, so the backends' runtime sides may use the loader and

@@ -1,4 +1,4 @@
-// Loading in layers (STYLE 11). The header and the data segment are file
+// Loading in layers (docs/architecture.md "Backends"). The header and the data segment are file
 // only; everything from the flatbuffer identifier on (parse_table) is shared
 // with delegate payloads, which are program tables too.
 #include "runtime/program.h"
@@ -357,7 +357,7 @@ Error Program::TableReader::read_constant_data(const std::string& what, const fb
   if (!v->data_key()) return bad(what + " (" + s.name + ") has no data key");
   const std::string key = v->data_key()->str();
   const NamedDataEntry* entry = named().find(key);
-  // SEMANTICS 6: a load-time error naming the slot and the key. In a
+  // docs/semantics.md §6: a load-time error naming the slot and the key. In a
   // file it is an inconsistent file; in a payload the payload and the
   // file it came with disagree, which the backend contract calls NotFound.
   if (!entry)

@@ -1,7 +1,7 @@
 // The runtime's view of a program file: loaded (mmap), validated once, then
 // shared read-only by any number of Methods (one per concurrent execution).
 //
-// Loading validates in layers (STYLE 11): header -> sizes and alignment ->
+// Loading validates in layers (docs/architecture.md "Backends"): header -> sizes and alignment ->
 // identifier -> flatbuffers Verifier -> semantic checks of every index,
 // offset, size, dtype and shape with overflow-checked arithmetic. A corrupt
 // or truncated file is an Error with a detail naming what was wrong; it never
@@ -87,7 +87,7 @@ class NamedDataTable final : public NamedDataMap {
     auto it = entries_.find(key);
     return it == entries_.end() ? nullptr : &it->second;
   }
-  /// Number of entries (each target once, SEMANTICS 6).
+  /// Number of entries (each target once, docs/semantics.md §6).
   size_t size() const { return entries_.size(); }
   /// Every entry, by key.
   const std::map<std::string, NamedDataEntry, std::less<>>& entries() const { return entries_; }

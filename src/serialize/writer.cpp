@@ -173,7 +173,7 @@ Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, SharedStrings& strings, const
 
 
 // The data segment: every target's bytes once (the union over the owning
-// program and its delegates, SEMANTICS 6), then each delegate's payload.
+// program and its delegates, docs/semantics.md §6), then each delegate's payload.
 // Offsets are from the segment start.
 struct DataLayout {
   struct Named {
@@ -280,7 +280,7 @@ TableWriter::SlotName TableWriter::slot_name(const Value* v) {
 }
 
 // One slot per placeholder; a constant or state slot names its data by
-// target, and a target gets exactly one slot (SEMANTICS 6: a backend
+// target, and a target gets exactly one slot (docs/semantics.md §6: a backend
 // resolving slots by name could not tell two of them apart).
 void TableWriter::write_placeholder_slots() {
   std::unordered_map<std::string_view, const Value*> placeholder_of_target;  // views of p.inputs' targets
@@ -354,7 +354,7 @@ std::vector<int32_t> TableWriter::write_result_slots(const Node* n) {
 }
 
 // Sorted, not in partitioner priority order: the file must not depend on
-// the order partitioners ran in (SEMANTICS 5.6).
+// the order partitioners ran in (docs/semantics.md §5.6).
 std::vector<Offset<fbs::Refusal>> TableWriter::write_refusals(const Node* n) {
   std::vector<Refusal> sorted_refusals = n->refusals();
   std::sort(sorted_refusals.begin(), sorted_refusals.end(), [](const Refusal& a, const Refusal& b) {

@@ -32,7 +32,7 @@ std::vector<std::byte> write_program_file(const Program& program, const PayloadF
 /// validates (the `reference` backend); `context` prefixes every error
 /// ("reference: delegate builder"). Throws CompileError as serialize_program
 /// does, and when `program` calls a delegate or gives two placeholders the
-/// same target (each target gets one slot, SEMANTICS 6).
+/// same target (each target gets one slot, docs/semantics.md §6).
 std::vector<std::byte> serialize_program_table(const Program& program, const std::string& context);
 
 }  // namespace edgec

@@ -1,4 +1,4 @@
-// The reference backend end to end (SEMANTICS 4-6): lowered textual IR with
+// The reference backend end to end (docs/semantics.md §4-6): lowered textual IR with
 // delegates -> lower_program -> serialize_program -> the runtime loader ->
 // execute, against values computed by hand; plus its partitioner options,
 // refusal reasons, the builder's duplicate-target error and the load errors
@@ -165,7 +165,7 @@ TEST(Reference, SharedConstantRunsAndIsStoredOnce) {
   ASSERT_TRUE(loaded.ok()) << error_detail();
   const runtime::Program& p = **loaded;
 
-  // SEMANTICS 6: one named-data entry for "w", whose bytes are in the file
+  // docs/semantics.md §6: one named-data entry for "w", whose bytes are in the file
   // once although two programs read it.
   ASSERT_EQ(p.named_data().size(), 1u);
   const runtime::NamedDataEntry* w = p.named_data().find("w");
@@ -274,7 +274,7 @@ TEST(Reference, RefusalReasons) {
 }
 
 TEST(Reference, DuplicateTargetIsABuildError) {
-  // SEMANTICS 6: the builder gives each target one slot; a second
+  // docs/semantics.md §6: the builder gives each target one slot; a second
   // placeholder for it is a build-time error. Not verified first: the
   // verifier would reject the program before the builder saw it.
   auto p = parse_program(R"IR(
@@ -332,7 +332,7 @@ TEST(Reference, ConstantOnlyADelegateReads) {
 }
 
 TEST(Reference, SlotWithNoDataIsALoadError) {
-  // SEMANTICS 6: rename the file's named data (and inspect's list of the
+  // docs/semantics.md §6: rename the file's named data (and inspect's list of the
   // delegate's constants) so the payload's key has no data. The owning
   // program reads nothing by that key, so the file loads; initializing the
   // delegate fails with NotFound naming the slot and the key, not a crash.
@@ -374,7 +374,7 @@ TEST(Reference, UnknownBackendIsACompileError) {
 }
 
 TEST(Reference, OneTargetWithTwoDataIsACompileError) {
-  // Stored once (SEMANTICS 6): two programs cannot disagree on a target.
+  // Stored once (docs/semantics.md §6): two programs cannot disagree on a target.
   std::string text = kShared;
   const std::string data = "\"w\" = dense<[1.0, 2.0, 3.0, 4.0]> : f32[4]";
   text.replace(text.rfind(data), data.size(), "\"w\" = dense<[1.0, 2.0, 3.0, 5.0]> : f32[4]");

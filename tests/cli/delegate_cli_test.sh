@@ -69,7 +69,7 @@ cmp d.edgec d2.edgec
 $py "$compare_npz" out.npz want.npz --atol 1e-6
 $py - <<'PY'
 import numpy as np
-# The constant is read by both programs and stored once (SEMANTICS 6).
+# The constant is read by both programs and stored once (docs/semantics.md §6).
 data = open("d.edgec", "rb").read()
 w = np.array([0.5, -1, 2], np.float32).tobytes()
 assert data.count(w) == 1, data.count(w)

@@ -55,7 +55,7 @@ print(' '.join(sorted(flags)))")
 # The same model on the portable kernels only, with every operator in one
 # reference delegate, and with a reference backend that takes a few common
 # operators (many partitions interleaved with portable calls, constants
-# shared between them): all must match PyTorch (SEMANTICS 4-6).
+# shared between them): all must match PyTorch (docs/semantics.md §4-6).
 # Floats within 1e-4 absolute or relative, integers and booleans exact, NaN
 # only where PyTorch has NaN (tests/support/compare_npz.py).
 check() {
@@ -143,7 +143,7 @@ print('[onednn] fused steps:', ', '.join(sorted(names)))"
     ;;
 esac
 
-# SEMANTICS 7.1 (issue 6 acceptance): a constant mask (1-D, 2-D, 3-D, at
+# docs/semantics.md §7.1 (issue 6 acceptance): a constant mask (1-D, 2-D, 3-D, at
 # axis 1) is folded into positions and the whole model runs inside one
 # onednn delegate; every other mask case stays (partly) on the portable
 # kernels with a reason naming the mask (checked by

@@ -1,7 +1,7 @@
 // The ONNX importer (src/frontends/onnx): every committed fixture under
 // models/fixtures imports, runs through to_edge + constant_prop + dce and
 // matches PyTorch's outputs in the interpreter; the signature follows
-// SEMANTICS 1; malformed and unsupported models fail with messages that
+// docs/semantics.md §1; malformed and unsupported models fail with messages that
 // name the file and node.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -177,7 +177,7 @@ TEST(OnnxImport, InvalidMaskFixtureIsRefused) {
   }
 }
 
-// SEMANTICS 1: an initializer that is not a graph input is a constant.
+// docs/semantics.md §1: an initializer that is not a graph input is a constant.
 TEST(OnnxImport, InitializerIsConstant) {
   auto p = import_onnx(kFixtures + "/mask_buffer.onnx");
   int constants = 0, parameters = 0;
@@ -190,7 +190,7 @@ TEST(OnnxImport, InitializerIsConstant) {
   EXPECT_EQ(p->constants.size(), 3u);
 }
 
-// SEMANTICS 1: an initializer that is also a graph input is a parameter
+// docs/semantics.md §1: an initializer that is also a graph input is a parameter
 // (its values may be replaced at load time).
 TEST(OnnxImport, InitializerThatIsInputIsParameter) {
   auto p = import_onnx(kFixtures + "/mask_buffer_overridable.onnx");
@@ -205,7 +205,7 @@ TEST(OnnxImport, InitializerThatIsInputIsParameter) {
   EXPECT_EQ(p->state.size(), static_cast<size_t>(parameters));
 }
 
-// SEMANTICS 3.4: the nonzero of a constant mask folds like any other call
+// docs/semantics.md §3.4: the nonzero of a constant mask folds like any other call
 // of constants, here already at import: x[mask] reads the mask's positions
 // as a constant of static shape, and nothing is left for constant_prop.
 TEST(OnnxImport, ConstantMaskNonzeroFoldsAtImport) {
@@ -221,7 +221,7 @@ TEST(OnnxImport, ConstantMaskNonzeroFoldsAtImport) {
 }
 
 // Outputs that are constants or parameters are computed by a clone
-// (SEMANTICS 3.3), and each output keeps its ONNX name as target.
+// (docs/semantics.md §3.3), and each output keeps its ONNX name as target.
 TEST(OnnxImport, FoldedOutputsAreClones) {
   auto p = import_onnx(kFixtures + "/folded_output.onnx");
   ASSERT_EQ(p->outputs.size(), 3u);
@@ -238,7 +238,7 @@ TEST(OnnxImport, FoldedOutputsAreClones) {
 }
 
 // Identity chains (the exporter's duplicates of merged initializers) emit
-// nothing, and each target is listed once (SEMANTICS 1).
+// nothing, and each target is listed once (docs/semantics.md §1).
 TEST(OnnxImport, IdentityChainsEmitNothing) {
   auto p = import_onnx(kFixtures + "/transformer.onnx");
   std::set<std::string> targets;

@@ -1,4 +1,4 @@
-// Partitioning and to_backend end to end (SEMANTICS 4-6): programs are
+// Partitioning and to_backend end to end (docs/semantics.md §4-6): programs are
 // lowered with the reference backend, written to a program file and run by
 // the runtime; outputs are checked against values computed here and against
 // the same program on the portable kernels only.
@@ -117,7 +117,7 @@ void finish(Program& p) {
 
 class SharedConstant : public ::testing::TestWithParam<std::string> {};
 
-// SEMANTICS 5.2, 5.3, 5.6, 5.7 and 6: one to_backend call or two give the
+// docs/semantics.md §5.2, 5.3, 5.6, 5.7 and 6: one to_backend call or two give the
 // same program and the same file; every program takes w once; the file
 // stores w's bytes once; outputs match the formula and the portable run.
 TEST_P(SharedConstant, OneOrTwoToBackendCallsAgree) {
@@ -166,7 +166,7 @@ INSTANTIATE_TEST_SUITE_P(Kinds, SharedConstant, ::testing::Values("constant", "b
 
 // Two delegates sharing two constants: partitioners in either priority
 // order (they take disjoint operators) and renamed tags give identical
-// files (SEMANTICS 4.2, 5.6).
+// files (docs/semantics.md §4.2, 5.6).
 std::string two_constants_program() {
   return "program dialect = \"edge\"\n"
          "signature {\n"
@@ -220,7 +220,7 @@ TEST(Lowering, PartitionerOrderAndTagNamesDoNotChangeTheFile) {
   EXPECT_EQ(count_pattern(a, kW, sizeof kW), 1u);
 }
 
-// SEMANTICS 5.8: a buffer the program mutates is never copied; a delegate
+// docs/semantics.md §5.8: a buffer the program mutates is never copied; a delegate
 // that reads it gets it from the owner as an input.
 TEST(Lowering, MutatedBufferIsNotCopied) {
   auto p = parse(
@@ -250,7 +250,7 @@ TEST(Lowering, MutatedBufferIsNotCopied) {
   EXPECT_EQ(d.inputs[1].kind, InputKind::UserInput);
 }
 
-// SEMANTICS 5.4: a constant read through concat([w, w]) in one delegate and
+// docs/semantics.md §5.4: a constant read through concat([w, w]) in one delegate and
 // directly in another lowers (each delegate takes w once, the owner not at
 // all), the file stores w once, and the outputs equal the portable run's.
 TEST(Lowering, ConstantInAListOperand) {
@@ -305,7 +305,7 @@ TEST(Lowering, ToBackendOfAMissingTagFails) {
 
 // Random DAGs of taken (add, mul) and refused (sin, neg, sub) calls over two
 // shared constants, lowered with one and with two partitioners: lowering
-// must never create a cycle (SEMANTICS 4.3), every program must verify and
+// must never create a cycle (docs/semantics.md §4.3), every program must verify and
 // take each target once (5.7), and the outputs must equal the portable
 // run's exactly (the same kernels run either way).
 TEST(Lowering, RandomGraphsLowerAndMatch) {

@@ -1,4 +1,4 @@
-// SEMANTICS 7 on the exported mask fixtures (models/fixtures/mask_*.onnx):
+// docs/semantics.md §7 on the exported mask fixtures (models/fixtures/mask_*.onnx):
 // after import and optimization, a constant mask's gather reads folded
 // integer positions and no mask rule refuses it; every other mask leaves a
 // nonzero behind, and mask_refusal names the mask's origin. The mutated
@@ -34,7 +34,7 @@ std::vector<std::optional<std::string>> refusals_of(const std::string& name) {
 
 class ConstantMask : public ::testing::TestWithParam<std::string> {};
 
-// SEMANTICS 7.1: taken (positions are constants after folding).
+// docs/semantics.md §7.1: taken (positions are constants after folding).
 TEST_P(ConstantMask, PositionsAreFoldedAndNothingRefuses) {
   const auto r = refusals_of(GetParam());
   ASSERT_FALSE(r.empty()) << "no gather in " << GetParam();
@@ -54,7 +54,7 @@ struct Refused {
 
 class RefusedMask : public ::testing::TestWithParam<Refused> {};
 
-// SEMANTICS 7.2: each refusal names why.
+// docs/semantics.md §7.2: each refusal names why.
 TEST_P(RefusedMask, ReasonNamesTheOrigin) {
   const auto r = refusals_of(GetParam().fixture);
   ASSERT_FALSE(r.empty());

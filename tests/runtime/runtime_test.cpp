@@ -286,7 +286,7 @@ TEST(Runtime, SlotNamesSurviveFrontCoding) {
           << n->result(r)->name() << " not among " << ::testing::PrintToString(names);
 }
 
-// SEMANTICS 6: a constant slot whose key has no data is a load-time error
+// docs/semantics.md §6: a constant slot whose key has no data is a load-time error
 // naming the key. (The writer stores each key once, shared by the slot and
 // its named-data entry, so the mismatch is made by hand.)
 TEST(RuntimeHandMade, MissingNamedDataIsALoadError) {

@@ -40,10 +40,10 @@ class OnednnPartitioner final : public Partitioner {
     const onednn::OpRow* row = onednn::find_op_row(name->name);
     if (!row) return "operator " + name->name + " is not supported by oneDNN";
     if (row->index_from >= 0) {
-      // SEMANTICS 7 first: a mask's positions computed at run time make the
+      // docs/semantics.md §7 first: a mask's positions computed at run time make the
       // result's size data-dependent, and the mask's origin is the reason
       // that matters. A constant mask arrives here already folded into
-      // positions (SEMANTICS 3.4) and is taken.
+      // positions (docs/semantics.md §3.4) and is taken.
       if (auto r = mask_refusal(program, call)) return r;
       for (size_t i = 1; i < call.inputs().size(); ++i)
         if (call.input(i)->type().dtype == DType::Bool)

@@ -50,7 +50,7 @@ Error gather_positions(const std::byte* x, const std::vector<const std::byte*>& 
 }  // namespace
 
 // index(x, [p0, ..., pk-1]) with k > 1 1-D positions of one length (a folded
-// k-D boolean mask, SEMANTICS 7.1): gathers blocks over x's leading k dims.
+// k-D boolean mask, docs/semantics.md §7.1): gathers blocks over x's leading k dims.
 Error build_positions(Delegate& d, const Instruction& in, size_t index) {
   const std::string what = "instruction " + std::to_string(index) + " (" + in.op + ")";
   const int32_t x = in.inputs[0], y = in.outputs[0];

@@ -1,5 +1,5 @@
 // The `reference` backend's ahead-of-time side. It runs delegate programs on
-// the portable kernels, so it exists to test the lowering rules (SEMANTICS
+// the portable kernels, so it exists to test the lowering rules (docs/semantics.md
 // 4-6) end to end, not to be fast: the partitioner takes any core operator
 // in its operator set, and the payload is the delegate program itself as a
 // program-file table without tensor bytes.

@@ -111,7 +111,7 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
 }
 
 // A call of constants only is folded here, as constant_prop would fold it
-// later (SEMANTICS 3: not random or allocation operators, not parameters),
+// later (docs/semantics.md §3: not random or allocation operators, not parameters),
 // into constants named as constant_prop names them: an export without
 // constant folding (or a model of many literal tensors) would otherwise make
 // a call and its input placeholders per node only for constant_prop to

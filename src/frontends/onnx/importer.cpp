@@ -297,7 +297,7 @@ class ModelImporter {
         continue;
       }
       if (it != inits.end()) {
-        // An overridable default: a parameter, never folded (SEMANTICS 1).
+        // An overridable default: a parameter, never folded (docs/semantics.md §1).
         TensorData data = onnx_import::tensor_from_proto(*it->second, what_ + ": initializer '" + vi.name() + "'", external_);
         release_data(*it->second);
         Node* ph = p.graph.add_placeholder(onnx_import::sanitize_name(vi.name()), data.type);

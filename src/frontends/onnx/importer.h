@@ -4,7 +4,7 @@
 //
 // - Initializers that are not graph inputs become `constant` placeholders,
 //   initializers that are also graph inputs (overridable defaults) become
-//   `parameter`s, and `Constant` nodes become `constant`s (SEMANTICS §1).
+//   `parameter`s, and `Constant` nodes become `constant`s (docs/semantics.md §1).
 // - Types are inferred by the operator table's shape functions, not read
 //   from the model's value_info; the model only supplies its input types.
 // - Shape computations (Shape -> Gather -> Concat -> Reshape chains) are

@@ -6,7 +6,7 @@
 //
 // torch's x[mask] is NonZero -> Transpose -> GatherND; its structure is
 // kept (nonzero, select, index), so that constant_prop folds the nonzero of
-// a constant mask later (SEMANTICS 3.4).
+// a constant mask later (docs/semantics.md §3.4).
 #include <algorithm>
 #include <cstring>
 #include <map>
