@@ -31,31 +31,6 @@ using onednn::SlotState;
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-bool same_shape(const Tensor& t, const std::vector<int64_t>& shape) {
-  if (static_cast<size_t>(t.rank) != shape.size()) return false;
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (t.sizes[i] != shape[i]) return false;
-  return true;
-}
-
-// Packs a strided tensor into `dst` (row-major). Inputs may be views the
-// portable kernels produced (permute, slice).
-void pack(const Tensor& src, std::byte* dst) {
-  const size_t esz = dtype_size(src.dtype);
-  const int64_t n = src.numel();
-  std::array<int64_t, kMaxRank> idx{};
-  const auto* in = static_cast<const std::byte*>(src.data);
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t offset = 0;
-    for (int d = 0; d < src.rank; ++d) offset += idx[d] * src.strides[d];
-    std::memcpy(dst + static_cast<size_t>(e) * esz, in + offset * static_cast<int64_t>(esz), esz);
-    for (int d = src.rank - 1; d >= 0; --d) {
-      if (++idx[d] < src.sizes[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 Error init_slots(Delegate& d, const Program& p) {
   const auto slots = p.slots();
   d.slots.resize(slots.size());
@@ -249,7 +224,7 @@ Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payl
 Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data, int num_threads) {
   auto d = build_delegate(payload, named_data, num_threads, nullptr);
   if (!d.ok()) return d.error();
-  return static_cast<void*>(d->release());
+  return static_cast<void*>(static_cast<DelegateHandle*>(d->release()));
 }
 
 Error bind_inputs(Delegate& d, std::span<const Tensor* const> inputs) {
@@ -257,15 +232,12 @@ Error bind_inputs(Delegate& d, std::span<const Tensor* const> inputs) {
     const Tensor& t = *inputs[i];
     const int32_t s = d.inputs[i];
     const SlotState& st = d.slots[static_cast<size_t>(s)];
-    if (t.dtype != st.dtype || !same_shape(t, st.shape))
-      return fail(Error::InvalidShape, "onednn: input " + str(static_cast<int64_t>(i)) + ": expected " +
-                                           std::string(dtype_name(st.dtype)) + shape_string(st.shape) + ", got " +
-                                           std::string(dtype_name(t.dtype)) + shape_string(t.shape()));
+    EDGEC_TRY(check_input("onednn", i, t, st.dtype, st.shape));
     if (t.is_contiguous()) {
       d.rebind(s, static_cast<std::byte*>(t.data));
     } else {
       std::byte* buf = d.staging[i];
-      pack(t, buf);
+      pack_contiguous(t, buf);
       d.rebind(s, buf);
     }
   }
@@ -293,18 +265,49 @@ Error bind_outputs(Delegate& d, std::span<Tensor* const> outputs) {
 // it into an error: oneDNN's refusals, memory, a payload that is not right.
 template <typename F>
 auto guarded_build(F&& build) -> decltype(build()) {
-  try {
-    return build();
-  } catch (const dnnl::error& e) {
-    return fail(Error::NotSupported, std::string("onednn: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(Error::OutOfMemory, "onednn: out of memory building the delegate");
-  } catch (const std::exception& e) {
-    return fail(Error::InvalidProgram, std::string("onednn: invalid delegate program: ") + e.what());
-  }
+  return guarded_init("onednn", [&]() -> decltype(build()) {
+    try {
+      return build();
+    } catch (const dnnl::error& e) {
+      return fail(Error::NotSupported, std::string("onednn: ") + e.what());
+    }
+  });
 }
 
-class OnednnBackend final : public Backend {
+// Binds the caller's tensors, runs the steps (each on the threads it was
+// built for) and copies the outputs init could not bind.
+Error run_steps(Delegate& d, std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs) {
+  size_t at = 0;
+  try {
+    EDGEC_TRY(bind_inputs(d, inputs));
+    EDGEC_TRY(bind_outputs(d, outputs));
+    int threads = d.threads;
+    for (; at < d.steps.size(); ++at) {
+      onednn::Step& step = d.steps[at];
+      if (step.threads != threads) {
+        threads = step.threads;
+        omp_set_num_threads(threads);
+      }
+      EDGEC_TRY(d.time_step(at, [&]() -> Error {
+        if (step.run) return step.run();
+        step.primitive.execute(d.stream, step.args);
+        return Error::Ok;
+      }));
+    }
+    d.stream.wait();
+  } catch (const dnnl::error& e) {
+    const std::string what = at < d.steps.size() ? d.steps[at].what : std::string("binding");
+    return fail(Error::Internal, "onednn: " + what + ": " + e.what());
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (d.output_bound[i]) continue;
+    const SlotState& st = d.slots[static_cast<size_t>(d.outputs[i])];
+    std::memcpy(outputs[i]->data, st.ptr, st.nbytes());
+  }
+  return Error::Ok;
+}
+
+class OnednnBackend final : public DelegateBackend {
  public:
   std::string_view id() const override { return "onednn"; }
   bool is_available() const override { return true; }
@@ -313,80 +316,19 @@ class OnednnBackend final : public Backend {
                      int num_threads) const override {
     return guarded_build([&] { return init_delegate(payload, named_data, num_threads); });
   }
-
-  Error execute(void* raw, std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs) const override {
-    if (!raw) return fail(Error::DelegateInvalidHandle, "the onednn delegate has no handle");
-    Delegate& d = *static_cast<Delegate*>(raw);
-    if (inputs.size() != d.inputs.size() || outputs.size() != d.outputs.size())
-      return fail(Error::InvalidArgument, "the onednn delegate takes " + str(static_cast<int64_t>(d.inputs.size())) +
-                                              " input(s) and " + str(static_cast<int64_t>(d.outputs.size())) +
-                                              " output(s), got " + str(static_cast<int64_t>(inputs.size())) + " and " +
-                                              str(static_cast<int64_t>(outputs.size())));
-    const int saved = omp_get_max_threads();
-    omp_set_num_threads(d.threads);
-    Error err = run(d, inputs, outputs);
-    omp_set_num_threads(saved);
-    return err;
-  }
-
-  void destroy(void* raw) const override { delete static_cast<Delegate*>(raw); }
-
-  std::vector<std::string> step_names(void* raw) const override {
-    std::vector<std::string> names;
-    if (!raw) return names;
-    for (const onednn::Step& s : static_cast<Delegate*>(raw)->steps) names.push_back(s.name);
-    return names;
-  }
-
-  Error set_profile(void* raw, std::span<double> seconds) const override {
-    if (!raw) return fail(Error::DelegateInvalidHandle, "the onednn delegate has no handle");
-    Delegate& d = *static_cast<Delegate*>(raw);
-    if (!seconds.empty() && seconds.size() != d.steps.size())
-      return fail(Error::InvalidArgument, "the onednn delegate has " + str(static_cast<int64_t>(d.steps.size())) +
-                                              " steps, not " + str(static_cast<int64_t>(seconds.size())));
-    d.profile = seconds;
-    return Error::Ok;
-  }
-
- private:
-  static Error run(Delegate& d, std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs) {
-    size_t at = 0;
-    try {
-      EDGEC_TRY(bind_inputs(d, inputs));
-      EDGEC_TRY(bind_outputs(d, outputs));
-      int threads = d.threads;
-      const bool profiling = !d.profile.empty();
-      for (; at < d.steps.size(); ++at) {
-        onednn::Step& step = d.steps[at];
-        if (step.threads != threads) {
-          threads = step.threads;
-          omp_set_num_threads(threads);
-        }
-        const auto start = profiling ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-        if (step.run) {
-          EDGEC_TRY(step.run());
-        } else {
-          step.primitive.execute(d.stream, step.args);
-        }
-        if (profiling) d.profile[at] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      }
-      d.stream.wait();
-    } catch (const dnnl::error& e) {
-      const std::string what = at < d.steps.size() ? d.steps[at].what : std::string("binding");
-      return fail(Error::Internal, "onednn: " + what + ": " + e.what());
-    }
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      if (d.output_bound[i]) continue;
-      const SlotState& st = d.slots[static_cast<size_t>(d.outputs[i])];
-      std::memcpy(outputs[i]->data, st.ptr, st.nbytes());
-    }
-    return Error::Ok;
-  }
 };
 
 }  // namespace
 
 namespace onednn {
+
+Error Delegate::run(std::span<const Tensor* const> in, std::span<Tensor* const> out) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  const Error err = run_steps(*this, in, out);
+  omp_set_num_threads(saved);
+  return err;
+}
 
 bool plain_like(const dnnl::memory::desc& md, const SlotState& st) {
   if (md.data.format_kind != dnnl_blocked || md.data.format_desc.blocking.inner_nblks != 0 || md.data.offset0 != 0)

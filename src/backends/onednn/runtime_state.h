@@ -24,6 +24,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "runtime/delegate.h"
 #include "runtime/program.h"
 
 namespace edgec::runtime::onednn {
@@ -150,7 +151,20 @@ struct ReorderedWeights {
   const std::byte* bytes = nullptr;  ///< In init_memory.
 };
 
-struct Delegate {
+/// The delegate's execution state (runtime/delegate.h): what init built,
+/// run by run() on the caller's tensors.
+struct Delegate final : DelegateHandle {
+  size_t num_inputs() const override { return inputs.size(); }
+  size_t num_outputs() const override { return outputs.size(); }
+  /// Binds the caller's tensors and runs the steps on the Method's threads
+  /// (runtime.cpp).
+  Error run(std::span<const Tensor* const> inputs, std::span<Tensor* const> outputs) override;
+  std::vector<std::string> step_names() const override {
+    std::vector<std::string> names;
+    for (const Step& s : steps) names.push_back(s.name);
+    return names;
+  }
+
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   int threads = 1;       ///< The Method's budget.
@@ -165,7 +179,6 @@ struct Delegate {
   std::vector<std::byte*> staging;            ///< Per input: where a strided input is packed.
   std::vector<bool> output_bound;             ///< Per output: written in the caller's tensor (else copied after; init decides).
   dnnl::memory scratch;                       ///< Shared by every step (user scratchpad mode).
-  std::span<double> profile;                  ///< Per step seconds while profiling.
   std::vector<ReorderedWeights>* record = nullptr;  ///< Set by chosen_weight_layouts only.
 
   // Analysis of the program, for fusion (runtime_fuse.cpp).
