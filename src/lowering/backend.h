@@ -30,10 +30,12 @@ class Partitioner {
 
 class BackendCompiler {
  public:
+  /// `id`: the backend's id, the same string as its runtime side's and its
+  /// CMake id; `summary`: one line saying what it takes.
+  BackendCompiler(std::string id, std::string summary) : id_(std::move(id)), summary_(std::move(summary)) {}
   virtual ~BackendCompiler() = default;
-  virtual const std::string& id() const = 0;
-  /// One line for `edgec compile --help` and inspect.
-  virtual std::string summary() const = 0;
+  const std::string& id() const { return id_; }
+  const std::string& summary() const { return summary_; }
   /// A partitioner configured by `options` (what follows "id:" in
   /// `--backends`, e.g. "matmul+add"; empty: the backend's default).
   /// Throws CompileError on options it does not understand.
@@ -55,6 +57,9 @@ class BackendCompiler {
     (void)delegate;
     (void)shared;
   }
+
+ private:
+  std::string id_, summary_;
 };
 
 }  // namespace edgec

@@ -14,8 +14,7 @@ namespace edgec {
 
 class OnednnCompiler final : public BackendCompiler {
  public:
-  const std::string& id() const override;
-  std::string summary() const override;
+  OnednnCompiler();  // partitioner.cpp
   /// options: none (throws CompileError on any).
   std::unique_ptr<Partitioner> make_partitioner(const std::string& options) const override;  // partitioner.cpp
   std::vector<std::byte> preprocess(const Program& delegate) const override;                 // preprocess.cpp

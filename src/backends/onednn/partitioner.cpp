@@ -64,14 +64,9 @@ class OnednnPartitioner final : public Partitioner {
 
 }  // namespace
 
-const std::string& OnednnCompiler::id() const {
-  static const std::string kId = "onednn";
-  return kId;
-}
-
-std::string OnednnCompiler::summary() const {
-  return "oneDNN 2.6 primitives (static shapes, f32): conv, matmul, normalization, pooling, elementwise, reductions";
-}
+OnednnCompiler::OnednnCompiler()
+    : BackendCompiler("onednn",
+                      "oneDNN 2.6 primitives (static shapes, f32): conv, matmul, normalization, pooling, elementwise, reductions") {}
 
 std::unique_ptr<Partitioner> OnednnCompiler::make_partitioner(const std::string& options) const {
   if (!options.empty()) throw CompileError("onednn: unknown options '" + options + "' (the backend takes none)");

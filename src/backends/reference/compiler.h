@@ -13,8 +13,7 @@ namespace edgec {
 
 class ReferenceCompiler final : public BackendCompiler {
  public:
-  const std::string& id() const override;
-  std::string summary() const override;
+  ReferenceCompiler();  // partitioner.cpp
   /// options: "" (every core operator) or "add+matmul" (edge base names).
   std::unique_ptr<Partitioner> make_partitioner(const std::string& options) const override;  // partitioner.cpp
   std::vector<std::byte> preprocess(const Program& delegate) const override;                 // preprocess.cpp

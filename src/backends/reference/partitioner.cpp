@@ -35,14 +35,9 @@ class ReferencePartitioner final : public Partitioner {
 
 }  // namespace
 
-const std::string& ReferenceCompiler::id() const {
-  static const std::string kId = "reference";
-  return kId;
-}
-
-std::string ReferenceCompiler::summary() const {
-  return "runs partitions on the portable kernels (tests the lowering); options: operator set, e.g. add+matmul";
-}
+ReferenceCompiler::ReferenceCompiler()
+    : BackendCompiler("reference",
+                      "runs partitions on the portable kernels (tests the lowering); options: operator set, e.g. add+matmul") {}
 
 std::unique_ptr<Partitioner> ReferenceCompiler::make_partitioner(const std::string& options) const {
   std::set<std::string> ops;
