@@ -21,6 +21,7 @@
 
 #include "kernels/axis_util.h"
 #include "kernels/families.h"
+#include "kernels/kernel_checks.h"
 
 namespace edgec {
 namespace {
@@ -336,15 +337,6 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t n_
                                             " input(s) and 1 output, got " +
                                             str(static_cast<int64_t>(inputs.size())) + " and " +
                                             str(static_cast<int64_t>(outputs.size())));
-  }
-  return Error::Ok;
-}
-
-Error check_output_dtype(std::string_view op, const Tensor& y, DType expected) {
-  if (y.dtype != expected) {
-    return fail(Error::InvalidType, std::string(op) + ": expected output dtype " +
-                                        std::string(dtype_name(expected)) + ", got " +
-                                        std::string(dtype_name(y.dtype)));
   }
   return Error::Ok;
 }
