@@ -277,11 +277,9 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 
   // Normalize.
   const AxisPlan plan = axis::make_axis_plan(x, dim, y.strides.data());
-  if (x.dtype == DType::Float32) {
-    run_softmax<kLog>(plan, x.data_as<float>(), y.data_as<float>(), ctx, x.numel());
-  } else {
-    run_softmax<kLog>(plan, x.data_as<Half>(), y.data_as<Half>(), ctx, x.numel());
-  }
+  dispatch_float(x.dtype, [&]<typename T>() {
+    run_softmax<kLog>(plan, x.data_as<T>(), y.data_as<T>(), ctx, x.numel());
+  });
   return Error::Ok;
 }
 
@@ -401,11 +399,7 @@ Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   if (y.numel() == 0) return Error::Ok;
 
   // Normalize.
-  if (x.dtype == DType::Float32) {
-    run_batch_norm<float>(x, y, params, eps, ctx);
-  } else {
-    run_batch_norm<Half>(x, y, params, eps, ctx);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() { run_batch_norm<T>(x, y, params, eps, ctx); });
   return Error::Ok;
 }
 
@@ -498,11 +492,9 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
   if (y.numel() == 0) return Error::Ok;
 
   // Normalize.
-  if (x.dtype == DType::Float32) {
-    run_group_norm<float>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
-  } else {
-    run_group_norm<Half>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() {
+    run_group_norm<T>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
+  });
   return Error::Ok;
 }
 
@@ -654,11 +646,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
     inner.push(x.sizes[i], {x.strides[i], y.strides[i], w_strides[i], b_strides[i]});
   }
   inner.coalesce();
-  if (x.dtype == DType::Float32) {
-    layer_norm_typed<float>(x, y, axis_dim, w, b, inner, eps, ctx);
-  } else {
-    layer_norm_typed<Half>(x, y, axis_dim, w, b, inner, eps, ctx);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() { layer_norm_typed<T>(x, y, axis_dim, w, b, inner, eps, ctx); });
   return Error::Ok;
 }
 
