@@ -28,14 +28,19 @@ struct FloatAttrs {
   }
 };
 
-/// Reads an Op's declared float attributes (`kAttrs`) into the functor; an Op
-/// without them is used as it is.
+/// Reads an Op's declared float attributes (`kAttrs`) into the functor (a
+/// `set` that can refuse the values returns an Error); an Op without them is
+/// used as it is.
 template <typename Op>
 Error bind_attrs(const Attrs& attrs, Op& op) {
   if constexpr (requires { Op::kAttrs; }) {
     std::array<double, std::tuple_size_v<decltype(Op::kAttrs.decls)>> values{};
     EDGEC_TRY(Op::kAttrs.read(Op::kName, attrs, values));
-    return op.set(values);
+    if constexpr (std::is_void_v<decltype(op.set(values))>) {
+      op.set(values);
+    } else {
+      return op.set(values);
+    }
   }
   return Error::Ok;
 }
@@ -209,10 +214,9 @@ struct Softplus {
 
   static inline const FloatAttrs<2> kAttrs{
       {attr_float("beta", 1.0, AttrRule::NonZero), attr_float("threshold", 20.0)}};
-  Error set(const std::array<double, 2>& v) {
+  void set(const std::array<double, 2>& v) {
     beta = static_cast<float>(v[0]);
     threshold = static_cast<float>(v[1]);
-    return Error::Ok;
   }
   float operator()(float x) const { return softplus(x, beta, threshold); }
 };
@@ -227,10 +231,7 @@ struct LeakyRelu {
   float slope = 0.01f;
 
   static inline const FloatAttrs<1> kAttrs{{attr_float("negative_slope", 0.01)}};
-  Error set(const std::array<double, 1>& v) {
-    slope = static_cast<float>(v[0]);
-    return Error::Ok;
-  }
+  void set(const std::array<double, 1>& v) { slope = static_cast<float>(v[0]); }
   float operator()(float x) const { return x > 0 ? x : x * slope; }
 };
 
@@ -239,10 +240,7 @@ struct Elu {
   float alpha = 1.0f;
 
   static inline const FloatAttrs<1> kAttrs{{attr_float("alpha", 1.0)}};
-  Error set(const std::array<double, 1>& v) {
-    alpha = static_cast<float>(v[0]);
-    return Error::Ok;
-  }
+  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
   // expm1: exp(x) - 1 loses all digits near 0.
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x); }
 };
@@ -255,10 +253,9 @@ struct Selu {
 
   static inline const FloatAttrs<2> kAttrs{
       {attr_float("alpha", 1.6732632423543772), attr_float("gamma", 1.0507009873554805)}};
-  Error set(const std::array<double, 2>& v) {
+  void set(const std::array<double, 2>& v) {
     alpha_gamma = static_cast<float>(v[0] * v[1]);
     gamma = static_cast<float>(v[1]);
-    return Error::Ok;
   }
   float operator()(float x) const { return x > 0 ? gamma * x : alpha_gamma * std::expm1(x); }
 };
@@ -269,10 +266,7 @@ struct Celu {
   float alpha = 1.0f;
 
   static inline const FloatAttrs<1> kAttrs{{attr_float("alpha", 1.0, AttrRule::NonZero)}};
-  Error set(const std::array<double, 1>& v) {
-    alpha = static_cast<float>(v[0]);
-    return Error::Ok;
-  }
+  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x / alpha); }
 };
 
