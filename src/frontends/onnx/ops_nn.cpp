@@ -256,12 +256,25 @@ void conv_transpose(NodeContext& n) {
                                    {"groups", c.group}})));
 }
 
-void max_pool(NodeContext& n) {
+// What MaxPool and AveragePool read first: the input, its kernel and the
+// window, whose pads are checked against the kernel.
+struct PoolOperands {
+  Value* x;
+  std::vector<int64_t> kernel;
+  Window win;
+};
+
+PoolOperands read_pool_operands(NodeContext& n) {
   Value* x = n.value(0);
   const size_t nd = spatial_rank(n, x);
-  const std::vector<int64_t> kernel = pool_kernel(n, nd);
-  const Window win = read_window(n, nd, x->type(), kernel);
+  std::vector<int64_t> kernel = pool_kernel(n, nd);
+  Window win = read_window(n, nd, x->type(), kernel);
   check_pool_pads(n, kernel, win);
+  return {x, std::move(kernel), std::move(win)};
+}
+
+void max_pool(NodeContext& n) {
+  const auto [x, kernel, win] = read_pool_operands(n);
   n.outputs_unsupported_from(1, "MaxPool's indices output");
   n.set_output(0, n.emit("max_pool", {x},
                          attrs_of({{"kernel_size", kernel},
@@ -272,11 +285,7 @@ void max_pool(NodeContext& n) {
 }
 
 void average_pool(NodeContext& n) {
-  Value* x = n.value(0);
-  const size_t nd = spatial_rank(n, x);
-  const std::vector<int64_t> kernel = pool_kernel(n, nd);
-  const Window win = read_window(n, nd, x->type(), kernel);
-  check_pool_pads(n, kernel, win);
+  const auto [x, kernel, win] = read_pool_operands(n);
   // AveragePool has dilations from opset 19 only: read_window gives 1s.
   n.set_output(0, n.emit("avg_pool", {x},
                          attrs_of({{"kernel_size", kernel},
