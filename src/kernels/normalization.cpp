@@ -516,25 +516,14 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
   StridedDims<2> outer;
   for (int i = 0; i < axis_dim; ++i) outer.push(x.sizes[i], {x.strides[i], y.strides[i]});
   outer.coalesce();
-  const int64_t rows = outer.numel();
-  const int64_t row_len = outer.line_len();
   const int64_t n = inner.line_len();
   const int64_t xs = inner.line_stride(0);
   const int64_t ys = inner.line_stride(1);
   const int64_t ws = inner.line_stride(2);
   const int64_t bs = inner.line_stride(3);
   const double elements = static_cast<double>(inner.numel());
-  const T* xd = x.data_as<T>();
-  T* yd = y.data_as<T>();
-  const int threads = axis::thread_count(ctx.num_threads, x.numel(), rows);
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t row = 0; row < rows; ++row) {
-    const int64_t line = row / row_len;
-    const int64_t j = row % row_len;
-    const T* xr = xd + outer.line_offset(line, 0) + j * outer.line_stride(0);
-    T* yr = yd + outer.line_offset(line, 1) + j * outer.line_stride(1);
-
+  // One task a row (a leading index): its statistics, then its outputs.
+  auto row = [&](const T* xr, T* yr, int64_t) {
     double total = 0.0;
     axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
       total += line_sum(xr + off[0], n, xs, [](float v) { return v; });
@@ -568,7 +557,8 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
         q[i * ys] = axis::narrow<T>(v);
       }
     });
-  }
+  };
+  axis::run_tasks(outer, 1, x.data_as<T>(), y.data_as<T>(), ctx.num_threads, x.numel(), row);
 }
 
 template <typename T>
