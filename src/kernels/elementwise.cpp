@@ -82,32 +82,21 @@ Error binary_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
 
 // --- Arithmetic ------------------------------------------------------------
 
-struct Add {
-  static constexpr std::string_view kName = "add";
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return wrapping_add(a, b);
-    else return a + b;
-  }
-};
-
-struct Sub {
-  static constexpr std::string_view kName = "sub";
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return wrapping_sub(a, b);
-    else return a - b;
-  }
-};
-
-struct Mul {
-  static constexpr std::string_view kName = "mul";
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return wrapping_mul(a, b);
-    else return a * b;
-  }
-};
+// A binary op computed one way on integers and another on floats; `rhs` is
+// what an integer right-hand operand must satisfy.
+#define EDGEC_INT_FLOAT_BINARY(Name, name, rhs, int_expr, float_expr) \
+  struct Name {                                                       \
+    static constexpr std::string_view kName = name;                   \
+    static constexpr IntegerRhs kIntegerRhs = IntegerRhs::rhs;        \
+    template <typename T>                                             \
+    T operator()(T a, T b) const {                                    \
+      if constexpr (std::is_integral_v<T>) return int_expr;           \
+      else return float_expr;                                         \
+    }                                                                 \
+  };
+EDGEC_INT_FLOAT_BINARY(Add, "add", Any, wrapping_add(a, b), a + b)
+EDGEC_INT_FLOAT_BINARY(Sub, "sub", Any, wrapping_sub(a, b), a - b)
+EDGEC_INT_FLOAT_BINARY(Mul, "mul", Any, wrapping_mul(a, b), a * b)
 
 // Integer quotients and remainders. Divisors were checked to be non-zero;
 // the b == 0 guards keep a racing writer from turning that into SIGFPE, and
@@ -181,25 +170,8 @@ struct DivTrue {
   float operator()(float a, float b) const { return a / b; }
 };
 
-struct DivTrunc {
-  static constexpr std::string_view kName = "div";
-  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return int_div_trunc(a, b);
-    else return std::trunc(a / b);
-  }
-};
-
-struct DivFloor {
-  static constexpr std::string_view kName = "div";
-  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return int_div_floor(a, b);
-    else return float_floor_div(a, b);
-  }
-};
+EDGEC_INT_FLOAT_BINARY(DivTrunc, "div", NonZero, int_div_trunc(a, b), std::trunc(a / b))
+EDGEC_INT_FLOAT_BINARY(DivFloor, "div", NonZero, int_div_floor(a, b), float_floor_div(a, b))
 
 const AttrDecl kRoundingMode = attr_string("rounding_mode", "none", {"none", "trunc", "floor"});
 
@@ -218,25 +190,9 @@ Error div_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
   return binary_kernel<DivTrue, FloatTypes>(ctx, inputs, attrs, outputs);
 }
 
-struct Remainder {
-  static constexpr std::string_view kName = "remainder";
-  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return int_remainder(a, b);
-    else return float_remainder(a, b);
-  }
-};
-
-struct Fmod {
-  static constexpr std::string_view kName = "fmod";
-  static constexpr IntegerRhs kIntegerRhs = IntegerRhs::NonZero;
-  template <typename T>
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return int_fmod(a, b);
-    else return std::fmod(a, b);
-  }
-};
+EDGEC_INT_FLOAT_BINARY(Remainder, "remainder", NonZero, int_remainder(a, b), float_remainder(a, b))
+EDGEC_INT_FLOAT_BINARY(Fmod, "fmod", NonZero, int_fmod(a, b), std::fmod(a, b))
+#undef EDGEC_INT_FLOAT_BINARY
 
 struct Pow {
   static constexpr std::string_view kName = "pow";

@@ -4,42 +4,11 @@
 
 namespace edgec {
 
-namespace {
-
-// "1 input", "2 inputs".
-std::string count_of(size_t n, const char* noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
-}  // namespace
-
 Error check_operands(std::string_view op, std::span<const Tensor> inputs, size_t num_inputs,
                      std::span<Tensor> outputs, size_t num_outputs) {
-  if (inputs.size() != num_inputs) {
-    return fail(Error::InvalidArgument, std::string(op) + ": expected " +
-                                            count_of(num_inputs, "input") + ", got " +
-                                            std::to_string(inputs.size()));
-  }
-  if (outputs.size() != num_outputs) {
-    return fail(Error::InvalidArgument, std::string(op) + ": expected " +
-                                            count_of(num_outputs, "output") + ", got " +
-                                            std::to_string(outputs.size()));
-  }
+  EDGEC_TRY(check_arity(op, inputs, num_inputs, outputs, num_outputs));
   for (const Tensor& t : inputs) EDGEC_TRY(check_tensor_layout(op, t));
   return Error::Ok;
-}
-
-Error resize_output(std::string_view op, Tensor& out, std::span<const int64_t> shape) {
-  const Error err = out.resize(shape);
-  if (err != Error::Ok) set_error_detail(std::string(op) + ": " + error_detail());
-  return err;
-}
-
-Error check_output_dtype(std::string_view op, const Tensor& out, DType expected) {
-  if (out.dtype == expected) return Error::Ok;
-  return fail(Error::InvalidType, std::string(op) + ": expected output dtype " +
-                                      std::string(dtype_name(expected)) + ", got " +
-                                      std::string(dtype_name(out.dtype)));
 }
 
 Error check_same_dtype(std::string_view op, const Tensor& a, const Tensor& b) {

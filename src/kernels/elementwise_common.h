@@ -26,6 +26,7 @@
 #include "base/error.h"
 #include "base/half.h"
 #include "kernels/broadcast.h"
+#include "kernels/kernel_checks.h"
 #include "kernels/registry.h"
 #include "kernels/tensor.h"
 
@@ -174,12 +175,6 @@ inline To saturating_float_to_int(From v) {
 /// Checks the operand counts and each input's layout.
 Error check_operands(std::string_view op, std::span<const Tensor> inputs, size_t num_inputs,
                      std::span<Tensor> outputs, size_t num_outputs);
-
-/// out.resize(shape), with the op name put in front of a failure's detail.
-Error resize_output(std::string_view op, Tensor& out, std::span<const int64_t> shape);
-
-/// InvalidType unless `out` has dtype `expected`.
-Error check_output_dtype(std::string_view op, const Tensor& out, DType expected);
 
 /// InvalidType unless `a` and `b` have the same dtype.
 Error check_same_dtype(std::string_view op, const Tensor& a, const Tensor& b);

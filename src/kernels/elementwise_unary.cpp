@@ -3,6 +3,7 @@
 // also take integers (neg, abs, relu, sign, clamp). exp, tanh, erf and what
 // is built on them (sigmoid, gelu) use the vectorizable versions of
 // elementwise_math.h; the rest call libm.
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -13,10 +14,41 @@
 namespace edgec {
 namespace {
 
+/// The float attributes of a unary functor: declared once, read in order into
+/// doubles that the functor's `set` turns into its own fields (so a functor
+/// states its attributes and their meaning, not the reading).
+template <size_t N>
+struct FloatAttrs {
+  std::array<AttrDecl, N> decls;
+
+  std::vector<AttrDecl> list() const { return {decls.begin(), decls.end()}; }
+  Error read(std::string_view op, const Attrs& attrs, std::array<double, N>& values) const {
+    for (size_t i = 0; i < N; ++i) EDGEC_TRY(read_attr(op, attrs, decls[i], values[i]));
+    return Error::Ok;
+  }
+};
+
+/// Reads an Op's declared float attributes (`kAttrs`) into the functor (a
+/// `set` that can refuse the values returns an Error); an Op without them is
+/// used as it is.
+template <typename Op>
+Error bind_attrs(const Attrs& attrs, Op& op) {
+  if constexpr (requires { Op::kAttrs; }) {
+    std::array<double, std::tuple_size_v<decltype(Op::kAttrs.decls)>> values{};
+    EDGEC_TRY(Op::kAttrs.read(Op::kName, attrs, values));
+    if constexpr (std::is_void_v<decltype(op.set(values))>) {
+      op.set(values);
+    } else {
+      return op.set(values);
+    }
+  }
+  return Error::Ok;
+}
+
 /// The kernel of a unary op: input dtype from `Types`, output of that dtype
-/// (bool for predicates). An Op with `static Error from_attrs(const Attrs&,
-/// Op&)` reads its attributes first; one with `bind<T>()` returns the functor
-/// for compute type T (to hoist per-dtype constants out of the loop).
+/// (bool for predicates). An Op with float attributes (`kAttrs`, `set`) reads
+/// them first; one with `bind<T>()` returns the functor for compute type T
+/// (to hoist per-dtype constants out of the loop).
 template <typename Op, typename Types, bool kBoolOut = false>
 Error unary_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                    std::span<Tensor> outputs) {
@@ -27,9 +59,7 @@ Error unary_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
 
   // Attributes and dtypes.
   Op op{};
-  if constexpr (requires { Op::from_attrs(attrs, op); }) {
-    EDGEC_TRY(Op::from_attrs(attrs, op));
-  }
+  EDGEC_TRY(bind_attrs(attrs, op));
   EDGEC_TRY(check_dtype_in(op_name, x, Types{}));
   EDGEC_TRY(check_output_dtype(op_name, out, kBoolOut ? DType::Bool : x.dtype));
 
@@ -93,23 +123,14 @@ struct Clamp {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
 
-  static std::vector<AttrDecl> attrs() { return {min_decl(), max_decl()}; }
-  static const AttrDecl& min_decl() {
-    static const AttrDecl d = attr_float("min", -std::numeric_limits<double>::infinity());
-    return d;
-  }
-  static const AttrDecl& max_decl() {
-    static const AttrDecl d = attr_float("max", std::numeric_limits<double>::infinity());
-    return d;
-  }
-
-  static Error from_attrs(const Attrs& attrs, Clamp& op) {
-    EDGEC_TRY(read_attr(kName, attrs, min_decl(), op.lo));
-    EDGEC_TRY(read_attr(kName, attrs, max_decl(), op.hi));
-    if (std::isnan(op.lo) || std::isnan(op.hi)) {
-      return fail(Error::InvalidArgument, "clamp: expected numeric bounds, got min " +
-                                              std::to_string(op.lo) + ", max " +
-                                              std::to_string(op.hi));
+  static inline const FloatAttrs<2> kAttrs{{attr_float("min", -std::numeric_limits<double>::infinity()),
+                                            attr_float("max", std::numeric_limits<double>::infinity())}};
+  Error set(const std::array<double, 2>& v) {
+    lo = v[0];
+    hi = v[1];
+    if (std::isnan(lo) || std::isnan(hi)) {
+      return fail(Error::InvalidArgument, "clamp: expected numeric bounds, got min " + std::to_string(lo) +
+                                              ", max " + std::to_string(hi));
     }
     return Error::Ok;
   }
@@ -191,23 +212,11 @@ struct Softplus {
   float beta = 1.0f;
   float threshold = 20.0f;
 
-  static std::vector<AttrDecl> attrs() { return {beta_decl(), threshold_decl()}; }
-  static const AttrDecl& beta_decl() {
-    static const AttrDecl d = attr_float("beta", 1.0, AttrRule::NonZero);
-    return d;
-  }
-  static const AttrDecl& threshold_decl() {
-    static const AttrDecl d = attr_float("threshold", 20.0);
-    return d;
-  }
-
-  static Error from_attrs(const Attrs& attrs, Softplus& op) {
-    double beta, threshold;
-    EDGEC_TRY(read_attr(kName, attrs, beta_decl(), beta));
-    EDGEC_TRY(read_attr(kName, attrs, threshold_decl(), threshold));
-    op.beta = static_cast<float>(beta);
-    op.threshold = static_cast<float>(threshold);
-    return Error::Ok;
+  static inline const FloatAttrs<2> kAttrs{
+      {attr_float("beta", 1.0, AttrRule::NonZero), attr_float("threshold", 20.0)}};
+  void set(const std::array<double, 2>& v) {
+    beta = static_cast<float>(v[0]);
+    threshold = static_cast<float>(v[1]);
   }
   float operator()(float x) const { return softplus(x, beta, threshold); }
 };
@@ -221,18 +230,8 @@ struct LeakyRelu {
   static constexpr std::string_view kName = "leaky_relu";
   float slope = 0.01f;
 
-  static std::vector<AttrDecl> attrs() { return {slope_decl()}; }
-  static const AttrDecl& slope_decl() {
-    static const AttrDecl d = attr_float("negative_slope", 0.01);
-    return d;
-  }
-
-  static Error from_attrs(const Attrs& attrs, LeakyRelu& op) {
-    double slope;
-    EDGEC_TRY(read_attr(kName, attrs, slope_decl(), slope));
-    op.slope = static_cast<float>(slope);
-    return Error::Ok;
-  }
+  static inline const FloatAttrs<1> kAttrs{{attr_float("negative_slope", 0.01)}};
+  void set(const std::array<double, 1>& v) { slope = static_cast<float>(v[0]); }
   float operator()(float x) const { return x > 0 ? x : x * slope; }
 };
 
@@ -240,18 +239,8 @@ struct Elu {
   static constexpr std::string_view kName = "elu";
   float alpha = 1.0f;
 
-  static std::vector<AttrDecl> attrs() { return {alpha_decl()}; }
-  static const AttrDecl& alpha_decl() {
-    static const AttrDecl d = attr_float("alpha", 1.0);
-    return d;
-  }
-
-  static Error from_attrs(const Attrs& attrs, Elu& op) {
-    double alpha;
-    EDGEC_TRY(read_attr(kName, attrs, alpha_decl(), alpha));
-    op.alpha = static_cast<float>(alpha);
-    return Error::Ok;
-  }
+  static inline const FloatAttrs<1> kAttrs{{attr_float("alpha", 1.0)}};
+  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
   // expm1: exp(x) - 1 loses all digits near 0.
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x); }
 };
@@ -262,23 +251,11 @@ struct Selu {
   static constexpr std::string_view kName = "selu";
   float alpha_gamma = 0, gamma = 0;
 
-  static std::vector<AttrDecl> attrs() { return {alpha_decl(), gamma_decl()}; }
-  static const AttrDecl& alpha_decl() {
-    static const AttrDecl d = attr_float("alpha", 1.6732632423543772);
-    return d;
-  }
-  static const AttrDecl& gamma_decl() {
-    static const AttrDecl d = attr_float("gamma", 1.0507009873554805);
-    return d;
-  }
-
-  static Error from_attrs(const Attrs& attrs, Selu& op) {
-    double alpha, gamma;
-    EDGEC_TRY(read_attr(kName, attrs, alpha_decl(), alpha));
-    EDGEC_TRY(read_attr(kName, attrs, gamma_decl(), gamma));
-    op.alpha_gamma = static_cast<float>(alpha * gamma);
-    op.gamma = static_cast<float>(gamma);
-    return Error::Ok;
+  static inline const FloatAttrs<2> kAttrs{
+      {attr_float("alpha", 1.6732632423543772), attr_float("gamma", 1.0507009873554805)}};
+  void set(const std::array<double, 2>& v) {
+    alpha_gamma = static_cast<float>(v[0] * v[1]);
+    gamma = static_cast<float>(v[1]);
   }
   float operator()(float x) const { return x > 0 ? gamma * x : alpha_gamma * std::expm1(x); }
 };
@@ -288,18 +265,8 @@ struct Celu {
   static constexpr std::string_view kName = "celu";
   float alpha = 1.0f;
 
-  static std::vector<AttrDecl> attrs() { return {alpha_decl()}; }
-  static const AttrDecl& alpha_decl() {
-    static const AttrDecl d = attr_float("alpha", 1.0, AttrRule::NonZero);
-    return d;
-  }
-
-  static Error from_attrs(const Attrs& attrs, Celu& op) {
-    double alpha;
-    EDGEC_TRY(read_attr(kName, attrs, alpha_decl(), alpha));
-    op.alpha = static_cast<float>(alpha);
-    return Error::Ok;
-  }
+  static inline const FloatAttrs<1> kAttrs{{attr_float("alpha", 1.0, AttrRule::NonZero)}};
+  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x / alpha); }
 };
 
@@ -339,7 +306,7 @@ struct LogicalNot {
 template <typename Op, typename Types, bool kBoolOut = false>
 KernelEntry unary_entry(std::string_view summary) {
   std::vector<AttrDecl> attrs;
-  if constexpr (requires { Op::attrs(); }) attrs = Op::attrs();
+  if constexpr (requires { Op::kAttrs; }) attrs = Op::kAttrs.list();
   return {elementwise_decl(Op::kName, "default", {{"self"}}, dtype_set(Types{}),
                            kBoolOut ? ResultRule::SameShapeBool : ResultRule::SameAsInput, summary, std::move(attrs)),
           unary_kernel<Op, Types, kBoolOut>};

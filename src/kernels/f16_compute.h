@@ -6,6 +6,7 @@
 
 #include <type_traits>
 
+#include "base/dtype.h"
 #include "base/half.h"
 
 namespace edgec {
@@ -30,6 +31,18 @@ inline T narrow(float v) {
     return float_to_half(v);
   } else {
     return static_cast<T>(v);
+  }
+}
+
+/// Runs a float kernel's typed body, `fn.template operator()<T>()`, with T the
+/// storage type of `dtype`: float for f32, Half for f16 (the kernel has
+/// refused every other dtype before).
+template <typename Fn>
+inline void dispatch_float(DType dtype, Fn&& fn) {
+  if (dtype == DType::Float32) {
+    fn.template operator()<float>();
+  } else {
+    fn.template operator()<Half>();
   }
 }
 

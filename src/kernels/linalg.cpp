@@ -42,9 +42,8 @@ void run_gemm(DType dtype, int64_t M, int64_t N, int64_t K, const char* a, Matri
   }
 }
 
-Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs&,
-                    std::span<Tensor> outputs) {
-  // Check arguments.
+// The operand counts and dtypes and the ranks, before any size is read.
+Error check_matmul_operands(std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   if (inputs.size() != 2 || outputs.size() != 1) {
     return fail(Error::InvalidArgument,
                 "matmul: expected 2 inputs and 1 output, got " + str(static_cast<int64_t>(inputs.size())) +
@@ -52,7 +51,7 @@ Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   }
   const Tensor& a = inputs[0];
   const Tensor& b = inputs[1];
-  Tensor& y = outputs[0];
+  const Tensor& y = outputs[0];
   if (!kMatmulTypes.contains(a.dtype) || a.dtype != b.dtype) {
     return fail(Error::InvalidType, "matmul: expected two f32 or two f16 inputs, got " +
                                         std::string(dtype_name(a.dtype)) + " and " +
@@ -66,93 +65,106 @@ Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
     return fail(Error::InvalidShape, "matmul: expected inputs of rank >= 1, got " +
                                          shape_string(a.shape()) + " and " + shape_string(b.shape()));
   }
+  return Error::Ok;
+}
 
-  // A 1-D a is a single row and a 1-D b a single column.
-  const bool a_vec = a.rank == 1;
-  const bool b_vec = b.rank == 1;
-  const int64_t M = a_vec ? 1 : a.sizes[a.rank - 2];
-  const int64_t K = a.sizes[a.rank - 1];
-  const int64_t Kb = b_vec ? b.sizes[0] : b.sizes[b.rank - 2];
-  const int64_t N = b_vec ? 1 : b.sizes[b.rank - 1];
-  if (K != Kb) {
-    return fail(Error::InvalidShape, "matmul: contracted dims differ: a " + shape_string(a.shape()) +
-                                         " has " + str(K) + " columns, b " + shape_string(b.shape()) +
-                                         " has " + str(Kb) + " rows");
-  }
-  const MatrixOperand ma{a_vec ? 0 : a.strides[a.rank - 2], a.strides[a.rank - 1]};
-  const MatrixOperand mb{b_vec ? b.strides[0] : b.strides[b.rank - 2],
-                         b_vec ? 0 : b.strides[b.rank - 1]};
-
-  // Broadcast the batch dims (right-aligned; size 1 stretches).
-  const int a_batch = a_vec ? 0 : a.rank - 2;
-  const int b_batch = b_vec ? 0 : b.rank - 2;
-  const int batch_rank = std::max(a_batch, b_batch);
-  std::array<int64_t, kMaxRank> shape{};
+// What matmul multiplies: an M x K by a K x N matrix (each with its strides)
+// for every index of the broadcast batch dims in front of them.
+struct MatmulShape {
+  bool a_vec = false;
+  bool b_vec = false;
+  int64_t M = 0, N = 0, K = 0;
+  MatrixOperand ma{}, mb{};
+  int batch_rank = 0;
+  std::array<int64_t, kMaxRank> batch{};
   std::array<int64_t, kMaxRank> a_bstride{};
   std::array<int64_t, kMaxRank> b_bstride{};
-  if (batch_rank + 2 > kMaxRank) {
+};
+
+// The matrix dims. A 1-D a is a single row and a 1-D b a single column.
+Error read_matrix_dims(const Tensor& a, const Tensor& b, MatmulShape& s) {
+  s.a_vec = a.rank == 1;
+  s.b_vec = b.rank == 1;
+  s.M = s.a_vec ? 1 : a.sizes[a.rank - 2];
+  s.K = a.sizes[a.rank - 1];
+  const int64_t Kb = s.b_vec ? b.sizes[0] : b.sizes[b.rank - 2];
+  s.N = s.b_vec ? 1 : b.sizes[b.rank - 1];
+  if (s.K != Kb) {
+    return fail(Error::InvalidShape, "matmul: contracted dims differ: a " + shape_string(a.shape()) +
+                                         " has " + str(s.K) + " columns, b " + shape_string(b.shape()) +
+                                         " has " + str(Kb) + " rows");
+  }
+  s.ma = {s.a_vec ? 0 : a.strides[a.rank - 2], a.strides[a.rank - 1]};
+  s.mb = {s.b_vec ? b.strides[0] : b.strides[b.rank - 2], s.b_vec ? 0 : b.strides[b.rank - 1]};
+  return Error::Ok;
+}
+
+// Broadcasts the batch dims (right-aligned; size 1 stretches, with stride 0).
+Error broadcast_batch_dims(const Tensor& a, const Tensor& b, MatmulShape& s) {
+  const int a_batch = s.a_vec ? 0 : a.rank - 2;
+  const int b_batch = s.b_vec ? 0 : b.rank - 2;
+  s.batch_rank = std::max(a_batch, b_batch);
+  if (s.batch_rank + 2 > kMaxRank) {
     return fail(Error::InvalidShape, "matmul: result rank exceeds the maximum rank " + str(kMaxRank));
   }
-  for (int i = 0; i < batch_rank; ++i) {
-    const int ia = i - (batch_rank - a_batch);
-    const int ib = i - (batch_rank - b_batch);
+  for (int i = 0; i < s.batch_rank; ++i) {
+    const int ia = i - (s.batch_rank - a_batch);
+    const int ib = i - (s.batch_rank - b_batch);
     const int64_t sa = ia >= 0 ? a.sizes[ia] : 1;
     const int64_t sb = ib >= 0 ? b.sizes[ib] : 1;
     if (sa != sb && sa != 1 && sb != 1) {
       return fail(Error::InvalidShape, "matmul: batch dims do not broadcast: a " + shape_string(a.shape()) +
                                            ", b " + shape_string(b.shape()));
     }
-    shape[i] = sa == 1 ? sb : sa;
-    a_bstride[i] = (ia >= 0 && sa != 1) ? a.strides[ia] : 0;
-    b_bstride[i] = (ib >= 0 && sb != 1) ? b.strides[ib] : 0;
+    s.batch[i] = sa == 1 ? sb : sa;
+    s.a_bstride[i] = (ia >= 0 && sa != 1) ? a.strides[ia] : 0;
+    s.b_bstride[i] = (ib >= 0 && sb != 1) ? b.strides[ib] : 0;
   }
-  int out_rank = batch_rank;
-  if (!a_vec) shape[out_rank++] = M;
-  if (!b_vec) shape[out_rank++] = N;
+  return Error::Ok;
+}
 
-  // Size the output.
-  EDGEC_TRY(y.resize({shape.data(), static_cast<size_t>(out_rank)}));
-  if (y.numel() == 0) return Error::Ok;
+// Sizes the output: the batch dims, then M unless a is a vector and N unless
+// b is.
+Error resize_matmul_output(const MatmulShape& s, Tensor& y) {
+  std::array<int64_t, kMaxRank> shape = s.batch;
+  int out_rank = s.batch_rank;
+  if (!s.a_vec) shape[out_rank++] = s.M;
+  if (!s.b_vec) shape[out_rank++] = s.N;
+  return y.resize({shape.data(), static_cast<size_t>(out_rank)});
+}
 
+// Batch space walked by a, b and the output (whose matrices are M*N apart).
+axis::StridedDims<3> batch_walk(const MatmulShape& s) {
+  axis::StridedDims<3> batch;
+  std::array<int64_t, kMaxRank> y_bstride{};
+  int64_t stride = s.M * s.N;
+  for (int i = s.batch_rank - 1; i >= 0; --i) {
+    y_bstride[i] = stride;
+    stride *= s.batch[i];
+  }
+  for (int i = 0; i < s.batch_rank; ++i) batch.push(s.batch[i], {s.a_bstride[i], s.b_bstride[i], y_bstride[i]});
+  batch.coalesce();
+  return batch;
+}
+
+// One product per batch index: small matrices are spread over threads one
+// each, large ones split among all threads one after another.
+void multiply_batch(const KernelContext& ctx, const MatmulShape& s, const axis::StridedDims<3>& batch,
+                    const Tensor& a, const Tensor& b, Tensor& y) {
   const size_t esz = dtype_size(a.dtype);
   const char* a_base = static_cast<const char*>(a.data);
   const char* b_base = static_cast<const char*>(b.data);
   char* y_base = static_cast<char*>(y.data);
-
-  // Batch space walked by a, b and the output (whose matrices are M*N apart).
-  axis::StridedDims<3> batch;
-  {
-    std::array<int64_t, kMaxRank> y_bstride{};
-    int64_t s = M * N;
-    for (int i = batch_rank - 1; i >= 0; --i) {
-      y_bstride[i] = s;
-      s *= shape[i];
-    }
-    for (int i = 0; i < batch_rank; ++i) {
-      batch.push(shape[i], {a_bstride[i], b_bstride[i], y_bstride[i]});
-    }
-    batch.coalesce();
-  }
-
-  // When b is shared by the whole batch and a's matrices are rows of one
-  // strided matrix (the usual activation x weight case), one tall product is
-  // both faster and better threaded than a loop of small ones.
-  if (batch.rank == 1 && batch.strides[1][0] == 0 && !a_vec && batch.strides[0][0] == M * ma.row_stride) {
-    run_gemm(a.dtype, batch.sizes[0] * M, N, K, a_base, ma, b_base, mb, y_base, N, ctx.num_threads);
-    return Error::Ok;
-  }
-
-  // Multiply.
   const int64_t count = batch.numel();
   const int64_t len = batch.line_len();
-  const int64_t per_matrix = M * N * std::max<int64_t>(K, 1);
+  const int64_t per_matrix = s.M * s.N * std::max<int64_t>(s.K, 1);
   auto matrix = [&](int64_t i, int threads) {
     const int64_t line = i / len;
     const int64_t j = i % len;
     const int64_t ao = batch.line_offset(line, 0) + j * batch.line_stride(0);
     const int64_t bo = batch.line_offset(line, 1) + j * batch.line_stride(1);
     const int64_t yo = batch.line_offset(line, 2) + j * batch.line_stride(2);
-    run_gemm(a.dtype, M, N, K, a_base + ao * esz, ma, b_base + bo * esz, mb, y_base + yo * esz, N,
+    run_gemm(a.dtype, s.M, s.N, s.K, a_base + ao * esz, s.ma, b_base + bo * esz, s.mb, y_base + yo * esz, s.N,
              threads);
   };
   const int threads = ctx.num_threads;
@@ -163,9 +175,32 @@ Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   } else {
     for (int64_t i = 0; i < count; ++i) matrix(i, threads);
   }
-  return Error::Ok;
 }
 
+Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs&,
+                    std::span<Tensor> outputs) {
+  EDGEC_TRY(check_matmul_operands(inputs, outputs));
+  const Tensor& a = inputs[0];
+  const Tensor& b = inputs[1];
+  Tensor& y = outputs[0];
+  MatmulShape s;
+  EDGEC_TRY(read_matrix_dims(a, b, s));
+  EDGEC_TRY(broadcast_batch_dims(a, b, s));
+  EDGEC_TRY(resize_matmul_output(s, y));
+  if (y.numel() == 0) return Error::Ok;
+  const axis::StridedDims<3> batch = batch_walk(s);
+
+  // When b is shared by the whole batch and a's matrices are rows of one
+  // strided matrix (the usual activation x weight case), one tall product is
+  // both faster and better threaded than a loop of small ones.
+  if (batch.rank == 1 && batch.strides[1][0] == 0 && !s.a_vec && batch.strides[0][0] == s.M * s.ma.row_stride) {
+    run_gemm(a.dtype, batch.sizes[0] * s.M, s.N, s.K, static_cast<const char*>(a.data), s.ma,
+             static_cast<const char*>(b.data), s.mb, static_cast<char*>(y.data), s.N, ctx.num_threads);
+    return Error::Ok;
+  }
+  multiply_batch(ctx, s, batch, a, b, y);
+  return Error::Ok;
+}
 
 }  // namespace
 

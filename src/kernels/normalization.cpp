@@ -277,11 +277,9 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 
   // Normalize.
   const AxisPlan plan = axis::make_axis_plan(x, dim, y.strides.data());
-  if (x.dtype == DType::Float32) {
-    run_softmax<kLog>(plan, x.data_as<float>(), y.data_as<float>(), ctx, x.numel());
-  } else {
-    run_softmax<kLog>(plan, x.data_as<Half>(), y.data_as<Half>(), ctx, x.numel());
-  }
+  dispatch_float(x.dtype, [&]<typename T>() {
+    run_softmax<kLog>(plan, x.data_as<T>(), y.data_as<T>(), ctx, x.numel());
+  });
   return Error::Ok;
 }
 
@@ -401,11 +399,7 @@ Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   if (y.numel() == 0) return Error::Ok;
 
   // Normalize.
-  if (x.dtype == DType::Float32) {
-    run_batch_norm<float>(x, y, params, eps, ctx);
-  } else {
-    run_batch_norm<Half>(x, y, params, eps, ctx);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() { run_batch_norm<T>(x, y, params, eps, ctx); });
   return Error::Ok;
 }
 
@@ -498,11 +492,9 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
   if (y.numel() == 0) return Error::Ok;
 
   // Normalize.
-  if (x.dtype == DType::Float32) {
-    run_group_norm<float>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
-  } else {
-    run_group_norm<Half>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() {
+    run_group_norm<T>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
+  });
   return Error::Ok;
 }
 
@@ -524,25 +516,14 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
   StridedDims<2> outer;
   for (int i = 0; i < axis_dim; ++i) outer.push(x.sizes[i], {x.strides[i], y.strides[i]});
   outer.coalesce();
-  const int64_t rows = outer.numel();
-  const int64_t row_len = outer.line_len();
   const int64_t n = inner.line_len();
   const int64_t xs = inner.line_stride(0);
   const int64_t ys = inner.line_stride(1);
   const int64_t ws = inner.line_stride(2);
   const int64_t bs = inner.line_stride(3);
   const double elements = static_cast<double>(inner.numel());
-  const T* xd = x.data_as<T>();
-  T* yd = y.data_as<T>();
-  const int threads = axis::thread_count(ctx.num_threads, x.numel(), rows);
-
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t row = 0; row < rows; ++row) {
-    const int64_t line = row / row_len;
-    const int64_t j = row % row_len;
-    const T* xr = xd + outer.line_offset(line, 0) + j * outer.line_stride(0);
-    T* yr = yd + outer.line_offset(line, 1) + j * outer.line_stride(1);
-
+  // One task a row (a leading index): its statistics, then its outputs.
+  auto row = [&](const T* xr, T* yr, int64_t) {
     double total = 0.0;
     axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
       total += line_sum(xr + off[0], n, xs, [](float v) { return v; });
@@ -576,7 +557,8 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
         q[i * ys] = axis::narrow<T>(v);
       }
     });
-  }
+  };
+  axis::run_tasks(outer, 1, x.data_as<T>(), y.data_as<T>(), ctx.num_threads, x.numel(), row);
 }
 
 template <typename T>
@@ -654,11 +636,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
     inner.push(x.sizes[i], {x.strides[i], y.strides[i], w_strides[i], b_strides[i]});
   }
   inner.coalesce();
-  if (x.dtype == DType::Float32) {
-    layer_norm_typed<float>(x, y, axis_dim, w, b, inner, eps, ctx);
-  } else {
-    layer_norm_typed<Half>(x, y, axis_dim, w, b, inner, eps, ctx);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() { layer_norm_typed<T>(x, y, axis_dim, w, b, inner, eps, ctx); });
   return Error::Ok;
 }
 

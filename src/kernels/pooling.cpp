@@ -263,11 +263,7 @@ Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
   const Tensor x4 = spatial::lift_to_2d(x);
   const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
-  if (x.dtype == DType::Float32) {
-    avg_pool_typed<float>(x4, g, count_include_pad, out, threads);
-  } else {
-    avg_pool_typed<Half>(x4, g, count_include_pad, out, threads);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() { avg_pool_typed<T>(x4, g, count_include_pad, out, threads); });
   return Error::Ok;
 }
 
@@ -331,11 +327,7 @@ Error adaptive_avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, cons
   // Windows overlap by at most one row/column when shrinking and hold one or
   // two elements when growing, so this bounds the elements read.
   const int threads = spatial::threads_for(ctx.num_threads, x.numel() + 4 * out.numel());
-  if (x.dtype == DType::Float32) {
-    adaptive_avg_pool_typed<float>(x4, out_size, out, threads);
-  } else {
-    adaptive_avg_pool_typed<Half>(x4, out_size, out, threads);
-  }
+  dispatch_float(x.dtype, [&]<typename T>() { adaptive_avg_pool_typed<T>(x4, out_size, out, threads); });
   return Error::Ok;
 }
 

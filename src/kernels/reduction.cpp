@@ -21,6 +21,7 @@
 
 #include "kernels/axis_util.h"
 #include "kernels/families.h"
+#include "kernels/kernel_checks.h"
 
 namespace edgec {
 namespace {
@@ -336,15 +337,6 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t n_
                                             " input(s) and 1 output, got " +
                                             str(static_cast<int64_t>(inputs.size())) + " and " +
                                             str(static_cast<int64_t>(outputs.size())));
-  }
-  return Error::Ok;
-}
-
-Error check_output_dtype(std::string_view op, const Tensor& y, DType expected) {
-  if (y.dtype != expected) {
-    return fail(Error::InvalidType, std::string(op) + ": expected output dtype " +
-                                        std::string(dtype_name(expected)) + ", got " +
-                                        std::string(dtype_name(y.dtype)));
   }
   return Error::Ok;
 }
@@ -666,19 +658,15 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   // Scan.
   const AxisPlan plan = axis::make_axis_plan(x, dim, y.strides.data());
   const int64_t work = x.numel();
+  auto scan = [&](auto zero) {
+    using T = decltype(zero);
+    run_cumsum(plan, x.data_as<T>(), y.data_as<T>(), exclusive, reverse, ctx, work);
+  };
   switch (x.dtype) {
-    case DType::Float32:
-      run_cumsum(plan, x.data_as<float>(), y.data_as<float>(), exclusive, reverse, ctx, work);
-      break;
-    case DType::Float16:
-      run_cumsum(plan, x.data_as<Half>(), y.data_as<Half>(), exclusive, reverse, ctx, work);
-      break;
-    case DType::Int64:
-      run_cumsum(plan, x.data_as<int64_t>(), y.data_as<int64_t>(), exclusive, reverse, ctx, work);
-      break;
-    case DType::Int32:
-      run_cumsum(plan, x.data_as<int32_t>(), y.data_as<int32_t>(), exclusive, reverse, ctx, work);
-      break;
+    case DType::Float32: scan(float{}); break;
+    case DType::Float16: scan(Half{}); break;
+    case DType::Int64: scan(int64_t{}); break;
+    case DType::Int32: scan(int32_t{}); break;
     default: return unsupported_dtype(op, x.dtype);
   }
   return Error::Ok;

@@ -82,11 +82,7 @@ Error upsample_nearest(KernelContext& ctx, std::span<const Tensor> inputs, const
   const Tensor x4 = spatial::lift_to_2d(inputs[0]);
   Tensor& out = outputs[0];
   const int threads = spatial::threads_for(ctx.num_threads, out.numel());
-  if (out.dtype == DType::Float32) {
-    upsample_nearest_typed<float>(x4, out, out_size, threads);
-  } else {
-    upsample_nearest_typed<Half>(x4, out, out_size, threads);
-  }
+  dispatch_float(out.dtype, [&]<typename T>() { upsample_nearest_typed<T>(x4, out, out_size, threads); });
   return Error::Ok;
 }
 
@@ -166,11 +162,9 @@ Error upsample_bilinear(KernelContext& ctx, std::span<const Tensor> inputs, cons
   const Tensor x4 = spatial::lift_to_2d(inputs[0]);
   Tensor& out = outputs[0];
   const int threads = spatial::threads_for(ctx.num_threads, 4 * out.numel());
-  if (out.dtype == DType::Float32) {
-    upsample_bilinear_typed<float>(x4, out, out_size, align_corners, threads);
-  } else {
-    upsample_bilinear_typed<Half>(x4, out, out_size, align_corners, threads);
-  }
+  dispatch_float(out.dtype, [&]<typename T>() {
+    upsample_bilinear_typed<T>(x4, out, out_size, align_corners, threads);
+  });
   return Error::Ok;
 }
 

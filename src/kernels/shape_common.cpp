@@ -11,42 +11,6 @@ namespace edgec::shape_detail {
 
 // ---- argument checks ---------------------------------------------------------
 
-namespace {
-
-std::string plural(size_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-}  // namespace
-
-Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t num_inputs,
-                  std::span<Tensor> outputs, size_t num_outputs) {
-  if (inputs.size() != num_inputs) {
-    return fail(Error::InvalidArgument, std::string(op) + ": expected " +
-                                            plural(num_inputs, "input") + ", got " +
-                                            std::to_string(inputs.size()));
-  }
-  return check_num_outputs(op, outputs, num_outputs);
-}
-
-Error check_num_outputs(std::string_view op, std::span<Tensor> outputs, size_t num_outputs) {
-  if (outputs.size() != num_outputs) {
-    return fail(Error::InvalidArgument, std::string(op) + ": expected " +
-                                            plural(num_outputs, "output") + ", got " +
-                                            std::to_string(outputs.size()));
-  }
-  return Error::Ok;
-}
-
-Error check_output_dtype(std::string_view op, const Tensor& out, DType expected) {
-  if (out.dtype != expected) {
-    return fail(Error::InvalidType, std::string(op) + ": expected output dtype " +
-                                        std::string(dtype_name(expected)) + ", got " +
-                                        std::string(dtype_name(out.dtype)));
-  }
-  return Error::Ok;
-}
-
 Error check_index_dtype(std::string_view op, const Tensor& index, std::string_view what) {
   if (index.dtype != DType::Int64 && index.dtype != DType::Int32) {
     return fail(Error::InvalidType, std::string(op) + ": expected " + std::string(what) +
@@ -69,12 +33,6 @@ Error normalize_dim(std::string_view op, int64_t dim, int rank, int& out) {
 Error check_one_to_one(std::string_view op, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   EDGEC_TRY(check_arity(op, inputs, 1, outputs, 1));
   return check_output_dtype(op, outputs[0], inputs[0].dtype);
-}
-
-Error resize_output(std::string_view op, Tensor& out, std::span<const int64_t> shape) {
-  const Error err = out.resize(shape);
-  if (err != Error::Ok) set_error_detail(std::string(op) + ": " + error_detail());
-  return err;
 }
 
 Error index_out_of_range(std::string_view op, int64_t index, int64_t size) {

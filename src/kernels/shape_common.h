@@ -12,6 +12,7 @@
 
 #include "base/attrs.h"
 #include "base/error.h"
+#include "kernels/kernel_checks.h"
 #include "kernels/op_decl.h"
 #include "kernels/registry.h"
 #include "kernels/tensor.h"
@@ -27,20 +28,14 @@ inline constexpr int64_t kParallelElements = 32 * 1024;
 inline constexpr int kMaxCopyRank = 2 * kMaxRank;
 
 // ---- argument checks ---------------------------------------------------------
+// (check_arity, check_num_outputs, check_output_dtype and resize_output come
+// from kernel_checks.h.)
 
-Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t num_inputs,
-                  std::span<Tensor> outputs, size_t num_outputs);
-/// Only the output count; for kernels whose input count varies.
-Error check_num_outputs(std::string_view op, std::span<Tensor> outputs, size_t num_outputs);
-Error check_output_dtype(std::string_view op, const Tensor& out, DType expected);
 /// Index tensors are i64 or i32.
 Error check_index_dtype(std::string_view op, const Tensor& index, std::string_view what);
 
 /// Wraps a possibly negative `dim` into [0, rank) or fails naming the op.
 Error normalize_dim(std::string_view op, int64_t dim, int rank, int& out);
-
-/// Tensor::resize with the op name in front of its message.
-Error resize_output(std::string_view op, Tensor& out, std::span<const int64_t> shape);
 
 /// The failure for an index read from data: "<op>: index 7 is out of range
 /// for size 5".

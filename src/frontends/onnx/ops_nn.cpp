@@ -205,51 +205,76 @@ void check_pool_pads(NodeContext& n, const std::vector<int64_t>& kernel, const W
              std::to_string(i));
 }
 
-void conv(NodeContext& n) {
+// What Conv and ConvTranspose read first, in this order: input, weight, the
+// spatial rank and the group count.
+struct ConvOperands {
+  Value* x;
+  Value* w;
+  size_t nd;
+  int64_t group;
+};
+
+ConvOperands read_conv_operands(NodeContext& n, bool transposed) {
   Value* x = n.value(0);
   Value* w = n.value(1);
   const size_t nd = spatial_rank(n, x);
   check_weight(n, x, w);
-  const int64_t group = read_group(n, x, w, false);
-  const Window win = read_window(n, nd, x->type(), weight_kernel(w));
-  std::vector<Value*> ins = {x, w};
+  return {x, w, nd, read_group(n, x, w, transposed)};
+}
+
+// Input, weight and the optional bias.
+std::vector<Value*> conv_inputs(NodeContext& n, const ConvOperands& c) {
+  std::vector<Value*> ins = {c.x, c.w};
   if (n.input(2)) ins.push_back(n.value(2));
-  n.set_output(
-      0, n.emit("conv", ins,
-                attrs_of(
-                    {{"stride", win.strides}, {"padding", win.pads}, {"dilation", win.dilations}, {"groups", group}})));
+  return ins;
+}
+
+void conv(NodeContext& n) {
+  const ConvOperands c = read_conv_operands(n, false);
+  const Window win = read_window(n, c.nd, c.x->type(), weight_kernel(c.w));
+  n.set_output(0, n.emit("conv", conv_inputs(n, c),
+                         attrs_of({{"stride", win.strides}, {"padding", win.pads}, {"dilation", win.dilations},
+                                   {"groups", c.group}})));
 }
 
 void conv_transpose(NodeContext& n) {
-  Value* x = n.value(0);
-  Value* w = n.value(1);
-  const size_t nd = spatial_rank(n, x);
-  check_weight(n, x, w);
-  const int64_t group = read_group(n, x, w, true);
+  const ConvOperands c = read_conv_operands(n, true);
+  const size_t nd = c.nd;
   if (n.attr("output_shape")) n.fail("attribute 'output_shape' is not supported (export with explicit pads)");
-  const Window win = read_window(n, nd, x->type(), {});
+  const Window win = read_window(n, nd, c.x->type(), {});
   std::vector<int64_t> output_padding = n.attr_ints("output_padding").value_or(std::vector<int64_t>{});
   if (output_padding.empty()) output_padding.assign(nd, 0);
   if (output_padding.size() != nd)
     n.fail("attribute 'output_padding' is " + list_str(output_padding) + "; expected " + std::to_string(nd) +
            " entries for the spatial dims of " + n.typed_operand(0));
   check_entries(n, "output_padding", output_padding, 0);
-  std::vector<Value*> ins = {x, w};
-  if (n.input(2)) ins.push_back(n.value(2));
-  n.set_output(0, n.emit("conv_transpose", ins,
+  n.set_output(0, n.emit("conv_transpose", conv_inputs(n, c),
                          attrs_of({{"stride", win.strides},
                                    {"padding", win.pads},
                                    {"dilation", win.dilations},
                                    {"output_padding", output_padding},
-                                   {"groups", group}})));
+                                   {"groups", c.group}})));
+}
+
+// What MaxPool and AveragePool read first: the input, its kernel and the
+// window, whose pads are checked against the kernel.
+struct PoolOperands {
+  Value* x;
+  std::vector<int64_t> kernel;
+  Window win;
+};
+
+PoolOperands read_pool_operands(NodeContext& n) {
+  Value* x = n.value(0);
+  const size_t nd = spatial_rank(n, x);
+  std::vector<int64_t> kernel = pool_kernel(n, nd);
+  Window win = read_window(n, nd, x->type(), kernel);
+  check_pool_pads(n, kernel, win);
+  return {x, std::move(kernel), std::move(win)};
 }
 
 void max_pool(NodeContext& n) {
-  Value* x = n.value(0);
-  const size_t nd = spatial_rank(n, x);
-  const std::vector<int64_t> kernel = pool_kernel(n, nd);
-  const Window win = read_window(n, nd, x->type(), kernel);
-  check_pool_pads(n, kernel, win);
+  const auto [x, kernel, win] = read_pool_operands(n);
   n.outputs_unsupported_from(1, "MaxPool's indices output");
   n.set_output(0, n.emit("max_pool", {x},
                          attrs_of({{"kernel_size", kernel},
@@ -260,11 +285,7 @@ void max_pool(NodeContext& n) {
 }
 
 void average_pool(NodeContext& n) {
-  Value* x = n.value(0);
-  const size_t nd = spatial_rank(n, x);
-  const std::vector<int64_t> kernel = pool_kernel(n, nd);
-  const Window win = read_window(n, nd, x->type(), kernel);
-  check_pool_pads(n, kernel, win);
+  const auto [x, kernel, win] = read_pool_operands(n);
   // AveragePool has dilations from opset 19 only: read_window gives 1s.
   n.set_output(0, n.emit("avg_pool", {x},
                          attrs_of({{"kernel_size", kernel},
