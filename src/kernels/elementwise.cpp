@@ -173,12 +173,17 @@ struct DivTrue {
 EDGEC_INT_FLOAT_BINARY(DivTrunc, "div", NonZero, int_div_trunc(a, b), std::trunc(a / b))
 EDGEC_INT_FLOAT_BINARY(DivFloor, "div", NonZero, int_div_floor(a, b), float_floor_div(a, b))
 
-const AttrDecl kRoundingMode = attr_string("rounding_mode", "none", {"none", "trunc", "floor"});
+// Built on first use, like every declaration: the kernel tables may be read
+// during another file's static initialization.
+const AttrDecl& rounding_mode_decl() {
+  static const AttrDecl d = attr_string("rounding_mode", "none", {"none", "trunc", "floor"});
+  return d;
+}
 
 Error div_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                  std::span<Tensor> outputs) {
   std::string_view mode;
-  EDGEC_TRY(read_attr("div", attrs, kRoundingMode, mode));
+  EDGEC_TRY(read_attr("div", attrs, rounding_mode_decl(), mode));
   if (mode == "trunc") return binary_kernel<DivTrunc, NumericTypes>(ctx, inputs, attrs, outputs);
   if (mode == "floor") return binary_kernel<DivFloor, NumericTypes>(ctx, inputs, attrs, outputs);
   // True division of integers would need a float output; the graph must cast.
@@ -304,7 +309,7 @@ std::span<const KernelEntry> elementwise_binary_kernels() {
       binary_entry<Sub, NumericTypes>("a - b"),
       binary_entry<Mul, NumericTypes>("a * b"),
       {elementwise_decl("div", "Tensor", {{"self"}, {"other"}}, dtype_set(NumericTypes{}), ResultRule::Custom,
-                        "a / b; rounding_mode none (float), trunc or floor", {kRoundingMode}),
+                        "a / b; rounding_mode none (float), trunc or floor", {rounding_mode_decl()}),
        div_kernel},
       binary_entry<Pow, NumericTypes>("a ** b"),
       binary_entry<Maximum, AllTypes>("elementwise max"),

@@ -28,14 +28,14 @@ struct FloatAttrs {
   }
 };
 
-/// Reads an Op's declared float attributes (`kAttrs`) into the functor (a
+/// Reads an Op's declared float attributes (`attr_decls()`) into the functor (a
 /// `set` that can refuse the values returns an Error); an Op without them is
 /// used as it is.
 template <typename Op>
 Error bind_attrs(const Attrs& attrs, Op& op) {
-  if constexpr (requires { Op::kAttrs; }) {
-    std::array<double, std::tuple_size_v<decltype(Op::kAttrs.decls)>> values{};
-    EDGEC_TRY(Op::kAttrs.read(Op::kName, attrs, values));
+  if constexpr (requires { Op::attr_decls(); }) {
+    std::array<double, std::tuple_size_v<std::remove_cvref_t<decltype(Op::attr_decls().decls)>>> values{};
+    EDGEC_TRY(Op::attr_decls().read(Op::kName, attrs, values));
     if constexpr (std::is_void_v<decltype(op.set(values))>) {
       op.set(values);
     } else {
@@ -46,7 +46,7 @@ Error bind_attrs(const Attrs& attrs, Op& op) {
 }
 
 /// The kernel of a unary op: input dtype from `Types`, output of that dtype
-/// (bool for predicates). An Op with float attributes (`kAttrs`, `set`) reads
+/// (bool for predicates). An Op with float attributes (`attr_decls()`, `set`) reads
 /// them first; one with `bind<T>()` returns the functor for compute type T
 /// (to hoist per-dtype constants out of the loop).
 template <typename Op, typename Types, bool kBoolOut = false>
@@ -123,8 +123,13 @@ struct Clamp {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
 
-  static inline const FloatAttrs<2> kAttrs{{attr_float("min", -std::numeric_limits<double>::infinity()),
+  static const FloatAttrs<2>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<2> a{{attr_float("min", -std::numeric_limits<double>::infinity()),
                                             attr_float("max", std::numeric_limits<double>::infinity())}};
+    return a;
+  }
   Error set(const std::array<double, 2>& v) {
     lo = v[0];
     hi = v[1];
@@ -212,8 +217,13 @@ struct Softplus {
   float beta = 1.0f;
   float threshold = 20.0f;
 
-  static inline const FloatAttrs<2> kAttrs{
+  static const FloatAttrs<2>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<2> a{
       {attr_float("beta", 1.0, AttrRule::NonZero), attr_float("threshold", 20.0)}};
+    return a;
+  }
   void set(const std::array<double, 2>& v) {
     beta = static_cast<float>(v[0]);
     threshold = static_cast<float>(v[1]);
@@ -230,7 +240,12 @@ struct LeakyRelu {
   static constexpr std::string_view kName = "leaky_relu";
   float slope = 0.01f;
 
-  static inline const FloatAttrs<1> kAttrs{{attr_float("negative_slope", 0.01)}};
+  static const FloatAttrs<1>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<1> a{{attr_float("negative_slope", 0.01)}};
+    return a;
+  }
   void set(const std::array<double, 1>& v) { slope = static_cast<float>(v[0]); }
   float operator()(float x) const { return x > 0 ? x : x * slope; }
 };
@@ -239,7 +254,12 @@ struct Elu {
   static constexpr std::string_view kName = "elu";
   float alpha = 1.0f;
 
-  static inline const FloatAttrs<1> kAttrs{{attr_float("alpha", 1.0)}};
+  static const FloatAttrs<1>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<1> a{{attr_float("alpha", 1.0)}};
+    return a;
+  }
   void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
   // expm1: exp(x) - 1 loses all digits near 0.
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x); }
@@ -251,8 +271,13 @@ struct Selu {
   static constexpr std::string_view kName = "selu";
   float alpha_gamma = 0, gamma = 0;
 
-  static inline const FloatAttrs<2> kAttrs{
+  static const FloatAttrs<2>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<2> a{
       {attr_float("alpha", 1.6732632423543772), attr_float("gamma", 1.0507009873554805)}};
+    return a;
+  }
   void set(const std::array<double, 2>& v) {
     alpha_gamma = static_cast<float>(v[0] * v[1]);
     gamma = static_cast<float>(v[1]);
@@ -265,7 +290,12 @@ struct Celu {
   static constexpr std::string_view kName = "celu";
   float alpha = 1.0f;
 
-  static inline const FloatAttrs<1> kAttrs{{attr_float("alpha", 1.0, AttrRule::NonZero)}};
+  static const FloatAttrs<1>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<1> a{{attr_float("alpha", 1.0, AttrRule::NonZero)}};
+    return a;
+  }
   void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x / alpha); }
 };
@@ -306,7 +336,7 @@ struct LogicalNot {
 template <typename Op, typename Types, bool kBoolOut = false>
 KernelEntry unary_entry(std::string_view summary) {
   std::vector<AttrDecl> attrs;
-  if constexpr (requires { Op::kAttrs; }) attrs = Op::kAttrs.list();
+  if constexpr (requires { Op::attr_decls(); }) attrs = Op::attr_decls().list();
   return {elementwise_decl(Op::kName, "default", {{"self"}}, dtype_set(Types{}),
                            kBoolOut ? ResultRule::SameShapeBool : ResultRule::SameAsInput, summary, std::move(attrs)),
           unary_kernel<Op, Types, kBoolOut>};
