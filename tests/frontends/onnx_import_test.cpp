@@ -25,6 +25,7 @@
 #include "compiler/pass_registry.h"
 #include "passes/pipeline.h"
 #include "support/compare.h"
+#include "support/onnx_model.h"
 
 namespace edgec {
 namespace {
@@ -304,48 +305,22 @@ TEST(OnnxImport, DimOptions) {
 // ---- errors ---------------------------------------------------------------------
 
 std::string import_error(const onnx::ModelProto& m, const std::string& what = "model.onnx") {
-  const std::string bytes = m.SerializeAsString();
-  try {
-    import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), what);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return onnx_import_error(m.SerializeAsString(), what);
 }
 
 std::string import_error_bytes(const std::string& bytes, const std::string& what) {
-  try {
-    import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), what);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-void add_input(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims,
-               int elem = onnx::TensorProto::FLOAT) {
-  auto* vi = g->add_input();
-  vi->set_name(name);
-  auto* tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  return onnx_import_error(bytes, what);
 }
 
 /// y = Relu(x) with x f32[2, 3]; opset and IR as torch 1.13 writes them.
 onnx::ModelProto relu_model(int64_t opset = 17) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* op = m.add_opset_import();
+  auto m = empty_onnx_model();
+  auto* op = m.mutable_opset_import(0);
   op->set_domain("");
   op->set_version(opset);
   auto* g = m.mutable_graph();
-  g->set_name("g");
   add_input(g, "x", {2, 3});
-  auto* n = g->add_node();
-  n->set_name("/relu");
-  n->set_op_type("Relu");
-  n->add_input("x");
-  n->add_output("y");
+  add_node(g, "/relu", "Relu", {"x"}, {"y"});
   g->add_output()->set_name("y");
   return m;
 }
@@ -517,12 +492,7 @@ TEST(OnnxImportErrors, ReshapeTargetComputedAtRunTime) {
   auto m = relu_model();
   auto* g = m.mutable_graph();
   add_input(g, "shape", {2}, onnx::TensorProto::INT64);
-  auto* n = g->add_node();
-  n->set_name("/reshape");
-  n->set_op_type("Reshape");
-  n->add_input("y");
-  n->add_input("shape");
-  n->add_output("r");
+  add_node(g, "/reshape", "Reshape", {"y", "shape"}, {"r"});
   g->mutable_output(0)->set_name("r");
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("node '/reshape' (#1, Reshape"), std::string::npos) << msg;
@@ -548,11 +518,7 @@ TEST(OnnxImport, FixedInputsBecomeConstants) {
   auto m = relu_model();
   auto* g = m.mutable_graph();
   add_input(g, "shape", {2}, onnx::TensorProto::INT64);
-  auto* n = g->add_node();
-  n->set_op_type("Reshape");
-  n->add_input("y");
-  n->add_input("shape");
-  n->add_output("r");
+  add_node(g, "", "Reshape", {"y", "shape"}, {"r"});
   g->mutable_output(0)->set_name("r");
 
   OnnxImportOptions options;
@@ -601,11 +567,7 @@ TEST(OnnxImport, ConstantNodes) {
     for (int64_t v : values) t->add_int64_data(v);
   };
   constant("shape", {3, 2});
-  auto* r = g->add_node();
-  r->set_op_type("Reshape");
-  r->add_input("y");
-  r->add_input("shape_out");
-  r->add_output("r");
+  add_node(g, "", "Reshape", {"y", "shape_out"}, {"r"});
   g->mutable_output(0)->set_name("r");
   const std::string bytes = m.SerializeAsString();
   auto p = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "c.onnx");
@@ -619,13 +581,7 @@ TEST(OnnxImport, ConstantNodes) {
 struct ModelBuilder {
   onnx::ModelProto m;
   onnx::GraphProto* g;
-  ModelBuilder() {
-    m.set_ir_version(8);
-    auto* op = m.add_opset_import();
-    op->set_version(17);
-    g = m.mutable_graph();
-    g->set_name("g");
-  }
+  ModelBuilder() : m(empty_onnx_model()), g(m.mutable_graph()) {}
   void input(const std::string& name, std::vector<std::string> dims, int elem = onnx::TensorProto::FLOAT) {
     auto* tt = g->add_input();
     tt->set_name(name);
@@ -641,12 +597,7 @@ struct ModelBuilder {
     }
   }
   onnx::NodeProto* node(const std::string& op, std::vector<std::string> ins, std::vector<std::string> outs) {
-    auto* n = g->add_node();
-    n->set_name("/" + op + "_" + std::to_string(g->node_size()));
-    n->set_op_type(op);
-    for (const auto& i : ins) n->add_input(i);
-    for (const auto& o : outs) n->add_output(o);
-    return n;
+    return add_node(g, "/" + op + "_" + std::to_string(g->node_size() + 1), op, ins, outs);
   }
   void ints(const std::string& name, std::vector<int64_t> values, bool scalar = false) {
     auto* t = node("Constant", {}, {name})->add_attribute();
