@@ -429,27 +429,26 @@ TEST_F(OnnxExternalData, DimsWhoseSizeWrapsAreRefused) {
   write(model_dir_ / "weights.bin", weights_file_bytes());
   auto m = model({{"location", "weights.bin"}});
   auto* w = m.mutable_graph()->mutable_initializer(0);
-  w->set_dims(0, int64_t{1} << 32);
-  w->set_dims(1, int64_t{1} << 32);
-  std::string msg = error_of(m);
+  // The error with w of type `type` and dims [d0, d1].
+  auto error_with = [&](int type, int64_t d0, int64_t d1) {
+    w->set_data_type(type);
+    w->set_dims(0, d0);
+    w->set_dims(1, d1);
+    return error_of(m);
+  };
+  std::string msg = error_with(onnx::TensorProto::FLOAT, int64_t{1} << 32, int64_t{1} << 32);
   EXPECT_NE(msg.find("initializer 'w' has invalid dims [4294967296, 4294967296]: their element count does not fit "
                      "in int64"),
             std::string::npos)
       << msg;
-  w->set_data_type(onnx::TensorProto::INT64);
-  w->set_dims(0, int64_t{1} << 61);
-  w->set_dims(1, 1);
-  msg = error_of(m);
+  msg = error_with(onnx::TensorProto::INT64, int64_t{1} << 61, 1);
   EXPECT_NE(msg.find("initializer 'w' is too large: its dims [2305843009213693952, 1] of int64 need more bytes than "
                      "fit in int64"),
             std::string::npos)
       << msg;
   // A zero dim makes it empty, however large the others: the initializer
   // reads (0 bytes), and the Add is what fails.
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  w->set_dims(0, int64_t{1} << 62);
-  w->set_dims(1, 0);
-  msg = error_of(m);
+  msg = error_with(onnx::TensorProto::FLOAT, int64_t{1} << 62, 0);
   EXPECT_NE(msg.find("node '/add'"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("initializer 'w'"), std::string::npos) << msg;
 }

@@ -115,6 +115,13 @@ std::vector<std::byte> npy_with_header(const std::string& dict, std::string_view
   return to_bytes(out);
 }
 
+/// A .npy of dtype `descr` and `shape` (as the header writes it: "(2, 3)")
+/// holding `data`.
+std::vector<std::byte> npy_of(const std::string& descr, const std::string& shape, std::string_view data,
+                              int major = 1) {
+  return npy_with_header("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data, major);
+}
+
 std::string error_of_npy(std::span<const std::byte> bytes) {
   try {
     parse_npy(bytes, "t.npy", "x");
@@ -356,10 +363,7 @@ assert z['bool'].dtype == np.bool_ and z['f16'].dtype == np.float16
 TEST(Npz, AcceptsHeaderSpellings) {
   const std::string four_floats(16, '\0');
   for (const char* descr : {"<f4", "=f4", "f4"}) {
-    const auto a = parse_npy(
-        npy_with_header(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (4,), }",
-                        four_floats),
-        "t.npy", "x");
+    const auto a = parse_npy(npy_of(descr, "(4,)", four_floats), "t.npy", "x");
     EXPECT_EQ(a.dtype, DType::Float32) << descr;
   }
   for (const char* descr : {"|u1", "<u1", "=u1", ">u1"}) {
@@ -389,9 +393,7 @@ TEST(Npz, AcceptsHeaderSpellings) {
   EXPECT_EQ(b.shape, (std::vector<int64_t>{2, 1}));
   // Format 2.0 and 3.0 headers.
   for (int major : {2, 3}) {
-    const auto c = parse_npy(
-        npy_with_header("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", std::string(4, '\0'), major),
-        "t.npy", "x");
+    const auto c = parse_npy(npy_of("<i4", "()", std::string(4, '\0'), major), "t.npy", "x");
     EXPECT_TRUE(c.shape.empty());
   }
 }
@@ -413,21 +415,16 @@ TEST(Npz, ConvertsFortranOrder) {
 // refused and corrupt input
 
 TEST(Npz, RefusesUnsupportedDTypesWithAHint) {
-  EXPECT_EQ(error_of_npy(npy_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
-                                         std::string(8, '\0'))),
+  EXPECT_EQ(error_of_npy(npy_of("<f8", "(1,)", std::string(8, '\0'))),
             "t.npy: array 'x': unsupported dtype '<f8' (float64); expected one of f32, f16, i64, i32, "
             "i8, u8, bool \xe2\x80\x94 convert with .astype(np.float32)");
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(2, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<u2", "(1,)", std::string(2, '\0'))),
               HasSubstr("(uint16); expected one of"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(8, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("|O", "(1,)", std::string(8, '\0'))),
               HasSubstr("unsupported dtype '|O' (Python object)"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(12, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<U3", "(1,)", std::string(12, '\0'))),
               HasSubstr("unicode string"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(4, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of(">f4", "(1,)", std::string(4, '\0'))),
               HasSubstr("big-endian dtype '>f4' is not supported; convert with .astype('<f4')"));
   EXPECT_THAT(error_of_npy(npy_with_header(
                   "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'))),
@@ -456,15 +453,12 @@ TEST(Npz, RefusesBadHeaders) {
     EXPECT_THAT(error_of_npy(npy_with_header(c.dict, f4)), HasSubstr(c.message)) << c.dict;
   }
   // Shape and data disagree.
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                                           std::string(20, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<f4", "(2, 3)", std::string(20, '\0'))),
               HasSubstr("data size mismatch: shape (2, 3) of f32 needs 24 bytes, the .npy has 20"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(8, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<f4", "(1,)", std::string(8, '\0'))),
               HasSubstr("needs 4 bytes, the .npy has 8"));
   // A shape whose byte size overflows is refused before any allocation.
-  EXPECT_THAT(error_of_npy(npy_with_header(
-                  "{'descr': '<i8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "")),
+  EXPECT_THAT(error_of_npy(npy_of("<i8", "(4294967296, 4294967296)", "")),
               HasSubstr("too large"));
   // Zero anywhere makes it empty, however large the rest.
   EXPECT_TRUE(parse_npy(npy_with_header("{'descr': '<i8', 'fortran_order': False, "
@@ -474,7 +468,7 @@ TEST(Npz, RefusesBadHeaders) {
                   .data.empty());
   // Magic and version.
   EXPECT_THAT(error_of_npy(to_bytes("\x93NUMPZ\x01\x00\x10\x00{}"sv)), HasSubstr("missing the \\x93NUMPY magic"));
-  auto v4 = npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", f4);
+  auto v4 = npy_of("<f4", "(1,)", f4);
   v4[6] = std::byte{4};
   EXPECT_THAT(error_of_npy(v4), HasSubstr("unsupported .npy format version 4.0"));
   EXPECT_THAT(error_of_npy(to_bytes("\x93NUMPY\x01")), HasSubstr("shorter than the header"));
@@ -792,8 +786,7 @@ TEST(Npz, MemberInflatingPastItsRecordedSizeIsRefused) {
 
 // A lone .npy is held to the limit too: its data, and its header length.
 TEST(Npz, NpyOverTheMemoryLimitIsRefused) {
-  const auto npy =
-      npy_with_header("{'descr': '|u1', 'fortran_order': False, 'shape': (300,), }", std::string(300, 'x'));
+  const auto npy = npy_of("|u1", "(300,)", std::string(300, 'x'));
   {
     const ScopedMemoryLimit limit("256");
     EXPECT_EQ(error_of_npy(npy),
