@@ -55,49 +55,27 @@ TensorData to_tensor_data(const io::NpyArray& a) {
   return TensorData{TensorType::of(a.dtype, a.shape), std::make_shared<std::vector<std::byte>>(a.data)};
 }
 
+/// Element `i` of the T array at `p`.
+template <typename T>
+T element(const std::byte* p, size_t i) {
+  T v;
+  std::memcpy(&v, p + sizeof(T) * i, sizeof(T));
+  return v;
+}
+
 std::vector<double> as_doubles(const TensorData& d) {
   std::vector<double> out;
   const auto* p = d.bytes->data();
   const size_t n = d.bytes->size() / dtype_size(d.type.dtype);
   for (size_t i = 0; i < n; ++i) {
     switch (d.type.dtype) {
-      case DType::Float32: {
-        float v;
-        std::memcpy(&v, p + 4 * i, 4);
-        out.push_back(v);
-        break;
-      }
-      case DType::Float16: {
-        Half v;
-        std::memcpy(&v, p + 2 * i, 2);
-        out.push_back(half_to_float(v));
-        break;
-      }
-      case DType::Int64: {
-        int64_t v;
-        std::memcpy(&v, p + 8 * i, 8);
-        out.push_back(static_cast<double>(v));
-        break;
-      }
-      case DType::Int32: {
-        int32_t v;
-        std::memcpy(&v, p + 4 * i, 4);
-        out.push_back(v);
-        break;
-      }
-      case DType::Int8: {
-        int8_t v;
-        std::memcpy(&v, p + i, 1);
-        out.push_back(v);
-        break;
-      }
+      case DType::Float32: out.push_back(element<float>(p, i)); break;
+      case DType::Float16: out.push_back(half_to_float(element<Half>(p, i))); break;
+      case DType::Int64: out.push_back(static_cast<double>(element<int64_t>(p, i))); break;
+      case DType::Int32: out.push_back(element<int32_t>(p, i)); break;
+      case DType::Int8: out.push_back(element<int8_t>(p, i)); break;
       case DType::UInt8:
-      case DType::Bool: {
-        uint8_t v;
-        std::memcpy(&v, p + i, 1);
-        out.push_back(v);
-        break;
-      }
+      case DType::Bool: out.push_back(element<uint8_t>(p, i)); break;
     }
   }
   return out;

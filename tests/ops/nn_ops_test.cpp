@@ -42,10 +42,7 @@ TEST(NnRows, Schemas) {
                          "layer_norm", "group_norm",     "instance_norm"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
-    EXPECT_EQ(r.overload, "default") << n;
-    EXPECT_TRUE(r.core) << n;
-    EXPECT_NE(r.shape, nullptr) << n;
-    EXPECT_FALSE(r.summary.empty()) << n;
+    expect_core_row(r, n);
     bool optional_seen = false;
     for (const auto& o : r.operands) {
       if (o.kind == OperandKind::Optional) optional_seen = true;

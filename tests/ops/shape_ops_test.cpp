@@ -69,10 +69,7 @@ TEST(ShapeRows, Schemas) {
                          "rand_like"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
-    EXPECT_EQ(r.overload, "default") << n;
-    EXPECT_TRUE(r.core) << n;
-    EXPECT_NE(r.shape, nullptr) << n;
-    EXPECT_FALSE(r.summary.empty()) << n;
+    expect_core_row(r, n);
   }
   // Composites of these families: no kernel of their own, a decomposition instead.
   const char* composites[] = {"embedding", "index_select", "zeros", "ones"};

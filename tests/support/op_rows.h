@@ -44,6 +44,15 @@ inline TensorType only_type(const std::vector<TensorType>& types) {
   return types.at(0);
 }
 
+/// Expects what a core row `r` (named `n`) declares: the default overload,
+/// a shape function and a summary.
+inline void expect_core_row(const OpInfo& r, const std::string& n) {
+  EXPECT_EQ(r.overload, "default") << n;
+  EXPECT_TRUE(r.core) << n;
+  EXPECT_NE(r.shape, nullptr) << n;
+  EXPECT_FALSE(r.summary.empty()) << n;
+}
+
 /// The message of the CompileError `infer()` throws for operator `op`,
 /// expected to contain `part`; none, and a test failure, when it throws none.
 template <typename Infer>
