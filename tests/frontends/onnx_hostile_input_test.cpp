@@ -32,10 +32,7 @@ std::string import_error(const onnx::ModelProto& m, const OnnxImportOptions& opt
 
 // A graph input of 2^80 elements cannot be planned; refused by name.
 TEST(OnnxHostile, GraphInputWhoseBytesOverflow) {
-  auto m = empty_onnx_model();
-  add_input(m.mutable_graph(), "x", {kTwoTo40, kTwoTo40});
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
+  auto m = onnx_graph({kTwoTo40, kTwoTo40}, {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("hostile.onnx: graph input 'x' declares f32[1099511627776, 1099511627776], whose size in bytes "
                      "overflows 64 bits"),
@@ -52,12 +49,9 @@ TEST(OnnxHostile, GraphInputWhoseBytesOverflow) {
 
 // A symbolic dim's bound counts like a size.
 TEST(OnnxHostile, GraphInputWhoseBoundOverflows) {
-  auto m = empty_onnx_model();
-  add_input(m.mutable_graph(), "x", {0, 1024});
+  auto m = onnx_graph({0, 1024}, {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
       ->set_dim_param("batch");
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
   OnnxImportOptions options;
   options.dim_bounds["batch"] = int64_t{1} << 60;
   const std::string msg = import_error(m, options);
@@ -102,10 +96,7 @@ TEST(OnnxHostile, InitializerDeclaringMoreThanItHolds) {
 // Rank is bounded like sizes (it used to reach the verifier, which called
 // the refusal an importer bug).
 TEST(OnnxHostile, GraphInputRankAboveTheMaximum) {
-  auto m = empty_onnx_model();
-  add_input(m.mutable_graph(), "x", std::vector<int64_t>(44, 1));
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
+  auto m = onnx_graph(std::vector<int64_t>(44, 1), {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   const std::string msg = import_error(m);
   EXPECT_EQ(msg, "hostile.onnx: graph input 'x' has rank 44; edgec supports ranks up to 8");
 }
@@ -156,10 +147,7 @@ TEST(OnnxHostile, ComputedSizesThatOverflow) {
 
 // value_info is not read (types are inferred), so a hostile one is harmless.
 TEST(OnnxHostile, ValueInfoIsNotTrusted) {
-  auto m = empty_onnx_model();
-  add_input(m.mutable_graph(), "x", {2, 3});
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
+  auto m = onnx_graph({2, 3}, {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   auto* vi = m.mutable_graph()->add_value_info();
   vi->set_name("y");
   vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
@@ -172,12 +160,7 @@ TEST(OnnxHostile, ValueInfoIsNotTrusted) {
 
 // A reads B's output and B reads A's: refused, spelling out the cycle.
 TEST(OnnxHostile, CycleIsRefused) {
-  auto m = empty_onnx_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {2});
-  add_node(g, "A", "Add", {"x", "b"}, {"a"});
-  add_node(g, "B", "Relu", {"a"}, {"b"});
-  g->add_output()->set_name("b");
+  auto m = onnx_graph({2}, {{"A", "Add", {"x", "b"}, {"a"}}, {"B", "Relu", {"a"}, {"b"}}}, {"b"});
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("hostile.onnx: node 'A' (#0, Add, domain ai.onnx, opset 17): input 1 'B' (value 'b') is produced "
                      "by node 'B' "
@@ -189,25 +172,20 @@ TEST(OnnxHostile, CycleIsRefused) {
 
 // A longer cycle through other nodes, and a node reading its own output.
 TEST(OnnxHostile, LongerCyclesAreRefused) {
-  auto m = empty_onnx_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {2});
-  add_node(g, "A", "Add", {"x", "d"}, {"a"});
-  add_node(g, "B", "Relu", {"a"}, {"b"});
-  add_node(g, "side", "Relu", {"x"}, {"s"});
-  add_node(g, "C", "Add", {"b", "s"}, {"c"});
-  add_node(g, "D", "Neg", {"c"}, {"d"});
-  g->add_output()->set_name("d");
+  auto m = onnx_graph({2},
+                      {{"A", "Add", {"x", "d"}, {"a"}},
+                       {"B", "Relu", {"a"}, {"b"}},
+                       {"side", "Relu", {"x"}, {"s"}},
+                       {"C", "Add", {"b", "s"}, {"c"}},
+                       {"D", "Neg", {"c"}, {"d"}}},
+                      {"d"});
   std::string msg = import_error(m);
   EXPECT_NE(msg.find("the graph has a cycle: node 'A' (#0) -> 'a' -> node 'B' (#1) -> 'b' -> node 'C' (#3) -> 'c' -> "
                      "node 'D' (#4) -> 'd' -> node 'A' (#0)"),
             std::string::npos)
       << msg;
 
-  auto self = empty_onnx_model();
-  add_input(self.mutable_graph(), "x", {2});
-  add_node(self.mutable_graph(), "S", "Add", {"x", "s"}, {"s"});
-  self.mutable_graph()->add_output()->set_name("s");
+  auto self = onnx_graph({2}, {{"S", "Add", {"x", "s"}, {"s"}}}, {"s"});
   msg = import_error(self);
   EXPECT_NE(msg.find("input 1 'B' (value 's') is this node's own output; the graph has a cycle: node 'S' (#0) -> 's' "
                      "-> node 'S' (#0)"),
@@ -218,12 +196,7 @@ TEST(OnnxHostile, LongerCyclesAreRefused) {
 // Nodes out of order without a cycle: refused (ONNX requires topological
 // order), saying so.
 TEST(OnnxHostile, UnsortedNodesAreRefused) {
-  auto m = empty_onnx_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {2});
-  add_node(g, "second", "Relu", {"a"}, {"b"});
-  add_node(g, "first", "Relu", {"x"}, {"a"});
-  g->add_output()->set_name("b");
+  auto m = onnx_graph({2}, {{"second", "Relu", {"a"}, {"b"}}, {"first", "Relu", {"x"}, {"a"}}}, {"b"});
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("input 0 'X' (value 'a') is produced by node 'first' (#1), which comes later; ONNX nodes must be "
                      "listed in topological order"),
@@ -237,13 +210,8 @@ TEST(OnnxHostile, UnsortedNodesAreRefused) {
 /// `outputs`; graph outputs `graph_outputs` (default: the node's first).
 onnx::ModelProto one_node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs, std::vector<std::string> graph_outputs = {}) {
-  auto m = empty_onnx_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {1, 2, 4, 4});
-  add_node(g, "/node", op, inputs, outputs);
   if (graph_outputs.empty() && !outputs.empty()) graph_outputs = {outputs[0]};
-  for (const auto& o : graph_outputs) g->add_output()->set_name(o);
-  return m;
+  return onnx_graph({1, 2, 4, 4}, {{"/node", op, inputs, outputs}}, graph_outputs);
 }
 
 void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {

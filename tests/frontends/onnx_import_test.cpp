@@ -292,14 +292,10 @@ std::string import_error_bytes(const std::string& bytes, const std::string& what
 
 /// y = Relu(x) with x f32[2, 3]; opset and IR as torch 1.13 writes them.
 onnx::ModelProto relu_model(int64_t opset = 17) {
-  auto m = empty_onnx_model();
+  auto m = onnx_graph({2, 3}, {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   auto* op = m.mutable_opset_import(0);
   op->set_domain("");
   op->set_version(opset);
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {2, 3});
-  add_node(g, "/relu", "Relu", {"x"}, {"y"});
-  g->add_output()->set_name("y");
   return m;
 }
 

@@ -23,12 +23,7 @@ namespace {
 using Buffer = OwnedTensor;
 
 Buffer random_f32(std::vector<int64_t> shape, uint32_t seed) {
-  Buffer b(DType::Float32, std::move(shape));
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  const size_t n = b.bytes.size() / 4;
-  for (size_t i = 0; i < n; ++i) b.as<float>()[i] = dist(gen);
-  return b;
+  return random_floats(std::move(shape), seed, std::uniform_real_distribution<float>(-4.0f, 4.0f));
 }
 
 Buffer random_of(DType dtype, std::vector<int64_t> shape, uint32_t seed) {

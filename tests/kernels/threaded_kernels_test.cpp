@@ -20,11 +20,7 @@ namespace {
 using Buffer = OwnedTensor;
 
 Buffer random_buffer(std::vector<int64_t> shape, uint32_t seed) {
-  Buffer b(DType::Float32, std::move(shape));
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> dist(0.0f, 2.0f);
-  for (size_t i = 0; i < b.bytes.size() / sizeof(float); ++i) b.as<float>()[i] = dist(gen);
-  return b;
+  return random_floats(std::move(shape), seed, std::normal_distribution<float>(0.0f, 2.0f));
 }
 
 // Runs `op` with 1 and with 4 threads and compares the raw output bytes.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <random>
 #include <span>
 #include <string>
 #include <utility>
@@ -30,6 +31,17 @@ struct OwnedTensor {
   T* as() { return reinterpret_cast<T*>(bytes.data()); }
   Tensor tensor() { return make_tensor(dtype, shape, bytes.data(), bytes.size()); }
 };
+
+/// A float32 tensor of `shape` whose elements, in order, `dist` draws from
+/// a std::mt19937 seeded with `seed`.
+template <typename Dist>
+OwnedTensor random_floats(std::vector<int64_t> shape, uint32_t seed, Dist dist) {
+  OwnedTensor t(DType::Float32, std::move(shape));
+  std::mt19937 gen(seed);
+  float* v = t.as<float>();
+  for (size_t i = 0; i < t.bytes.size() / sizeof(float); ++i) v[i] = dist(gen);
+  return t;
+}
 
 /// Runs kernel `fn` (`op`) on `num_threads` threads into `result`, refilled
 /// with `capacity` bytes 0xAB; `nbytes` is what its output holds. A kernel

@@ -46,6 +46,24 @@ inline onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& name, c
   return n;
 }
 
+/// A node of onnx_graph: its name, type, inputs and outputs.
+struct OnnxNode {
+  std::string name, op;
+  std::vector<std::string> inputs, outputs;
+};
+
+/// empty_onnx_model() with the graph input x: f32[`x_dims`], `nodes` in
+/// order and the graph outputs `outputs`.
+inline onnx::ModelProto onnx_graph(const std::vector<int64_t>& x_dims, const std::vector<OnnxNode>& nodes,
+                                   const std::vector<std::string>& outputs) {
+  auto m = empty_onnx_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", x_dims);
+  for (const OnnxNode& n : nodes) add_node(g, n.name, n.op, n.inputs, n.outputs);
+  for (const auto& o : outputs) g->add_output()->set_name(o);
+  return m;
+}
+
 /// The importer's message for `bytes` read as the file `what`, or
 /// "(no error)" where it imports.
 inline std::string onnx_import_error(const std::string& bytes, const std::string& what,
