@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <random>
@@ -607,6 +608,11 @@ void put_le(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
 }
 
+/// put_le of each {value, bytes} of `fields`, in order.
+void put_le(std::string& out, std::initializer_list<std::pair<uint64_t, int>> fields) {
+  for (const auto& [v, bytes] : fields) put_le(out, v, bytes);
+}
+
 /// `data` as deflate "stored" blocks (no compression, so a test can say
 /// exactly what a member inflates to); `final` ends the stream.
 std::string deflate_stored(std::string_view data, bool final) {
@@ -805,12 +811,7 @@ TEST(Npz, NpyOverTheMemoryLimitIsRefused) {
 TEST(Npz, ArchiveListingTooManyMembersIsRefusedBeforeOpening) {
   // 65535 members in a 22-byte archive, with a 1 MiB limit.
   std::string eocd = "PK\x05\x06";
-  put_le(eocd, 0, 4);
-  put_le(eocd, 0xffff, 2);
-  put_le(eocd, 0xffff, 2);
-  put_le(eocd, 0, 4);
-  put_le(eocd, 0, 4);
-  put_le(eocd, 0, 2);
+  put_le(eocd, {{0, 4}, {0xffff, 2}, {0xffff, 2}, {0, 4}, {0, 4}, {0, 2}});
   {
     const ScopedMemoryLimit limit("1MiB");
     EXPECT_EQ(error_of_npz(to_bytes(eocd)),
@@ -822,24 +823,12 @@ TEST(Npz, ArchiveListingTooManyMembersIsRefusedBeforeOpening) {
   TempDir dir;
   const uint64_t members = uint64_t{1} << 22, directory = 46 * members;
   std::string tail = "PK\x06\x06";
-  put_le(tail, 44, 8);
-  put_le(tail, 45, 2);
-  put_le(tail, 45, 2);
-  put_le(tail, 0, 4);
-  put_le(tail, 0, 4);
-  put_le(tail, members, 8);
-  put_le(tail, members, 8);
-  put_le(tail, directory, 8);
-  put_le(tail, 0, 8);
+  put_le(tail, {{44, 8}, {45, 2}, {45, 2}, {0, 4}, {0, 4}, {members, 8}, {members, 8}, {directory, 8}, {0, 8}});
   tail += "PK\x06\x07";
-  put_le(tail, 0, 4);
-  put_le(tail, directory, 8);  // where the zip64 record starts
-  put_le(tail, 1, 4);
+  put_le(tail, {{0, 4}, {directory, 8}, {1, 4}});  // directory: where the zip64 record starts
   tail += "PK\x05\x06";
   for (int i = 0; i < 4; ++i) put_le(tail, 0xffff, 2);
-  put_le(tail, 0xffffffffu, 4);
-  put_le(tail, 0xffffffffu, 4);
-  put_le(tail, 0, 2);
+  put_le(tail, {{0xffffffffu, 4}, {0xffffffffu, 4}, {0, 2}});
   const std::string path = dir.file("many.npz");
   {
     std::ofstream out(path, std::ios::binary);
