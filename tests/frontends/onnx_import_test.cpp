@@ -81,6 +81,12 @@ std::vector<double> as_doubles(const TensorData& d) {
   return out;
 }
 
+int count_inputs(const Program& p, InputKind kind) {
+  int n = 0;
+  for (const auto& s : p.inputs) n += s.kind == kind;
+  return n;
+}
+
 int count_ops(const Program& p, const std::string& op) {
   int n = 0;
   for (const Node* c : p.graph.calls()) n += c->op() == op;
@@ -159,13 +165,8 @@ TEST(OnnxImport, InvalidMaskFixtureIsRefused) {
 // docs/semantics.md §1: an initializer that is not a graph input is a constant.
 TEST(OnnxImport, InitializerIsConstant) {
   auto p = import_onnx(kFixtures + "/mask_buffer.onnx");
-  int constants = 0, parameters = 0;
-  for (const auto& s : p->inputs) {
-    constants += s.kind == InputKind::Constant;
-    parameters += s.kind == InputKind::Parameter;
-  }
-  EXPECT_EQ(parameters, 0);
-  EXPECT_EQ(constants, 3);  // the mask, the weight, the bias
+  EXPECT_EQ(count_inputs(*p, InputKind::Parameter), 0);
+  EXPECT_EQ(count_inputs(*p, InputKind::Constant), 3);  // the mask, the weight, the bias
   EXPECT_EQ(p->constants.size(), 3u);
 }
 
@@ -173,12 +174,8 @@ TEST(OnnxImport, InitializerIsConstant) {
 // (its values may be replaced at load time).
 TEST(OnnxImport, InitializerThatIsInputIsParameter) {
   auto p = import_onnx(kFixtures + "/mask_buffer_overridable.onnx");
-  int parameters = 0, users = 0;
-  for (const auto& s : p->inputs) {
-    parameters += s.kind == InputKind::Parameter;
-    users += s.kind == InputKind::UserInput;
-  }
-  EXPECT_EQ(users, 1);
+  const int parameters = count_inputs(*p, InputKind::Parameter);
+  EXPECT_EQ(count_inputs(*p, InputKind::UserInput), 1);
   EXPECT_GE(parameters, 3);
   EXPECT_TRUE(p->constants.empty());
   EXPECT_EQ(p->state.size(), static_cast<size_t>(parameters));
