@@ -214,13 +214,6 @@ onnx::ModelProto one_node(const std::string& op, const std::vector<std::string>&
   return onnx_graph({1, 2, 4, 4}, {{"/node", op, inputs, outputs}}, graph_outputs);
 }
 
-void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
-}
-
 void set_string(onnx::NodeProto* n, const std::string& name, const std::string& value) {
   auto* a = n->add_attribute();
   a->set_name(name);

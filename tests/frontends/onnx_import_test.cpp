@@ -445,10 +445,7 @@ TEST(OnnxImportErrors, CastToDouble) {
   auto m = relu_model();
   auto* n = m.mutable_graph()->mutable_node(0);
   n->set_op_type("Cast");
-  auto* a = n->add_attribute();
-  a->set_name("to");
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(onnx::TensorProto::DOUBLE);
+  set_int_attr(n, "to", onnx::TensorProto::DOUBLE);
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("attribute 'to' is double, which edgec does not compute with"), std::string::npos) << msg;
 }
@@ -661,11 +658,7 @@ TEST(OnnxImportSymbolic, ShapeUsedAsData) {
   ModelBuilder b;
   b.input("x", {"n", "3"});
   b.node("Shape", {"x"}, {"shape"});
-  auto* cast = b.node("Cast", {"shape"}, {"y"});
-  auto* to = cast->add_attribute();
-  to->set_name("to");
-  to->set_type(onnx::AttributeProto::INT);
-  to->set_i(onnx::TensorProto::FLOAT);
+  set_int_attr(b.node("Cast", {"shape"}, {"y"}), "to", onnx::TensorProto::FLOAT);
   b.output("y");
   auto p = b.import();
   const auto y = run_edge(*p, {{"x", f32_data({4, 3}, std::vector<float>(12, 0.0f))}});
@@ -695,12 +688,7 @@ TEST(OnnxImport, NonZeroTransposeCancels) {
   ModelBuilder b;
   b.input("x", {"4", "3"});
   b.node("NonZero", {"x"}, {"nz"});
-  auto* t = b.node("Transpose", {"nz"}, {"y"});
-  auto* perm = t->add_attribute();
-  perm->set_name("perm");
-  perm->set_type(onnx::AttributeProto::INTS);
-  perm->add_ints(1);
-  perm->add_ints(0);
+  set_ints(b.node("Transpose", {"nz"}, {"y"}), "perm", {1, 0});
   b.output("y");
   auto p = b.import();
   EXPECT_EQ(count_ops(*p, "aten.permute.default"), 0);

@@ -46,6 +46,22 @@ inline onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& name, c
   return n;
 }
 
+/// Adds to `n` the int attribute `name` = `v`.
+inline void set_int_attr(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+/// Adds to `n` the ints attribute `name` = `values`.
+inline void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
+}
+
 /// A node of onnx_graph: its name, type, inputs and outputs.
 struct OnnxNode {
   std::string name, op;
