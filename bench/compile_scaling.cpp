@@ -113,12 +113,25 @@ void fill_distinct(onnx::TensorProto* t, const std::string& name, int k, float s
   for (int i = 0; i < 4; ++i) t->add_float_data(salt + static_cast<float>(k) * 4.0f + static_cast<float>(i));
 }
 
-onnx::ModelProto foldable_model(int n) {
+// x: f32[4] through `n` steps to the output: step k adds to `g` the nodes
+// that compute "h<k>" (`next`) from the previous step's value `h`.
+using Step = std::function<void(onnx::GraphProto* g, int k, const std::string& h, const std::string& next)>;
+onnx::ModelProto chained_model(int n, const Step& step) {
   auto m = empty_model();
   auto* g = m.mutable_graph();
   add_value_info(g->mutable_input(), "x", {4});
   std::string h = "x";
   for (int k = 0; k < n; ++k) {
+    const std::string next = "h" + std::to_string(k);
+    step(g, k, h, next);
+    h = next;
+  }
+  add_value_info(g->mutable_output(), h, {4});
+  return m;
+}
+
+onnx::ModelProto foldable_model(int n) {
+  return chained_model(n, [](onnx::GraphProto* g, int k, const std::string& h, const std::string& next) {
     const std::string a = "a" + std::to_string(k), b = "b" + std::to_string(k), p = "p" + std::to_string(k);
     for (const auto& [name, salt] : {std::pair{a, 0.5f}, std::pair{b, 0.25f}}) {
       auto* c = add_node(g, "Constant", {}, name);
@@ -128,21 +141,12 @@ onnx::ModelProto foldable_model(int n) {
       fill_distinct(attr->mutable_t(), name, k, salt);
     }
     add_node(g, "Mul", {a, b}, p);
-    const std::string next = "h" + std::to_string(k);
     add_node(g, "Add", {h, p}, next);
-    h = next;
-  }
-  add_value_info(g->mutable_output(), h, {4});
-  return m;
+  });
 }
 
 onnx::ModelProto chain_model(int n) {
-  auto m = empty_model();
-  auto* g = m.mutable_graph();
-  add_value_info(g->mutable_input(), "x", {4});
-  std::string h = "x";
-  for (int k = 0; k < n; ++k) {
-    const std::string next = "h" + std::to_string(k);
+  return chained_model(n, [](onnx::GraphProto* g, int k, const std::string& h, const std::string& next) {
     if (k % 2 == 0) {
       const std::string c = "c" + std::to_string(k);
       fill_distinct(g->add_initializer(), c, k, 0.125f);
@@ -150,10 +154,7 @@ onnx::ModelProto chain_model(int n) {
     } else {
       add_node(g, "Relu", {h}, next);
     }
-    h = next;
-  }
-  add_value_info(g->mutable_output(), h, {4});
-  return m;
+  });
 }
 
 onnx::ModelProto wide_model(int n, const std::string& op) {

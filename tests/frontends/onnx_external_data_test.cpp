@@ -25,6 +25,7 @@
 #include "base/diagnostic.h"
 #include "ir/verifier.h"
 #include "compiler/pass_registry.h"
+#include "support/onnx_model.h"
 #include "support/scoped_memory_limit.h"
 
 namespace edgec {
@@ -69,17 +70,9 @@ class OnnxExternalData : public ::testing::Test {
   /// y = Add(x, w): x f32[2, 3] a graph input, w an initializer kept in an
   /// external file with the given external_data entries.
   static onnx::ModelProto model(const std::vector<std::pair<std::string, std::string>>& external_data) {
-    onnx::ModelProto m;
-    m.set_ir_version(8);
-    m.add_opset_import()->set_version(17);
+    auto m = empty_onnx_model();
     auto* g = m.mutable_graph();
-    g->set_name("g");
-    auto* x = g->add_input();
-    x->set_name("x");
-    auto* tt = x->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    tt->mutable_shape()->add_dim()->set_dim_value(2);
-    tt->mutable_shape()->add_dim()->set_dim_value(3);
+    add_input(g, "x", {2, 3});
     auto* w = g->add_initializer();
     w->set_name("w");
     w->set_data_type(onnx::TensorProto::FLOAT);
@@ -91,12 +84,7 @@ class OnnxExternalData : public ::testing::Test {
       e->set_key(key);
       e->set_value(value);
     }
-    auto* n = g->add_node();
-    n->set_name("/add");
-    n->set_op_type("Add");
-    n->add_input("x");
-    n->add_input("w");
-    n->add_output("y");
+    add_node(g, "/add", "Add", {"x", "w"}, {"y"});
     g->add_output()->set_name("y");
     return m;
   }
@@ -209,10 +197,7 @@ TEST_F(OnnxExternalData, ConstantNodeValue) {
   auto* g = m.mutable_graph();
   onnx::TensorProto w = g->initializer(0);
   g->clear_initializer();
-  auto* c = g->add_node();
-  c->set_name("/const");
-  c->set_op_type("Constant");
-  c->add_output("w");
+  auto* c = add_node(g, "/const", "Constant", {}, {"w"});
   auto* a = c->add_attribute();
   a->set_name("value");
   a->set_type(onnx::AttributeProto::TENSOR);
@@ -444,27 +429,26 @@ TEST_F(OnnxExternalData, DimsWhoseSizeWrapsAreRefused) {
   write(model_dir_ / "weights.bin", weights_file_bytes());
   auto m = model({{"location", "weights.bin"}});
   auto* w = m.mutable_graph()->mutable_initializer(0);
-  w->set_dims(0, int64_t{1} << 32);
-  w->set_dims(1, int64_t{1} << 32);
-  std::string msg = error_of(m);
+  // The error with w of type `type` and dims [d0, d1].
+  auto error_with = [&](int type, int64_t d0, int64_t d1) {
+    w->set_data_type(type);
+    w->set_dims(0, d0);
+    w->set_dims(1, d1);
+    return error_of(m);
+  };
+  std::string msg = error_with(onnx::TensorProto::FLOAT, int64_t{1} << 32, int64_t{1} << 32);
   EXPECT_NE(msg.find("initializer 'w' has invalid dims [4294967296, 4294967296]: their element count does not fit "
                      "in int64"),
             std::string::npos)
       << msg;
-  w->set_data_type(onnx::TensorProto::INT64);
-  w->set_dims(0, int64_t{1} << 61);
-  w->set_dims(1, 1);
-  msg = error_of(m);
+  msg = error_with(onnx::TensorProto::INT64, int64_t{1} << 61, 1);
   EXPECT_NE(msg.find("initializer 'w' is too large: its dims [2305843009213693952, 1] of int64 need more bytes than "
                      "fit in int64"),
             std::string::npos)
       << msg;
   // A zero dim makes it empty, however large the others: the initializer
   // reads (0 bytes), and the Add is what fails.
-  w->set_data_type(onnx::TensorProto::FLOAT);
-  w->set_dims(0, int64_t{1} << 62);
-  w->set_dims(1, 0);
-  msg = error_of(m);
+  msg = error_with(onnx::TensorProto::FLOAT, int64_t{1} << 62, 0);
   EXPECT_NE(msg.find("node '/add'"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("initializer 'w'"), std::string::npos) << msg;
 }

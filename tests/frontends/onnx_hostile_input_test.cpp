@@ -17,59 +17,22 @@
 #include "base/diagnostic.h"
 #include "compiler/pipeline.h"
 #include "serialize/writer.h"
+#include "support/onnx_model.h"
 
 namespace edgec {
 namespace {
 
 constexpr int64_t kTwoTo40 = int64_t{1} << 40;
 
-/// An empty opset-17 model.
-onnx::ModelProto empty_model() {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
-  m.mutable_graph()->set_name("g");
-  return m;
-}
-
-void add_input(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims,
-               int elem = onnx::TensorProto::FLOAT) {
-  auto* tt = g->add_input();
-  tt->set_name(name);
-  auto* t = tt->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(elem);
-  t->mutable_shape();  // rank 0 when `dims` is empty
-  for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& name, const std::string& op,
-                          const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
-  auto* n = g->add_node();
-  n->set_name(name);
-  n->set_op_type(op);
-  for (const auto& i : inputs) n->add_input(i);
-  for (const auto& o : outputs) n->add_output(o);
-  return n;
-}
-
 std::string import_error(const onnx::ModelProto& m, const OnnxImportOptions& options = {}) {
-  const std::string bytes = m.SerializeAsString();
-  try {
-    import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "hostile.onnx", options);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return onnx_import_error(m.SerializeAsString(), "hostile.onnx", options);
 }
 
 // ---- declared sizes -----------------------------------------------------------------
 
 // A graph input of 2^80 elements cannot be planned; refused by name.
 TEST(OnnxHostile, GraphInputWhoseBytesOverflow) {
-  auto m = empty_model();
-  add_input(m.mutable_graph(), "x", {kTwoTo40, kTwoTo40});
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
+  auto m = onnx_graph({kTwoTo40, kTwoTo40}, {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("hostile.onnx: graph input 'x' declares f32[1099511627776, 1099511627776], whose size in bytes "
                      "overflows 64 bits"),
@@ -86,12 +49,9 @@ TEST(OnnxHostile, GraphInputWhoseBytesOverflow) {
 
 // A symbolic dim's bound counts like a size.
 TEST(OnnxHostile, GraphInputWhoseBoundOverflows) {
-  auto m = empty_model();
-  add_input(m.mutable_graph(), "x", {0, 1024});
+  auto m = onnx_graph({0, 1024}, {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)
       ->set_dim_param("batch");
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
   OnnxImportOptions options;
   options.dim_bounds["batch"] = int64_t{1} << 60;
   const std::string msg = import_error(m, options);
@@ -105,7 +65,7 @@ TEST(OnnxHostile, GraphInputWhoseBoundOverflows) {
 // An initializer whose dims declare 2^62 bytes but that holds none is
 // refused before anything is allocated (it used to allocate first).
 TEST(OnnxHostile, InitializerDeclaringMoreThanItHolds) {
-  auto m = empty_model();
+  auto m = empty_onnx_model();
   auto* g = m.mutable_graph();
   add_input(g, "x", {2});
   auto* w = g->add_initializer();
@@ -136,10 +96,7 @@ TEST(OnnxHostile, InitializerDeclaringMoreThanItHolds) {
 // Rank is bounded like sizes (it used to reach the verifier, which called
 // the refusal an importer bug).
 TEST(OnnxHostile, GraphInputRankAboveTheMaximum) {
-  auto m = empty_model();
-  add_input(m.mutable_graph(), "x", std::vector<int64_t>(44, 1));
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
+  auto m = onnx_graph(std::vector<int64_t>(44, 1), {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   const std::string msg = import_error(m);
   EXPECT_EQ(msg, "hostile.onnx: graph input 'x' has rank 44; edgec supports ranks up to 8");
 }
@@ -172,7 +129,7 @@ void add_constant_of_shape(onnx::GraphProto* g, const std::string& out, const st
 // in all) by the memory plan. The first was reported as an "unbounded
 // symbolic dimension", the second wrapped the arena's size around 2^64.
 TEST(OnnxHostile, ComputedSizesThatOverflow) {
-  auto m = empty_model();
+  auto m = empty_onnx_model();
   add_input(m.mutable_graph(), "x", {2});
   add_constant_of_shape(m.mutable_graph(), "huge", {kTwoTo40, kTwoTo40});
   std::string msg = compile_error(m);
@@ -181,7 +138,7 @@ TEST(OnnxHostile, ComputedSizesThatOverflow) {
             std::string::npos)
       << msg;
 
-  m = empty_model();
+  m = empty_onnx_model();
   add_input(m.mutable_graph(), "x", {2});
   for (int i = 0; i < 4; ++i) add_constant_of_shape(m.mutable_graph(), "big" + std::to_string(i), {1 << 30, 1 << 30});
   msg = compile_error(m);
@@ -190,10 +147,7 @@ TEST(OnnxHostile, ComputedSizesThatOverflow) {
 
 // value_info is not read (types are inferred), so a hostile one is harmless.
 TEST(OnnxHostile, ValueInfoIsNotTrusted) {
-  auto m = empty_model();
-  add_input(m.mutable_graph(), "x", {2, 3});
-  add_node(m.mutable_graph(), "/relu", "Relu", {"x"}, {"y"});
-  m.mutable_graph()->add_output()->set_name("y");
+  auto m = onnx_graph({2, 3}, {{"/relu", "Relu", {"x"}, {"y"}}}, {"y"});
   auto* vi = m.mutable_graph()->add_value_info();
   vi->set_name("y");
   vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
@@ -206,12 +160,7 @@ TEST(OnnxHostile, ValueInfoIsNotTrusted) {
 
 // A reads B's output and B reads A's: refused, spelling out the cycle.
 TEST(OnnxHostile, CycleIsRefused) {
-  auto m = empty_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {2});
-  add_node(g, "A", "Add", {"x", "b"}, {"a"});
-  add_node(g, "B", "Relu", {"a"}, {"b"});
-  g->add_output()->set_name("b");
+  auto m = onnx_graph({2}, {{"A", "Add", {"x", "b"}, {"a"}}, {"B", "Relu", {"a"}, {"b"}}}, {"b"});
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("hostile.onnx: node 'A' (#0, Add, domain ai.onnx, opset 17): input 1 'B' (value 'b') is produced "
                      "by node 'B' "
@@ -223,25 +172,20 @@ TEST(OnnxHostile, CycleIsRefused) {
 
 // A longer cycle through other nodes, and a node reading its own output.
 TEST(OnnxHostile, LongerCyclesAreRefused) {
-  auto m = empty_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {2});
-  add_node(g, "A", "Add", {"x", "d"}, {"a"});
-  add_node(g, "B", "Relu", {"a"}, {"b"});
-  add_node(g, "side", "Relu", {"x"}, {"s"});
-  add_node(g, "C", "Add", {"b", "s"}, {"c"});
-  add_node(g, "D", "Neg", {"c"}, {"d"});
-  g->add_output()->set_name("d");
+  auto m = onnx_graph({2},
+                      {{"A", "Add", {"x", "d"}, {"a"}},
+                       {"B", "Relu", {"a"}, {"b"}},
+                       {"side", "Relu", {"x"}, {"s"}},
+                       {"C", "Add", {"b", "s"}, {"c"}},
+                       {"D", "Neg", {"c"}, {"d"}}},
+                      {"d"});
   std::string msg = import_error(m);
   EXPECT_NE(msg.find("the graph has a cycle: node 'A' (#0) -> 'a' -> node 'B' (#1) -> 'b' -> node 'C' (#3) -> 'c' -> "
                      "node 'D' (#4) -> 'd' -> node 'A' (#0)"),
             std::string::npos)
       << msg;
 
-  auto self = empty_model();
-  add_input(self.mutable_graph(), "x", {2});
-  add_node(self.mutable_graph(), "S", "Add", {"x", "s"}, {"s"});
-  self.mutable_graph()->add_output()->set_name("s");
+  auto self = onnx_graph({2}, {{"S", "Add", {"x", "s"}, {"s"}}}, {"s"});
   msg = import_error(self);
   EXPECT_NE(msg.find("input 1 'B' (value 's') is this node's own output; the graph has a cycle: node 'S' (#0) -> 's' "
                      "-> node 'S' (#0)"),
@@ -252,12 +196,7 @@ TEST(OnnxHostile, LongerCyclesAreRefused) {
 // Nodes out of order without a cycle: refused (ONNX requires topological
 // order), saying so.
 TEST(OnnxHostile, UnsortedNodesAreRefused) {
-  auto m = empty_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {2});
-  add_node(g, "second", "Relu", {"a"}, {"b"});
-  add_node(g, "first", "Relu", {"x"}, {"a"});
-  g->add_output()->set_name("b");
+  auto m = onnx_graph({2}, {{"second", "Relu", {"a"}, {"b"}}, {"first", "Relu", {"x"}, {"a"}}}, {"b"});
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("input 0 'X' (value 'a') is produced by node 'first' (#1), which comes later; ONNX nodes must be "
                      "listed in topological order"),
@@ -271,20 +210,8 @@ TEST(OnnxHostile, UnsortedNodesAreRefused) {
 /// `outputs`; graph outputs `graph_outputs` (default: the node's first).
 onnx::ModelProto one_node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs, std::vector<std::string> graph_outputs = {}) {
-  auto m = empty_model();
-  auto* g = m.mutable_graph();
-  add_input(g, "x", {1, 2, 4, 4});
-  add_node(g, "/node", op, inputs, outputs);
   if (graph_outputs.empty() && !outputs.empty()) graph_outputs = {outputs[0]};
-  for (const auto& o : graph_outputs) g->add_output()->set_name(o);
-  return m;
-}
-
-void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
+  return onnx_graph({1, 2, 4, 4}, {{"/node", op, inputs, outputs}}, graph_outputs);
 }
 
 void set_string(onnx::NodeProto* n, const std::string& name, const std::string& value) {
@@ -406,7 +333,7 @@ TEST(OnnxHostile, PoolingPadsSmallerThanTheKernel) {
 // element; stepping past it overflowed int64 (undefined behaviour).
 TEST(OnnxHostile, SliceStepsAtTheLimits) {
   for (const int64_t step : {INT64_MAX, INT64_MIN}) {
-    auto m = empty_model();
+    auto m = empty_onnx_model();
     auto* g = m.mutable_graph();
     add_input(g, "x", {1, 2, 4, 4});
     auto add_ints = [&](const std::string& name, int64_t v) {
@@ -435,7 +362,7 @@ TEST(OnnxHostile, SliceStepsAtTheLimits) {
 // inputs and symbolic dims it comes from, through the nodes between, and
 // the flags that fix them.
 TEST(OnnxHostile, RunTimeValuesNameTheirSources) {
-  auto m = empty_model();
+  auto m = empty_onnx_model();
   auto* g = m.mutable_graph();
   add_input(g, "x", {1, 2, 4, 4});
   add_input(g, "half", {4});
@@ -453,7 +380,7 @@ TEST(OnnxHostile, RunTimeValuesNameTheirSources) {
             "as a constant");
 
   // Expand to [n + 1]: a sum of a symbol and a number has no symbolic form.
-  m = empty_model();
+  m = empty_onnx_model();
   g = m.mutable_graph();
   add_input(g, "x", {0});
   g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
@@ -478,7 +405,7 @@ TEST(OnnxHostile, RunTimeValuesNameTheirSources) {
 // with no pass recursing per node (the stack would overflow).
 TEST(OnnxHostile, LongChainCompiles) {
   constexpr int kLength = 100000;
-  auto m = empty_model();
+  auto m = empty_onnx_model();
   auto* g = m.mutable_graph();
   add_input(g, "v0", {4});
   for (int i = 0; i < kLength; ++i)
@@ -499,7 +426,7 @@ TEST(OnnxHostile, LongChainCompiles) {
 /// (or, with `same`, x itself kWide times).
 constexpr int kWide = 100000;
 onnx::ModelProto wide_model(const std::string& op, bool same) {
-  auto m = empty_model();
+  auto m = empty_onnx_model();
   auto* g = m.mutable_graph();
   add_input(g, "x", {1});
   std::vector<std::string> ins;
@@ -545,7 +472,7 @@ TEST(OnnxHostile, WideNodesImport) {
 /// A model whose graph holds an `op` node (If or Loop) whose body holds
 /// another, `depth` deep.
 onnx::ModelProto nested_model(const std::string& op, int depth) {
-  auto m = empty_model();
+  auto m = empty_onnx_model();
   onnx::GraphProto* g = m.mutable_graph();
   add_input(g, "cond", {}, onnx::TensorProto::BOOL);
   g->add_output()->set_name("out0");

@@ -23,6 +23,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/refusal.h"
+#include "support/onnx_model.h"
 #include "support/scoped_memory_limit.h"
 
 namespace edgec {
@@ -139,11 +140,7 @@ std::map<Site, std::string> refusal_sites() {
 struct Model {
   onnx::ModelProto proto;
 
-  explicit Model(int64_t opset = 17) {
-    proto.set_ir_version(8);
-    proto.add_opset_import()->set_version(opset);
-    g()->set_name("g");
-  }
+  explicit Model(int64_t opset = 17) : proto(empty_onnx_model()) { proto.mutable_opset_import(0)->set_version(opset); }
   onnx::GraphProto* g() { return proto.mutable_graph(); }
   Model& input(const std::string& name, const std::vector<std::string>& dims, int elem = TensorProto::FLOAT) {
     auto* t = g()->add_input();
@@ -198,11 +195,8 @@ struct Model {
   }
   onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& ins,
                         const std::vector<std::string>& outs, const std::string& name = "/t") {
-    auto* n = g()->add_node();
-    n->set_name(name);
-    n->set_op_type(op);
-    for (const auto& i : ins) n->add_input(i);
-    for (const auto& o : outs) n->add_output(o);
+    auto* n = add_node(g(), name, op, ins, outs);
+    if (name.empty()) n->set_name(name);  // set, though empty
     return n;
   }
   Model& output(const std::string& name) {

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <random>
@@ -113,6 +114,13 @@ std::vector<std::byte> npy_with_header(const std::string& dict, std::string_view
   out += header;
   out += data;
   return to_bytes(out);
+}
+
+/// A .npy of dtype `descr` and `shape` (as the header writes it: "(2, 3)")
+/// holding `data`.
+std::vector<std::byte> npy_of(const std::string& descr, const std::string& shape, std::string_view data,
+                              int major = 1) {
+  return npy_with_header("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", data, major);
 }
 
 std::string error_of_npy(std::span<const std::byte> bytes) {
@@ -356,10 +364,7 @@ assert z['bool'].dtype == np.bool_ and z['f16'].dtype == np.float16
 TEST(Npz, AcceptsHeaderSpellings) {
   const std::string four_floats(16, '\0');
   for (const char* descr : {"<f4", "=f4", "f4"}) {
-    const auto a = parse_npy(
-        npy_with_header(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (4,), }",
-                        four_floats),
-        "t.npy", "x");
+    const auto a = parse_npy(npy_of(descr, "(4,)", four_floats), "t.npy", "x");
     EXPECT_EQ(a.dtype, DType::Float32) << descr;
   }
   for (const char* descr : {"|u1", "<u1", "=u1", ">u1"}) {
@@ -389,9 +394,7 @@ TEST(Npz, AcceptsHeaderSpellings) {
   EXPECT_EQ(b.shape, (std::vector<int64_t>{2, 1}));
   // Format 2.0 and 3.0 headers.
   for (int major : {2, 3}) {
-    const auto c = parse_npy(
-        npy_with_header("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", std::string(4, '\0'), major),
-        "t.npy", "x");
+    const auto c = parse_npy(npy_of("<i4", "()", std::string(4, '\0'), major), "t.npy", "x");
     EXPECT_TRUE(c.shape.empty());
   }
 }
@@ -413,21 +416,16 @@ TEST(Npz, ConvertsFortranOrder) {
 // refused and corrupt input
 
 TEST(Npz, RefusesUnsupportedDTypesWithAHint) {
-  EXPECT_EQ(error_of_npy(npy_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
-                                         std::string(8, '\0'))),
+  EXPECT_EQ(error_of_npy(npy_of("<f8", "(1,)", std::string(8, '\0'))),
             "t.npy: array 'x': unsupported dtype '<f8' (float64); expected one of f32, f16, i64, i32, "
             "i8, u8, bool \xe2\x80\x94 convert with .astype(np.float32)");
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(2, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<u2", "(1,)", std::string(2, '\0'))),
               HasSubstr("(uint16); expected one of"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(8, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("|O", "(1,)", std::string(8, '\0'))),
               HasSubstr("unsupported dtype '|O' (Python object)"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(12, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<U3", "(1,)", std::string(12, '\0'))),
               HasSubstr("unicode string"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(4, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of(">f4", "(1,)", std::string(4, '\0'))),
               HasSubstr("big-endian dtype '>f4' is not supported; convert with .astype('<f4')"));
   EXPECT_THAT(error_of_npy(npy_with_header(
                   "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'))),
@@ -456,15 +454,12 @@ TEST(Npz, RefusesBadHeaders) {
     EXPECT_THAT(error_of_npy(npy_with_header(c.dict, f4)), HasSubstr(c.message)) << c.dict;
   }
   // Shape and data disagree.
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                                           std::string(20, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<f4", "(2, 3)", std::string(20, '\0'))),
               HasSubstr("data size mismatch: shape (2, 3) of f32 needs 24 bytes, the .npy has 20"));
-  EXPECT_THAT(error_of_npy(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
-                                           std::string(8, '\0'))),
+  EXPECT_THAT(error_of_npy(npy_of("<f4", "(1,)", std::string(8, '\0'))),
               HasSubstr("needs 4 bytes, the .npy has 8"));
   // A shape whose byte size overflows is refused before any allocation.
-  EXPECT_THAT(error_of_npy(npy_with_header(
-                  "{'descr': '<i8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "")),
+  EXPECT_THAT(error_of_npy(npy_of("<i8", "(4294967296, 4294967296)", "")),
               HasSubstr("too large"));
   // Zero anywhere makes it empty, however large the rest.
   EXPECT_TRUE(parse_npy(npy_with_header("{'descr': '<i8', 'fortran_order': False, "
@@ -474,7 +469,7 @@ TEST(Npz, RefusesBadHeaders) {
                   .data.empty());
   // Magic and version.
   EXPECT_THAT(error_of_npy(to_bytes("\x93NUMPZ\x01\x00\x10\x00{}"sv)), HasSubstr("missing the \\x93NUMPY magic"));
-  auto v4 = npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", f4);
+  auto v4 = npy_of("<f4", "(1,)", f4);
   v4[6] = std::byte{4};
   EXPECT_THAT(error_of_npy(v4), HasSubstr("unsupported .npy format version 4.0"));
   EXPECT_THAT(error_of_npy(to_bytes("\x93NUMPY\x01")), HasSubstr("shorter than the header"));
@@ -611,6 +606,11 @@ uint32_t crc32_of(std::string_view data) {
 
 void put_le(std::string& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+/// put_le of each {value, bytes} of `fields`, in order.
+void put_le(std::string& out, std::initializer_list<std::pair<uint64_t, int>> fields) {
+  for (const auto& [v, bytes] : fields) put_le(out, v, bytes);
 }
 
 /// `data` as deflate "stored" blocks (no compression, so a test can say
@@ -792,8 +792,7 @@ TEST(Npz, MemberInflatingPastItsRecordedSizeIsRefused) {
 
 // A lone .npy is held to the limit too: its data, and its header length.
 TEST(Npz, NpyOverTheMemoryLimitIsRefused) {
-  const auto npy =
-      npy_with_header("{'descr': '|u1', 'fortran_order': False, 'shape': (300,), }", std::string(300, 'x'));
+  const auto npy = npy_of("|u1", "(300,)", std::string(300, 'x'));
   {
     const ScopedMemoryLimit limit("256");
     EXPECT_EQ(error_of_npy(npy),
@@ -812,12 +811,7 @@ TEST(Npz, NpyOverTheMemoryLimitIsRefused) {
 TEST(Npz, ArchiveListingTooManyMembersIsRefusedBeforeOpening) {
   // 65535 members in a 22-byte archive, with a 1 MiB limit.
   std::string eocd = "PK\x05\x06";
-  put_le(eocd, 0, 4);
-  put_le(eocd, 0xffff, 2);
-  put_le(eocd, 0xffff, 2);
-  put_le(eocd, 0, 4);
-  put_le(eocd, 0, 4);
-  put_le(eocd, 0, 2);
+  put_le(eocd, {{0, 4}, {0xffff, 2}, {0xffff, 2}, {0, 4}, {0, 4}, {0, 2}});
   {
     const ScopedMemoryLimit limit("1MiB");
     EXPECT_EQ(error_of_npz(to_bytes(eocd)),
@@ -829,24 +823,12 @@ TEST(Npz, ArchiveListingTooManyMembersIsRefusedBeforeOpening) {
   TempDir dir;
   const uint64_t members = uint64_t{1} << 22, directory = 46 * members;
   std::string tail = "PK\x06\x06";
-  put_le(tail, 44, 8);
-  put_le(tail, 45, 2);
-  put_le(tail, 45, 2);
-  put_le(tail, 0, 4);
-  put_le(tail, 0, 4);
-  put_le(tail, members, 8);
-  put_le(tail, members, 8);
-  put_le(tail, directory, 8);
-  put_le(tail, 0, 8);
+  put_le(tail, {{44, 8}, {45, 2}, {45, 2}, {0, 4}, {0, 4}, {members, 8}, {members, 8}, {directory, 8}, {0, 8}});
   tail += "PK\x06\x07";
-  put_le(tail, 0, 4);
-  put_le(tail, directory, 8);  // where the zip64 record starts
-  put_le(tail, 1, 4);
+  put_le(tail, {{0, 4}, {directory, 8}, {1, 4}});  // directory: where the zip64 record starts
   tail += "PK\x05\x06";
   for (int i = 0; i < 4; ++i) put_le(tail, 0xffff, 2);
-  put_le(tail, 0xffffffffu, 4);
-  put_le(tail, 0xffffffffu, 4);
-  put_le(tail, 0, 2);
+  put_le(tail, {{0xffffffffu, 4}, {0xffffffffu, 4}, {0, 2}});
   const std::string path = dir.file("many.npz");
   {
     std::ofstream out(path, std::ios::binary);

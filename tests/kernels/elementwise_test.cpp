@@ -15,33 +15,15 @@
 #include "kernels/broadcast.h"
 #include "kernels/registry.h"
 #include "support/attrs.h"
+#include "support/kernel_buffers.h"
 
 namespace edgec {
 namespace {
 
-// A tensor with its own storage.
-struct Buffer {
-  DType dtype = DType::Float32;
-  std::vector<int64_t> shape;
-  std::vector<std::byte> bytes;
-
-  Buffer(DType d, std::vector<int64_t> s) : dtype(d), shape(std::move(s)) {
-    int64_t n = 1;
-    for (int64_t v : shape) n *= v;
-    bytes.resize(static_cast<size_t>(n) * dtype_size(d));
-  }
-  template <typename T>
-  T* as() { return reinterpret_cast<T*>(bytes.data()); }
-  Tensor tensor() { return make_tensor(dtype, shape, bytes.data(), bytes.size()); }
-};
+using Buffer = OwnedTensor;
 
 Buffer random_f32(std::vector<int64_t> shape, uint32_t seed) {
-  Buffer b(DType::Float32, std::move(shape));
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-  const size_t n = b.bytes.size() / 4;
-  for (size_t i = 0; i < n; ++i) b.as<float>()[i] = dist(gen);
-  return b;
+  return random_floats(std::move(shape), seed, std::uniform_real_distribution<float>(-4.0f, 4.0f));
 }
 
 Buffer random_of(DType dtype, std::vector<int64_t> shape, uint32_t seed) {

@@ -10,6 +10,7 @@
 
 #include "base/attrs.h"
 #include "kernels/registry.h"
+#include "support/attrs.h"
 
 namespace edgec {
 namespace {
@@ -97,29 +98,24 @@ TEST(ShapeKernels, PermuteReadsABroadcastView) {
 
 TEST(ShapeKernels, TakeAndGatherAcceptBroadcastIndices) {
   std::vector<float> x = {10, 11, 12, 20, 21, 22};  // [2, 3]
+  // `op` of x along `dim` with `index` gives `expected`.
+  auto expect_along = [&](const char* op, int64_t dim, Tensor index, const std::vector<float>& expected) {
+    Out<float> out(expected.size(), 0.0f);
+    ASSERT_EQ(run(op, {view_of(DType::Float32, x, {2, 3}), index}, attrs_of({{"dim", dim}}),
+                  {out.tensor(DType::Float32)}),
+              Error::Ok)
+        << error_detail();
+    EXPECT_EQ(std::vector<float>(out.data.begin(), out.data.begin() + static_cast<ptrdiff_t>(expected.size())),
+              expected);
+  };
   std::vector<int64_t> one_index = {2};
   // take(x, index [2, 2] all reading the one element, dim=1) -> [2, 2, 2]
-  Out<float> taken(8, 0.0f);
-  Attrs dim1;
-  dim1.set("dim", int64_t{1});
-  ASSERT_EQ(run("take", {view_of(DType::Float32, x, {2, 3}), view_of(DType::Int64, one_index, {2, 2}, {0, 0})},
-                dim1, {taken.tensor(DType::Float32)}),
-            Error::Ok)
-      << error_detail();
-  EXPECT_EQ(std::vector<float>(taken.data.begin(), taken.data.begin() + 8),
-            (std::vector<float>{12, 12, 12, 12, 22, 22, 22, 22}));
+  ASSERT_NO_FATAL_FAILURE(expect_along("take", 1, view_of(DType::Int64, one_index, {2, 2}, {0, 0}),
+                                       {12, 12, 12, 12, 22, 22, 22, 22}));
 
   // gather(x, index [2, 3] broadcast from [1, 3], dim=0)
   std::vector<int32_t> rows = {1, 0, -1};
-  Out<float> gathered(6, 0.0f);
-  Attrs dim0;
-  dim0.set("dim", int64_t{0});
-  ASSERT_EQ(run("gather", {view_of(DType::Float32, x, {2, 3}), view_of(DType::Int32, rows, {2, 3}, {0, 1})},
-                dim0, {gathered.tensor(DType::Float32)}),
-            Error::Ok)
-      << error_detail();
-  EXPECT_EQ(std::vector<float>(gathered.data.begin(), gathered.data.begin() + 6),
-            (std::vector<float>{20, 11, 22, 20, 11, 22}));
+  expect_along("gather", 0, view_of(DType::Int32, rows, {2, 3}, {0, 1}), {20, 11, 22, 20, 11, 22});
 }
 
 TEST(ShapeKernels, TopkOfABroadcastViewKeepsLowerIndicesFirst) {

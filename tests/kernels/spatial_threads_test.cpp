@@ -12,29 +12,23 @@
 #include "base/half.h"
 #include "kernels/registry.h"
 #include "support/attrs.h"
+#include "support/kernel_buffers.h"
 
 namespace edgec {
 namespace {
 
-struct Operand {
-  DType dtype = DType::Float32;
-  std::vector<int64_t> shape;
-  std::vector<std::byte> bytes;
-  Tensor tensor() { return make_tensor(dtype, shape, bytes.data(), bytes.size()); }
-};
+using Operand = OwnedTensor;
 
 Operand random_operand(DType dtype, std::vector<int64_t> shape, uint32_t seed) {
-  Operand o{dtype, std::move(shape), {}};
-  int64_t n = 1;
-  for (int64_t d : o.shape) n *= d;
-  o.bytes.resize(static_cast<size_t>(n) * dtype_size(dtype));
+  Operand o(dtype, std::move(shape));
+  const int64_t n = static_cast<int64_t>(o.bytes.size() / dtype_size(dtype));
   std::mt19937 gen(seed);
   std::normal_distribution<float> dist(0.0f, 1.0f);
   for (int64_t i = 0; i < n; ++i) {
     if (dtype == DType::Float16) {
-      reinterpret_cast<Half*>(o.bytes.data())[i] = float_to_half(dist(gen));
+      o.as<Half>()[i] = float_to_half(dist(gen));
     } else {
-      reinterpret_cast<float*>(o.bytes.data())[i] = dist(gen);
+      o.as<float>()[i] = dist(gen);
     }
   }
   return o;
@@ -49,16 +43,8 @@ void expect_thread_invariant(const std::string& op, std::vector<Operand> operand
   std::vector<std::byte> results[2];
   size_t sizes[2] = {0, 0};
   for (int pass = 0; pass < 2; ++pass) {
-    results[pass].assign(kCapacity, std::byte{0xAB});
-    Tensor out;
-    out.dtype = operands[0].dtype;
-    out.data = results[pass].data();
-    out.capacity = kCapacity;
-    KernelContext ctx;
-    ctx.num_threads = pass == 0 ? 1 : 4;
-    std::span<Tensor> outs(&out, 1);
-    ASSERT_EQ(fn(ctx, inputs, attrs, outs), Error::Ok) << op << ": " << error_detail();
-    sizes[pass] = out.nbytes();
+    ASSERT_NO_FATAL_FAILURE(run_on_threads(fn, op, inputs, attrs, operands[0].dtype, kCapacity, pass == 0 ? 1 : 4,
+                                           results[pass], sizes[pass]));
   }
   ASSERT_EQ(sizes[0], sizes[1]) << op;
   EXPECT_TRUE(std::equal(results[0].begin(), results[0].begin() + static_cast<ptrdiff_t>(sizes[0]),

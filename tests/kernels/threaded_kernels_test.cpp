@@ -12,27 +12,15 @@
 
 #include "kernels/registry.h"
 #include "support/attrs.h"
+#include "support/kernel_buffers.h"
 
 namespace edgec {
 namespace {
 
-struct Buffer {
-  std::vector<int64_t> shape;
-  std::vector<float> data;
-  Tensor tensor() {
-    return make_tensor(DType::Float32, shape, data.data(), data.size() * sizeof(float));
-  }
-};
+using Buffer = OwnedTensor;
 
 Buffer random_buffer(std::vector<int64_t> shape, uint32_t seed) {
-  Buffer b{std::move(shape), {}};
-  int64_t n = 1;
-  for (int64_t d : b.shape) n *= d;
-  b.data.resize(static_cast<size_t>(n));
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> dist(0.0f, 2.0f);
-  for (float& v : b.data) v = dist(gen);
-  return b;
+  return random_floats(std::move(shape), seed, std::normal_distribution<float>(0.0f, 2.0f));
 }
 
 // Runs `op` with 1 and with 4 threads and compares the raw output bytes.
@@ -44,16 +32,10 @@ void expect_thread_invariant(const std::string& op, std::vector<Buffer> inputs, 
   for (Buffer& b : inputs) in.push_back(b.tensor());
   std::vector<std::byte> results[2];
   for (int pass = 0; pass < 2; ++pass) {
-    results[pass].assign(out_bytes, std::byte{0xAB});
-    Tensor out;
-    out.dtype = out_dtype;
-    out.data = results[pass].data();
-    out.capacity = out_bytes;
-    KernelContext ctx;
-    ctx.num_threads = pass == 0 ? 1 : 4;
-    std::span<Tensor> outs(&out, 1);
-    ASSERT_EQ(fn(ctx, in, attrs, outs), Error::Ok) << op << ": " << error_detail();
-    ASSERT_EQ(out.nbytes(), out_bytes) << op;
+    size_t nbytes = 0;
+    ASSERT_NO_FATAL_FAILURE(
+        run_on_threads(fn, op, in, attrs, out_dtype, out_bytes, pass == 0 ? 1 : 4, results[pass], nbytes));
+    ASSERT_EQ(nbytes, out_bytes) << op;
   }
   EXPECT_TRUE(results[0] == results[1]) << op << " differs between 1 and 4 threads";
 }
@@ -87,7 +69,8 @@ TEST(ThreadedKernels, NormalizationsAreThreadInvariant) {
                           attrs_of({{"num_groups", int64_t{4}}}), DType::Float32, bytes);
   expect_thread_invariant("instance_norm", {img}, {}, DType::Float32, bytes);
   auto var = random_buffer({8}, 9);
-  for (float& v : var.data) v = v * v + 0.1f;
+  float* v = var.as<float>();
+  for (size_t i = 0; i < var.bytes.size() / sizeof(float); ++i) v[i] = v[i] * v[i] + 0.1f;
   expect_thread_invariant("batch_norm", {img, random_buffer({8}, 10), random_buffer({8}, 11), random_buffer({8}, 12), var},
                           {}, DType::Float32, bytes);
 }

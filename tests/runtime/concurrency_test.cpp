@@ -189,14 +189,31 @@ constexpr const char* k64MiB = "67108864";
 
 bool detail_has(const std::string& text) { return error_detail().find(text) != std::string::npos; }
 
+/// Expects regression input `name` to load and Method::create (under
+/// `memory_limit`, as run_regression takes it) to fail with `error`, the
+/// detail containing `text` where it is given.
+void expect_create_fails(const std::string& name, Error error, const char* text,
+                         const char* memory_limit = nullptr) {
+  const RegressionRun r = run_regression(name, memory_limit);
+  ASSERT_TRUE(r.loaded) << error_detail();
+  EXPECT_EQ(r.error, error) << error_detail();
+  if (text) {
+    EXPECT_TRUE(detail_has(text)) << error_detail();
+  }
+}
+
+/// Expects regression input `name` to fail (loading it or creating its
+/// Method), the detail containing `text`.
+void expect_refused(const std::string& name, const std::string& text) {
+  EXPECT_NE(run_regression(name).error, Error::Ok);
+  EXPECT_TRUE(detail_has(text)) << error_detail();
+}
+
 // Regression (found by fuzz/program_fuzzer): a file whose reference-delegate
 // payload plans a 71-petabyte arena asked the allocator for it. The arena is
 // now checked against the memory limit first: a clean OutOfMemory.
 TEST(Method, ArenaBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
-  const RegressionRun r = run_regression("payload_arena_too_big.edgec");
-  ASSERT_TRUE(r.loaded) << error_detail();
-  EXPECT_EQ(r.error, Error::OutOfMemory);
-  EXPECT_TRUE(detail_has("exceeds the memory limit")) << error_detail();
+  expect_create_fails("payload_arena_too_big.edgec", Error::OutOfMemory, "exceeds the memory limit");
 }
 
 // Regression (fuzz/program_fuzzer, campaign of issue 7): a delegate payload
@@ -204,10 +221,7 @@ TEST(Method, ArenaBeyondTheMemoryLimitIsRefusedBeforeAllocating) {
 // fuzzer lets a process allocate. The runtime's limit is the guard; with it
 // set (as the fuzzer now sets it) the arena is refused before allocation.
 TEST(Method, DelegateArenaOverTheConfiguredLimitIsRefused) {
-  const RegressionRun r = run_regression("payload_arena_over_fuzz_limit.edgec", k64MiB);
-  ASSERT_TRUE(r.loaded) << error_detail();
-  EXPECT_EQ(r.error, Error::OutOfMemory);
-  EXPECT_TRUE(detail_has("exceeds the memory limit")) << error_detail();
+  expect_create_fails("payload_arena_over_fuzz_limit.edgec", Error::OutOfMemory, "exceeds the memory limit", k64MiB);
 }
 
 #if EDGEC_BACKEND_ONEDNN
@@ -217,10 +231,7 @@ TEST(Method, DelegateArenaOverTheConfiguredLimitIsRefused) {
 // slots (operand counts, views within their tensor, sizes that agree):
 // InvalidProgram naming the instruction.
 TEST(Method, OnednnInstructionWithoutOperandsIsRefused) {
-  const RegressionRun r = run_regression("onednn_instruction_without_operands.edgec");
-  ASSERT_TRUE(r.loaded) << error_detail();
-  EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
-  EXPECT_TRUE(detail_has("onednn: instruction")) << error_detail();
+  expect_create_fails("onednn_instruction_without_operands.edgec", Error::InvalidProgram, "onednn: instruction");
 }
 #endif
 
@@ -230,10 +241,7 @@ TEST(Method, OnednnInstructionWithoutOperandsIsRefused) {
 // limit. Everything the delegate allocates at init now counts against the
 // limit: OutOfMemory before allocating.
 TEST(Method, OnednnInputOverTheMemoryLimitIsRefused) {
-  const RegressionRun r = run_regression("onednn_input_over_limit.edgec", k64MiB);
-  ASSERT_TRUE(r.loaded) << error_detail();
-  EXPECT_EQ(r.error, Error::OutOfMemory) << error_detail();
-  EXPECT_TRUE(detail_has("memory limit")) << error_detail();
+  expect_create_fails("onednn_input_over_limit.edgec", Error::OutOfMemory, "memory limit", k64MiB);
 }
 #endif
 
@@ -243,9 +251,7 @@ TEST(Method, OnednnInputOverTheMemoryLimitIsRefused) {
 // dereferenced null. The loader now refuses it (in the file or in a delegate
 // payload, read when the delegate is initialized).
 TEST(Method, AttributeWithoutValueIsRefused) {
-  const RegressionRun r = run_regression("attribute_without_value.edgec");
-  EXPECT_NE(r.error, Error::Ok);
-  EXPECT_TRUE(detail_has("has no value")) << error_detail();
+  expect_refused("attribute_without_value.edgec", "has no value");
 }
 #endif
 
@@ -255,9 +261,7 @@ TEST(Method, AttributeWithoutValueIsRefused) {
 // attributes of the wrong length (and groups that do not divide the
 // weights, empty pooling sizes) are now InvalidProgram.
 TEST(Method, OnednnConvWithShortAttributeIsRefused) {
-  const RegressionRun r = run_regression("onednn_conv_short_attribute.edgec");
-  ASSERT_TRUE(r.loaded) << error_detail();
-  EXPECT_EQ(r.error, Error::InvalidProgram) << error_detail();
+  expect_create_fails("onednn_conv_short_attribute.edgec", Error::InvalidProgram, nullptr);
 }
 #endif
 
@@ -267,9 +271,7 @@ TEST(Method, OnednnConvWithShortAttributeIsRefused) {
 // (it checks the vector's length field only) and was read misaligned. The
 // loader refuses it.
 TEST(Method, MisalignedAttributeValuesAreRefused) {
-  const RegressionRun r = run_regression("misaligned_attribute_values.edgec");
-  EXPECT_NE(r.error, Error::Ok);
-  EXPECT_TRUE(detail_has("has misaligned values")) << error_detail();
+  expect_refused("misaligned_attribute_values.edgec", "has misaligned values");
 }
 #endif
 
@@ -319,9 +321,7 @@ TEST(Method, OnednnHugeDeclaredChannelsAreRefused) {
 // loader now refuses such a type (or, inside a delegate payload, the
 // delegate's init does).
 TEST(Method, ShapeWhoseSizeOverflowsIsRefusedAtLoad) {
-  const RegressionRun r = run_regression("shape_size_overflow.edgec");
-  EXPECT_NE(r.error, Error::Ok);
-  EXPECT_TRUE(detail_has("overflows 64 bits")) << error_detail();
+  expect_refused("shape_size_overflow.edgec", "overflows 64 bits");
 }
 
 // The limit is configurable: a small one refuses an ordinary program.

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/diagnostic.h"
 #include "ops/op_info.h"
 #include "support/attrs.h"
 
@@ -40,6 +42,30 @@ inline std::vector<TensorType> row_shapes(const OpInfo& r, const std::vector<Ten
 inline TensorType only_type(const std::vector<TensorType>& types) {
   EXPECT_EQ(types.size(), 1u);
   return types.at(0);
+}
+
+/// Expects what a core row `r` (named `n`) declares: the default overload,
+/// a shape function and a summary.
+inline void expect_core_row(const OpInfo& r, const std::string& n) {
+  EXPECT_EQ(r.overload, "default") << n;
+  EXPECT_TRUE(r.core) << n;
+  EXPECT_NE(r.shape, nullptr) << n;
+  EXPECT_FALSE(r.summary.empty()) << n;
+}
+
+/// The message of the CompileError `infer()` throws for operator `op`,
+/// expected to contain `part`; none, and a test failure, when it throws none.
+template <typename Infer>
+std::optional<std::string> infer_error(Infer&& infer, const std::string& op, const std::string& part) {
+  try {
+    infer();
+    ADD_FAILURE() << op << ": expected an error containing '" << part << "'";
+  } catch (const CompileError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' not in: " << msg;
+    return msg;
+  }
+  return std::nullopt;
 }
 
 }  // namespace edgec

@@ -230,6 +230,30 @@ def view(x, perm):
     return x if perm is None else x.transpose(perm)
 
 
+def lift(x):
+    """[N, C, L] -> [N, C, 1, L] so one 2-D reference serves both."""
+    return x[:, :, None, :] if x.ndim == 3 else x
+
+
+def lifted_size(x, output_size):
+    """The spatial rank of `x` and `output_size` as its lifted (2-D) form has it."""
+    nd = x.ndim - 2
+    return nd, [1] * (2 - nd) + list(output_size)
+
+
+def lifted_f64(x, output_size):
+    """For a 2-D reference of `x` in float64: the spatial rank of `x`, the
+    lifted output size, lift(x) and a zeroed output [N, C, *size]."""
+    nd, osz = lifted_size(x, output_size)
+    x4 = lift(x).astype(np.float64)
+    return nd, osz, x4, np.zeros(x4.shape[:2] + tuple(osz))
+
+
+def unlift(out, nd):
+    """A 2-D reference's result for an input of spatial rank `nd`."""
+    return out[:, :, 0, :] if nd == 1 else out
+
+
 def flat_pads(pads):
     """[(b0, e0), (b1, e1)] -> ONNX order [b0, b1, e0, e1]."""
     return [p[0] for p in pads] + [p[1] for p in pads]

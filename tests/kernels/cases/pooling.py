@@ -8,7 +8,7 @@ and adaptive pooling's floor/ceil window bounds.
 """
 import numpy as np
 
-from common import case, flat_pads, given
+from common import case, flat_pads, given, lift, lifted_f64, unlift
 
 F16_TOL = dict(atol=2e-3, rtol=2e-3)
 
@@ -18,11 +18,6 @@ def pooled_size(n, k, s, pb, pe, d, ceil_mode):
     if ceil_mode and (out - 1) * s >= n + pb:
         out -= 1
     return out
-
-
-def lift(x):
-    """[N, C, L] -> [N, C, 1, L] so one 2-D reference serves both."""
-    return x[:, :, None, :] if x.ndim == 3 else x
 
 
 def geometry(x, kernel, stride, pads, dilation):
@@ -56,7 +51,7 @@ def max_pool_ref(x, kernel, stride=None, pads=None, dilation=None, ceil_mode=Fal
                 win = x4[:, :, ys][:, :, :, xs]
                 out[:, :, i, j] = win.max(axis=(2, 3))  # NaN propagates, as in torch
     out = out.astype(x.dtype)
-    return out[:, :, 0, :] if nd == 1 else out
+    return unlift(out, nd)
 
 
 def avg_pool_ref(x, kernel, stride=None, pads=None, ceil_mode=False, count_include_pad=True):
@@ -82,22 +77,19 @@ def avg_pool_ref(x, kernel, stride=None, pads=None, ceil_mode=False, count_inclu
             div = ph * pw if count_include_pad else (h1 - h0) * (w1 - w0)
             out[:, :, i, j] = x4[:, :, h0:h1, w0:w1].sum(axis=(2, 3)) / div
     out = out.astype(x.dtype)
-    return out[:, :, 0, :] if nd == 1 else out
+    return unlift(out, nd)
 
 
 def adaptive_avg_pool_ref(x, output_size):
-    nd = x.ndim - 2
-    osz = [1] * (2 - nd) + list(output_size)
-    x4 = lift(x).astype(np.float64)
-    n, c, h, w = x4.shape
-    out = np.zeros((n, c, osz[0], osz[1]))
+    nd, osz, x4, out = lifted_f64(x, output_size)
+    h, w = x4.shape[2:]
     for i in range(osz[0]):
         h0, h1 = (i * h) // osz[0], -((-(i + 1) * h) // osz[0])
         for j in range(osz[1]):
             w0, w1 = (j * w) // osz[1], -((-(j + 1) * w) // osz[1])
             out[:, :, i, j] = x4[:, :, h0:h1, w0:w1].mean(axis=(2, 3))
     out = out.astype(x.dtype)
-    return out[:, :, 0, :] if nd == 1 else out
+    return unlift(out, nd)
 
 
 def padding_attr(attrs_pad, pads):

@@ -9,7 +9,7 @@ pixel centres are aligned (half-pixel) and the source coordinate is clamped at 0
 """
 import numpy as np
 
-from common import case
+from common import case, lift, lifted_f64, lifted_size, unlift
 
 F16_TOL = dict(atol=2e-3, rtol=2e-3)
 
@@ -39,27 +39,19 @@ def linear_tap(dst, n_in, n_out, align_corners):
     return i0, i1, float(np.float32(1) - l1), float(l1)
 
 
-def lift(x):
-    return x[:, :, None, :] if x.ndim == 3 else x
-
-
 def nearest_ref(x, output_size):
-    nd = x.ndim - 2
-    osz = [1] * (2 - nd) + list(output_size)
+    nd, osz = lifted_size(x, output_size)
     x4 = lift(x)
     h, w = x4.shape[2:]
     ys = [nearest_src(i, h, osz[0]) for i in range(osz[0])]
     xs = [nearest_src(j, w, osz[1]) for j in range(osz[1])]
     out = x4[:, :, ys][:, :, :, xs]
-    return out[:, :, 0, :] if nd == 1 else out
+    return unlift(out, nd)
 
 
 def bilinear_ref(x, output_size, align_corners):
-    nd = x.ndim - 2
-    osz = [1] * (2 - nd) + list(output_size)
-    x4 = lift(x).astype(np.float64)
-    n, c, h, w = x4.shape
-    out = np.zeros((n, c, osz[0], osz[1]))
+    nd, osz, x4, out = lifted_f64(x, output_size)
+    h, w = x4.shape[2:]
     for i in range(osz[0]):
         y0, y1, ly0, ly1 = linear_tap(i, h, osz[0], align_corners)
         for j in range(osz[1]):
@@ -67,7 +59,7 @@ def bilinear_ref(x, output_size, align_corners):
             out[:, :, i, j] = (ly0 * (lx0 * x4[:, :, y0, x0] + lx1 * x4[:, :, y0, x1]) +
                                ly1 * (lx0 * x4[:, :, y1, x0] + lx1 * x4[:, :, y1, x1]))
     out = out.astype(x.dtype)
-    return out[:, :, 0, :] if nd == 1 else out
+    return unlift(out, nd)
 
 
 def cases():
