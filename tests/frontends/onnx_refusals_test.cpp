@@ -23,6 +23,7 @@
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/refusal.h"
+#include "ir/text.h"
 #include "support/onnx_model.h"
 #include "support/scoped_memory_limit.h"
 
@@ -635,6 +636,34 @@ std::vector<Case> cases() {
   }
   {
     Model m;
+    m.x().ints("mode", {1, 0}, {2}, TensorProto::BOOL);
+    m.node("Dropout", {"x", "", "mode"}, {"y"});
+    m.output("y");
+    add(node_case("dropout mode of two values", m, "Dropout", "input 2 'training_mode' (value 'mode') is bool[2]"));
+  }
+  {
+    Model m;
+    m.x().input("r", {}).ints("mode", {1}, {}, TensorProto::BOOL);
+    m.node("Dropout", {"x", "r", "mode"}, {"y"});
+    m.output("y");
+    add(node_case("dropout ratio at run time", m, "Dropout", "input 1 'ratio' (value 'r')"));
+  }
+  {
+    Model m;
+    m.x().floats("r", {0.f, 0.f}).ints("mode", {1}, {}, TensorProto::BOOL);
+    m.node("Dropout", {"x", "r", "mode"}, {"y"});
+    m.output("y");
+    add(node_case("dropout ratio of two values", m, "Dropout", "input 1 'ratio' (value 'r') is f32[2]"));
+  }
+  {
+    Model m;
+    m.x().floats("r", {0.25f}, {}).ints("mode", {1}, {}, TensorProto::BOOL);
+    m.node("Dropout", {"x", "r", "mode"}, {"y"});
+    m.output("y");
+    add(node_case("dropout in training with a ratio", m, "Dropout", "is true with a ratio of 0.25"));
+  }
+  {
+    Model m;
     m.node("Constant", {}, {"y"});
     m.output("y");
     add(node_case("constant without a value", m, "Constant", "attribute holding the value"));
@@ -1211,6 +1240,26 @@ Outcome run_case(const Case& k) {
     return {std::nullopt, std::string("a CompileError that is not a refusal: ") + e.what()};
   }
   return {std::nullopt, "(no error)"};
+}
+
+// A training-mode dropout of ratio 0 keeps every element (ONNX): it imports
+// as the identity, as torchvision's Swin exports its dropouts.
+TEST(OnnxRefusals, TrainingDropoutOfRatioZeroIsTheIdentity) {
+  Model m;
+  m.x().floats("r", {0.f}, {}).ints("mode", {1}, {}, TensorProto::BOOL);
+  m.node("Dropout", {"x", "r", "mode"}, {"y"});
+  m.output("y");
+  std::string bytes;
+  ASSERT_TRUE(m.proto.SerializeToString(&bytes));
+  auto program = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "dropout.onnx");
+  // The output is the input (copied, as every graph input that is also an
+  // output is): one clone of x, nothing random.
+  std::vector<const Node*> calls;
+  for (const Node* n : program->graph.nodes())
+    if (n->is_call()) calls.push_back(n);
+  ASSERT_EQ(calls.size(), 1u) << print_program(*program);
+  EXPECT_NE(calls[0]->op().find("clone"), std::string::npos) << print_program(*program);
+  EXPECT_EQ(calls[0]->input(0)->name(), "x") << print_program(*program);
 }
 
 // Each case is refused at a refusal site with a message naming what it

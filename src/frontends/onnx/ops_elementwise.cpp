@@ -231,15 +231,33 @@ void clip(NodeContext& n) {
 
 void identity(NodeContext& n) { n.forward(0, 0); }
 
+// The ratio of a training-mode dropout: input 1, 0.5 when absent (ONNX).
+double dropout_ratio(NodeContext& n) {
+  if (!n.input(1)) return 0.5;
+  const TensorData* r = n.data(1);
+  if (!r) n.fail_not_known(1, "the ratio of a training-mode dropout");
+  const std::vector<double> v = data_as_doubles(*r);
+  if (v.size() != 1) n.fail(n.operand(1) + " is " + r->type.str() + "; expected one ratio");
+  return v[0];
+}
+
 void dropout(NodeContext& n) {
-  // Inference: the identity. training_mode (input 2) must not be true.
+  // Inference: the identity. training_mode (input 2) must not be true,
+  // unless the ratio is 0: then ONNX keeps every element, the identity too
+  // (torchvision's Swin exports its dropouts so).
   if (n.input(2)) {
     const TensorData* d = n.data(2);
     if (!d) n.fail_not_known(2, "the training mode");
     const std::vector<int64_t> mode = data_as_ints(*d);
-    if (mode.size() != 1 || mode[0] != 0)
-      n.fail(n.operand(2) + " is " + (mode.size() == 1 ? std::string("true") : d->type.str()) +
-             "; expected false (edgec imports inference graphs)");
+    if (mode.size() != 1)
+      n.fail(n.operand(2) + " is " + d->type.str() + "; expected false (edgec imports inference graphs)");
+    if (mode[0] != 0) {
+      const double ratio = dropout_ratio(n);
+      if (ratio != 0)
+        n.fail(n.operand(2) + " is true with a ratio of " + std::to_string(ratio) +
+               ", which drops elements at random; expected false, or a ratio of 0 (edgec imports inference "
+               "graphs: export the model in eval mode)");
+    }
   }
   n.forward(0, 0);
   if (n.has_output(1)) {
