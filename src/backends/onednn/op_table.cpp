@@ -257,10 +257,7 @@ std::vector<OpRow> make_table() {
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i > 0 && rows[i - 1].name == rows[i].name)
       throw std::logic_error("onednn: two rows for " + std::string(rows[i].name));
-    const auto entries = kernel_entries();
-    auto it = std::find_if(entries.begin(), entries.end(),
-                           [&](const KernelEntry& e) { return e.decl.name == rows[i].name; });
-    rows[i].decl = it != entries.end() ? &it->decl : nullptr;
+    rows[i].decl = find_kernel_decl(rows[i].name);
     if (!rows[i].decl)
       throw std::logic_error("onednn: " + std::string(rows[i].name) + " has no portable kernel declaring it");
   }
