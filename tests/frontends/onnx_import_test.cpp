@@ -403,7 +403,7 @@ TEST(OnnxImportErrors, UnsupportedOpset) {
   const std::string msg = import_error(relu_model(99));
   EXPECT_NE(msg.find("node '/relu' (#0, Relu, domain ai.onnx, opset 99)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("opset 99 of the default domain is not supported"), std::string::npos) << msg;
-  EXPECT_NE(import_error(relu_model(12)).find("opset 12"), std::string::npos);
+  EXPECT_NE(import_error(relu_model(0)).find("opset 0"), std::string::npos);
 }
 
 TEST(OnnxImportErrors, UnsupportedIrVersion) {

@@ -434,10 +434,20 @@ std::vector<Case> cases() {
     c.push_back(graph_case("custom domain", m, {"node '/t' (#0, Relu, domain com.example, opset 1)", "domain"}));
   }
   {
-    Model m(12);
+    Model m(0);
     m.x().node("Relu", {"x"}, {"y"});
     m.output("y");
-    add(node_case("opset 12", m, "Relu", "opset 12 of the default domain", 12));
+    add(node_case("opset 0", m, "Relu", "opset 0 of the default domain", 0));
+  }
+  {
+    // ONNX's converter fails on an operator it does not know; the Squeeze
+    // before it changed meaning at 13.
+    Model m(11);
+    attr(m.x().node("Squeeze", {"x"}, {"s"}), "axes", std::vector<int64_t>{0});
+    m.node("NoSuchOperator", {"s"}, {"y"}, "/n");
+    m.output("y");
+    add(node_case("old opset the converter cannot convert", m, "Squeeze",
+                  "could not bring the model from opset 11 to 13 (", 11));
   }
   {
     Model m;

@@ -34,6 +34,7 @@
 
 #include "base/memory_limit.h"
 #include "frontends/onnx/context.h"
+#include "frontends/onnx/opsets.h"
 #include "frontends/onnx/refusal.h"
 #include "ir/verifier.h"
 #include "passes/program_edits.h"
@@ -49,7 +50,8 @@ using onnx_import::internal_error;
 using onnx_import::io_error;
 using onnx_import::NodeContext;
 
-constexpr int64_t kMinOpset = 13;
+// Models below opset 13 are converted to it first (opsets.h).
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 17;
 
 /// ONNX's DataType ("tensor(float)") for a tensor of element type `elem`,
@@ -157,6 +159,7 @@ class ModelImporter {
   /// weights of a large model are held once, not twice).
   std::unique_ptr<Program> run(onnx::ModelProto& model) {
     check_versions(model);
+    if (default_opset_ >= kMinOpset && default_opset_ < onnx_import::kHandlersOpset) convert_old_opset(model);
     onnx::GraphProto& g = *model.mutable_graph();
     if (g.sparse_initializer_size() > 0)
       refuse("sparse initializer '" + g.sparse_initializer(0).values().name() +
@@ -217,6 +220,17 @@ class ModelImporter {
         opsets_[o.domain()] = o.version();
       }
     }
+  }
+
+  /// Brings a model below opset 13 to 13 (opsets.h); when ONNX's converter
+  /// cannot, the nodes keep their opset and check_operator decides.
+  void convert_old_opset(onnx::ModelProto& model) {
+    auto conversion = onnx_import::convert_to_handlers_opset(model);
+    conversion_failure_ = std::move(conversion.failure);
+    kept_at_old_opset_ = std::move(conversion.kept);
+    if (!conversion_failure_.empty()) return;
+    for (const auto& o : model.opset_import())
+      if (is_default_domain(o.domain())) default_opset_ = o.version();
   }
 
   TensorType input_type(const onnx::ValueInfoProto& vi) {
@@ -369,6 +383,8 @@ class ModelImporter {
 
   /// The opset imported for the node's domain, or -1.
   int64_t node_opset(const onnx::NodeProto& n) const {
+    if (!kept_at_old_opset_.empty() && n.output_size() > 0)
+      if (auto it = kept_at_old_opset_.find(n.output(0)); it != kept_at_old_opset_.end()) return it->second;
     if (is_default_domain(n.domain())) return default_opset_;
     auto it = opsets_.find(n.domain());
     return it == opsets_.end() ? -1 : it->second;
@@ -500,6 +516,14 @@ class ModelImporter {
                       "-" + std::to_string(kMaxOpset) + ")");
     if (!handlers().count(n.op_type()))
       refuse_node(n, index, "operator " + n.op_type() + " is not supported by the edgec ONNX importer");
+    if (opset < onnx_import::kHandlersOpset && !onnx_import::legacy_handler(n.op_type(), opset))
+      if (const char* changed = onnx_import::meaning_changed_since(n.op_type(), opset))
+        refuse_node(n, index,
+                    "ONNX's version converter could not bring the model from opset " + std::to_string(opset) +
+                        " to " + std::to_string(onnx_import::kHandlersOpset) + " (" + conversion_failure_ +
+                        "), and edgec reads this " + n.op_type() + " only through it: " + changed +
+                        "; convert the model with onnx.version_converter.convert_version(model, 13) after giving "
+                        "its values shapes (onnx.shape_inference), or re-export it at opset 13 or later");
   }
 
   /// What ONNX's checker (and so ONNX Runtime) requires of a node, in
@@ -628,7 +652,10 @@ class ModelImporter {
       }
       NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema);
       check_input_types(n, *schema, ctx);
-      handlers().at(n.op_type())(ctx);
+      const int64_t opset = node_opset(n);
+      const onnx_import::Handler legacy =
+          opset < onnx_import::kHandlersOpset ? onnx_import::legacy_handler(n.op_type(), opset) : nullptr;
+      (legacy ? legacy : handlers().at(n.op_type()))(ctx);
     } catch (ImportRefusal& e) {
       e.add_context(where() + ": ");
       throw;
@@ -699,6 +726,10 @@ class ModelImporter {
   using SchemasByOpset = SmallVector<SchemaAt, 2>;
   mutable std::unordered_map<std::string, SchemasByOpset> schemas_;
   int64_t default_opset_ = -1;
+  /// Why ONNX's version converter could not bring an old model to opset 13.
+  std::string conversion_failure_;
+  /// Nodes of an old model kept at their opset (first output -> opset).
+  std::unordered_map<std::string, int64_t> kept_at_old_opset_;
   std::set<std::string> dim_params_;
   std::map<std::string, int64_t> opsets_;
 };

@@ -1,0 +1,167 @@
+// Old opsets: ONNX's version converter, and the old meanings the importer
+// knows itself (opsets.h).
+#include "frontends/onnx/opsets.h"
+
+#include <onnx/version_converter/convert.h>
+
+#include <map>
+#include <utility>
+
+namespace edgec::onnx_import {
+
+namespace {
+
+// Kept nodes go through the converter as an Identity of a private domain
+// (the converter passes Identity through at every opset and infers no
+// shape for a domain it does not know), carrying their op_type in an
+// attribute; they are restored after it.
+constexpr const char* kKeptDomain = "edgec.kept";
+constexpr const char* kKeptOpType = "edgec_op_type";
+
+bool kept_from_converter(const onnx::NodeProto& n) {
+  return (n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax");
+}
+
+void restore_kept(onnx::ModelProto& model) {
+  auto& imports = *model.mutable_opset_import();
+  for (int i = imports.size() - 1; i >= 0; --i)
+    if (imports.Get(i).domain() == kKeptDomain) imports.DeleteSubrange(i, 1);
+  for (auto& n : *model.mutable_graph()->mutable_node()) {
+    if (n.domain() != kKeptDomain) continue;
+    auto& attrs = *n.mutable_attribute();
+    for (int i = attrs.size() - 1; i >= 0; --i) {
+      if (attrs.Get(i).name() != kKeptOpType) continue;
+      n.set_op_type(attrs.Get(i).s());
+      attrs.DeleteSubrange(i, 1);
+    }
+    n.clear_domain();
+  }
+}
+
+}  // namespace
+
+Conversion convert_to_handlers_opset(onnx::ModelProto& model) {
+  Conversion result;
+  int64_t opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  for (auto& n : *model.mutable_graph()->mutable_node()) {
+    if (!kept_from_converter(n) || n.output_size() == 0) continue;
+    result.kept[n.output(0)] = opset;
+    auto* a = n.add_attribute();
+    a->set_name(kKeptOpType);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(n.op_type());
+    n.set_op_type("Identity");
+    n.set_domain(kKeptDomain);
+  }
+  if (!result.kept.empty()) {
+    auto* o = model.add_opset_import();
+    o->set_domain(kKeptDomain);
+    o->set_version(1);
+  }
+  try {
+    onnx::ModelProto converted =
+        onnx::version_conversion::ConvertVersion(model, static_cast<int>(kHandlersOpset));
+    model.CopyFrom(converted);
+  } catch (const std::exception& e) {
+    // The converter's messages can run to the whole graph; its first line
+    // says what failed.
+    result.failure = e.what();
+    if (const size_t eol = result.failure.find('\n'); eol != std::string::npos) result.failure.resize(eol);
+    if (result.failure.empty()) result.failure = "the converter gave no reason";
+  }
+  restore_kept(model);
+  return result;
+}
+
+namespace {
+
+// Where an operator's meaning changed between opset 1 and 13 in a way the
+// current handler would misread (an attribute that became an input, a
+// changed default or semantics); opsets that only added element types or
+// extended a range (negative axes) are not listed. From ONNX's changelog.
+struct MeaningChange {
+  int64_t opset;
+  const char* what;
+};
+const std::multimap<std::string, MeaningChange>& meaning_changes() {
+  static const std::multimap<std::string, MeaningChange> table = {
+      {"Add", {7, "Add's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Sub", {7, "Sub's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Mul", {7, "Mul's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Div", {7, "Div's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Pow", {7, "Pow's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"And", {7, "And's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Or", {7, "Or's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Xor", {7, "Xor's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Equal", {7, "Equal's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Greater", {7, "Greater's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"Less", {7, "Less's 'broadcast' and 'axis' attributes became numpy broadcasting at opset 7"}},
+      {"PRelu", {7, "PRelu's slope became numpy-broadcast at opset 7"}},
+      {"Gemm", {7, "Gemm's 'broadcast' attribute became unidirectional broadcasting of C at opset 7"}},
+      {"Concat", {4, "Concat's 'axis' became required at opset 4 (before, it defaulted to 1)"}},
+      {"Reshape", {5, "Reshape's 'shape' attribute became an input at opset 5"}},
+      {"Cast", {6, "Cast's 'to' changed from a type name to a type number at opset 6"}},
+      {"Tile", {6, "Tile's 'tiles' and 'axis' inputs became one 'repeats' input at opset 6"}},
+      {"Split", {2, "Split's sizes moved from an input to the 'split' attribute at opset 2"}},
+      {"Split", {13, "Split's sizes moved from the 'split' attribute to an input at opset 13"}},
+      {"BatchNormalization", {9, "BatchNormalization's 'spatial' attribute was removed at opset 9"}},
+      {"Slice", {10, "Slice's 'starts', 'ends' and 'axes' attributes became inputs at opset 10"}},
+      {"TopK", {10, "TopK's 'k' attribute became an input at opset 10"}},
+      {"Pad", {11, "Pad's 'pads' and 'value' attributes became inputs at opset 11"}},
+      {"Clip", {11, "Clip's 'min' and 'max' attributes became inputs at opset 11"}},
+      {"Resize", {11, "Resize gained 'roi' and the coordinate transformation modes at opset 11"}},
+      {"Dropout", {12, "Dropout's 'ratio' attribute became an input at opset 12"}},
+      {"Squeeze", {13, "Squeeze's 'axes' attribute became an input at opset 13"}},
+      {"Unsqueeze", {13, "Unsqueeze's 'axes' attribute became an input at opset 13"}},
+      {"ReduceSum", {13, "ReduceSum's 'axes' attribute became an input at opset 13"}},
+      {"Softmax", {13, "Softmax over the 2-D coercion at 'axis' became Softmax along 'axis' at opset 13"}},
+      {"LogSoftmax", {13, "LogSoftmax over the 2-D coercion at 'axis' became LogSoftmax along 'axis' at opset 13"}},
+  };
+  return table;
+}
+
+// ---- Softmax and LogSoftmax before opset 13 -----------------------------------
+
+// The input is coerced to 2-D at 'axis' (default 1): the result is the
+// softmax over all dims from 'axis' on. Along the last dim alone it is
+// today's operator; over several dims it is composed from reductions over
+// them (exp(x - max) / sum), which keeps symbolic dims symbolic.
+void legacy_softmax(NodeContext& n) {
+  const bool log = n.proto().op_type() == "LogSoftmax";
+  Value* x = n.value(0);
+  const int64_t rank = n.type(0).rank();
+  int64_t axis = n.attr_int("axis", 1);
+  if (rank == 0 || axis < -rank || axis >= rank)
+    n.fail("attribute 'axis' is " + std::to_string(axis) + "; expected an axis in [" + std::to_string(-rank) + ", " +
+           std::to_string(rank - 1) + "] for " + n.typed_operand(0));
+  if (axis < 0) axis += rank;
+  if (axis == rank - 1) {
+    n.set_output(0, n.emit(log ? "log_softmax" : "softmax", {x}, attrs_of({{"dim", axis}})));
+    return;
+  }
+  std::vector<int64_t> dims;
+  for (int64_t d = axis; d < rank; ++d) dims.push_back(d);
+  const Attrs over = attrs_of({{"dims", dims}, {"keepdim", true}});
+  Value* shifted = n.emit("sub", {x, n.emit("amax", {x}, over)});
+  Value* e = n.emit("exp", {shifted});
+  Value* total = n.emit("sum", {e}, over);
+  n.set_output(0, log ? n.emit("sub", {shifted, n.emit("log", {total})}) : n.emit("div", {e, total}));
+}
+
+}  // namespace
+
+const char* meaning_changed_since(const std::string& op_type, int64_t opset) {
+  auto [first, last] = meaning_changes().equal_range(op_type);
+  for (auto it = first; it != last; ++it)
+    if (opset < it->second.opset && it->second.opset <= kHandlersOpset) return it->second.what;
+  return nullptr;
+}
+
+Handler legacy_handler(const std::string& op_type, int64_t opset) {
+  if ((op_type == "Softmax" || op_type == "LogSoftmax") && opset < 13) return legacy_softmax;
+  return nullptr;
+}
+
+}  // namespace edgec::onnx_import
