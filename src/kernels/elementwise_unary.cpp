@@ -1,8 +1,8 @@
 // Unary elementwise kernels: float math (computed in float32 for float16),
-// activations with torch's definitions and defaults, and the few ops that
-// also take integers (neg, abs, relu, sign, clamp). exp, tanh, erf and what
-// is built on them (sigmoid, gelu) use the vectorizable versions of
-// elementwise_math.h; the rest call libm.
+// activations with torch's definitions and defaults (ONNX's where torch has
+// none), and the few ops that also take integers (neg, abs, relu, sign,
+// clamp, shrink). exp, tanh, erf and what is built on them (sigmoid, gelu)
+// use the vectorizable versions of elementwise_math.h; the rest call libm.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -187,6 +187,8 @@ EDGEC_FLOAT_UNARY(Ceil, "ceil", std::ceil(x))
 EDGEC_FLOAT_UNARY(Round, "round", std::nearbyint(x))
 EDGEC_FLOAT_UNARY(Hardsigmoid, "hardsigmoid", std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f)
 EDGEC_FLOAT_UNARY(Hardswish, "hardswish", x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f)
+// ONNX Softsign (torch.nn.Softsign).
+EDGEC_FLOAT_UNARY(Softsign, "softsign", x / (1.0f + std::fabs(x)))
 #undef EDGEC_FLOAT_UNARY
 
 struct Sigmoid {
@@ -204,6 +206,39 @@ struct IsNan {
   static constexpr std::string_view kName = "isnan";
   bool operator()(float x) const { return x != x; }
 };
+
+// ONNX IsInf: which infinities count is fixed per kernel instance, so the
+// element loop tests only those.
+template <bool kPositive, bool kNegative>
+struct IsInf {
+  static constexpr std::string_view kName = "isinf";
+  bool operator()(float x) const {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    return (kPositive && x == kInf) || (kNegative && x == -kInf);
+  }
+};
+
+// Built on first use: the kernel tables may be read during another file's
+// static initialization.
+const AttrDecl& isinf_detect_positive() {
+  static const AttrDecl d = attr_bool("detect_positive", true);
+  return d;
+}
+const AttrDecl& isinf_detect_negative() {
+  static const AttrDecl d = attr_bool("detect_negative", true);
+  return d;
+}
+
+Error isinf_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                   std::span<Tensor> outputs) {
+  bool positive = true, negative = true;
+  EDGEC_TRY(read_attr("isinf", attrs, isinf_detect_positive(), positive));
+  EDGEC_TRY(read_attr("isinf", attrs, isinf_detect_negative(), negative));
+  if (positive && negative) return unary_kernel<IsInf<true, true>, FloatTypes, true>(ctx, inputs, attrs, outputs);
+  if (positive) return unary_kernel<IsInf<true, false>, FloatTypes, true>(ctx, inputs, attrs, outputs);
+  if (negative) return unary_kernel<IsInf<false, true>, FloatTypes, true>(ctx, inputs, attrs, outputs);
+  return unary_kernel<IsInf<false, false>, FloatTypes, true>(ctx, inputs, attrs, outputs);
+}
 
 // Softplus with torch's overflow guard: above the threshold, log1p(exp(bx))/b
 // equals x to float precision, and exp would overflow soon after.
@@ -300,6 +335,57 @@ struct Celu {
   float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x / alpha); }
 };
 
+// ONNX ThresholdedRelu: x where x > alpha, else 0 (NaN too: the comparison
+// is false, as in ONNX Runtime).
+struct ThresholdedRelu {
+  static constexpr std::string_view kName = "thresholded_relu";
+  float alpha = 1.0f;
+
+  static const FloatAttrs<1>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<1> a{{attr_float("alpha", 1.0)}};
+    return a;
+  }
+  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
+  float operator()(float x) const { return x > alpha ? x : 0.0f; }
+};
+
+// ONNX Shrink (torch's hardshrink is bias 0, softshrink bias = lambd): x +
+// bias where x < -lambd, x - bias where x > lambd, else 0. Integers are
+// compared and shifted in double and truncated toward zero, as ONNX Runtime
+// does in float; a result beyond the dtype's range saturates (ONNX Runtime
+// leaves it undefined).
+struct Shrink {
+  static constexpr std::string_view kName = "shrink";
+  double lambd = 0.5, bias = 0.0;
+
+  static const FloatAttrs<2>& attr_decls() {
+    // Built on first use: the kernel tables may be read during another
+    // file's static initialization.
+    static const FloatAttrs<2> a{{attr_float("lambd", 0.5), attr_float("bias", 0.0)}};
+    return a;
+  }
+  void set(const std::array<double, 2>& v) {
+    lambd = v[0];
+    bias = v[1];
+  }
+
+  template <typename T>
+  auto bind() const {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T l = static_cast<T>(lambd), b = static_cast<T>(bias);
+      return [l, b](T x) { return x < -l ? x + b : x > l ? x - b : T(0); };
+    } else {
+      const double l = lambd, b = bias;
+      return [l, b](T x) {
+        const double d = static_cast<double>(x);
+        return d < -l ? saturating_float_to_int<T>(d + b) : d > l ? saturating_float_to_int<T>(d - b) : T(0);
+      };
+    }
+  }
+};
+
 struct GeluErf {
   static constexpr std::string_view kName = "gelu";
   float operator()(float x) const { return vgelu_erf(x); }
@@ -351,6 +437,7 @@ std::span<const KernelEntry> elementwise_unary_kernels() {
       unary_entry<Relu, NumericTypes>("max(x, 0)"),
       unary_entry<Sign, NumericTypes>("-1, 0 or 1"),
       unary_entry<Clamp, NumericTypes>("min(max(x, min), max); either bound optional"),
+      unary_entry<Shrink, NumericTypes>("x + bias if x < -lambd, x - bias if x > lambd, else 0"),
       unary_entry<Exp, FloatTypes>("e^x"),
       unary_entry<Log, FloatTypes>("natural log"),
       unary_entry<Sqrt, FloatTypes>("square root"),
@@ -367,12 +454,18 @@ std::span<const KernelEntry> elementwise_unary_kernels() {
       unary_entry<Hardsigmoid, FloatTypes>("relu6(x + 3) / 6"),
       unary_entry<Hardswish, FloatTypes>("x * relu6(x + 3) / 6"),
       unary_entry<IsNan, FloatTypes, true>("x is NaN"),
+      {elementwise_decl("isinf", "default", {{"self"}}, dtype_set(FloatTypes{}), ResultRule::SameShapeBool,
+                        "x is +inf (detect_positive) or -inf (detect_negative)",
+                        {isinf_detect_positive(), isinf_detect_negative()}),
+       isinf_kernel},
+      unary_entry<Softsign, FloatTypes>("x / (1 + |x|)"),
       unary_entry<Softplus, FloatTypes>("log(1 + e^(beta x)) / beta, linear above threshold"),
       unary_entry<Mish, FloatTypes>("x * tanh(softplus(x))"),
       unary_entry<LeakyRelu, FloatTypes>("x if x > 0 else negative_slope * x"),
       unary_entry<Elu, FloatTypes>("x if x > 0 else alpha (e^x - 1)"),
       unary_entry<Selu, FloatTypes>("gamma x if x > 0 else gamma alpha (e^x - 1)"),
       unary_entry<Celu, FloatTypes>("x if x > 0 else alpha (e^(x / alpha) - 1)"),
+      unary_entry<ThresholdedRelu, FloatTypes>("x if x > alpha else 0"),
       {elementwise_decl("gelu", "default", {{"self"}}, dtype_set(FloatTypes{}), ResultRule::Custom,
                         "x * Phi(x); approximate none (erf) or tanh", {gelu_approximate()}),
        gelu_kernel},

@@ -36,6 +36,7 @@ const std::map<std::string, std::string>& unary_ops() {
       {"Not", "logical_not"},
       {"Softplus", "softplus"},
       {"HardSwish", "hardswish"},
+      {"Softsign", "softsign"},
   };
   return m;
 }
@@ -65,6 +66,8 @@ const std::map<std::string, AttrUnary>& attr_unary_ops() {
   static const std::map<std::string, AttrUnary> m = {
       {"Selu", {"selu", {{"alpha", "alpha"}, {"gamma", "gamma"}}}},
       {"Celu", {"celu", {{"alpha", "alpha"}}}},
+      {"ThresholdedRelu", {"thresholded_relu", {{"alpha", "alpha"}}}},
+      {"Shrink", {"shrink", {{"lambd", "lambd"}, {"bias", "bias"}}}},
   };
   return m;
 }
@@ -282,6 +285,15 @@ void prelu(NodeContext& n) {
 
 void is_nan(NodeContext& n) { n.set_output(0, n.emit("isnan", {n.value(0)})); }
 
+// IsInf's int flags are our bools; an absent one takes the declared default
+// (true, as in ONNX).
+void is_inf(NodeContext& n) {
+  Attrs attrs;
+  for (const char* name : {"detect_positive", "detect_negative"})
+    if (n.attr(name)) attrs.set(name, n.attr_int(name, 1) != 0);
+  n.set_output(0, n.emit("isinf", {n.value(0)}, std::move(attrs)));
+}
+
 void constant(NodeContext& n) {
   if (n.proto().attribute_size() != 1) {
     std::string given;
@@ -324,6 +336,7 @@ void register_elementwise_handlers(HandlerTable& t) {
   t["CastLike"] = cast;
   t["PRelu"] = prelu;
   t["IsNaN"] = is_nan;
+  t["IsInf"] = is_inf;
   t["Clip"] = clip;
   t["Identity"] = identity;
   t["Dropout"] = dropout;

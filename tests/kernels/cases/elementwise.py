@@ -422,6 +422,25 @@ def hardsigmoid_ref(x):
     return np.clip(x + 3, 0, 6) / 6
 
 
+def thresholded_relu_ref(x, alpha=1.0):
+    return np.where(x > alpha, x, 0)
+
+
+def shrink_ref(x, lambd=0.5, bias=0.0):
+    """ONNX Shrink; integers in float64, truncated and saturated to their range."""
+    if x.dtype in (np.float32, np.float16):
+        wide = x.astype(np.float64)
+        return quiet(lambda: np.where(wide < -lambd, wide + bias, np.where(wide > lambd, wide - bias, 0))).astype(x.dtype)
+    wide = x.astype(np.float64)
+    y = np.trunc(np.where(wide < -lambd, wide + bias, np.where(wide > lambd, wide - bias, 0)))
+    info = np.iinfo(x.dtype)
+    return np.clip(y, info.min, info.max).astype(x.dtype)
+
+
+def isinf_ref(x, positive=True, negative=True):
+    return (np.isposinf(x) & positive) | (np.isneginf(x) & negative)
+
+
 verf = np.vectorize(math.erf, otypes=[np.float64])
 
 # op -> (reference on float64, input range)
@@ -448,6 +467,8 @@ FLOAT_UNARY = {
     "selu": (selu_ref, (-5, 5)),
     "celu": (celu_ref, (-5, 5)),
     "gelu": (lambda x: 0.5 * x * (1 + verf(x / np.sqrt(2))), (-6, 6)),
+    "softsign": (lambda x: x / (1 + np.abs(x)), (-10, 10)),
+    "thresholded_relu": (thresholded_relu_ref, (-5, 5)),
 }
 
 
@@ -521,6 +542,35 @@ def unary_float_cases():
         out.append(case("isnan_%s_strided" % NAMES[dt], "isnan", [x], perms=[[1, 0]], outputs=[np.isnan(x.T)]))
     out.append(case("isnan_wrong_output", "isnan", [specials], error="isnan: expected output dtype bool, got f32",
                     out_specs=[("f32", [17])]))
+    x = uniform((3, 4), np.float32, -5, 5)
+    for alpha in (2.0, -0.5, 0):
+        out.append(case("thresholded_relu_alpha_%s" % str(alpha).replace("-", "neg").replace(".", "_"),
+                        "thresholded_relu", [x], attrs={"alpha": alpha},
+                        outputs=[float_ref(lambda v: thresholded_relu_ref(v, alpha), x)]))
+    out.append(case("thresholded_relu_alpha_string", "thresholded_relu", [x], attrs={"alpha": "one"},
+                    error="thresholded_relu: expected attribute alpha to be a float, got str"))
+    # isinf: each combination of the two flags, on every special value.
+    for dt in FLOATS:
+        x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -3.0, 65504.0, -65504.0], dt)
+        for positive in (True, False):
+            for negative in (True, False):
+                attrs = {}
+                if not positive:
+                    attrs["detect_positive"] = False
+                if not negative:
+                    attrs["detect_negative"] = 0  # ONNX's int form reads as a bool
+                out.append(case("isinf_%s_%s_%s" % (NAMES[dt], "pos" if positive else "nopos",
+                                                    "neg" if negative else "noneg"),
+                                "isinf", [x], attrs=attrs, outputs=[isinf_ref(x, positive, negative)]))
+        x = uniform((3, 4), dt, -1, 1)
+        x[0, 1], x[2, 3], x[1, 0] = np.inf, -np.inf, np.nan
+        out.append(case("isinf_%s_strided" % NAMES[dt], "isinf", [x], perms=[[1, 0]], outputs=[isinf_ref(x.T)]))
+    out.append(case("isinf_wrong_output", "isinf", [specials], error="isinf: expected output dtype bool, got f32",
+                    out_specs=[("f32", [17])]))
+    out.append(case("isinf_int_rejected", "isinf", [rand((2,), np.int32)], error="isinf: expected dtype f32, f16, got i32",
+                    out_specs=[("bool", [2])]))
+    out.append(case("isinf_flag_string", "isinf", [specials], attrs={"detect_positive": "yes"},
+                    error="isinf: expected attribute detect_positive to be a bool, got str"))
     return out
 
 
@@ -592,6 +642,36 @@ def unary_numeric_cases():
                     error="clamp: expected dtype", out_specs=[("bool", [2])]))
     out.append(case("clamp_min_string", "clamp", [rand((2,), np.float32)], attrs={"min": "zero"},
                     error="clamp: expected attribute min to be a float, got str"))
+
+    # shrink: ONNX's hard (bias 0) and soft (bias = lambd) forms and others, on every numeric dtype.
+    for dt in NUMERIC:
+        n = NAMES[dt]
+        x = rand((4, 5), dt)
+        for label, attrs in (("default", {}), ("hard", {"lambd": 1.5}), ("soft", {"lambd": 1.5, "bias": 1.5}),
+                             ("int_attrs", {"lambd": 2, "bias": 1}), ("fractional_bias", {"lambd": 0.5, "bias": 0.25})):
+            out.append(case("shrink_%s_%s" % (n, label), "shrink", [x], attrs=attrs,
+                            outputs=[shrink_ref(x, attrs.get("lambd", 0.5), attrs.get("bias", 0.0))], **tol(dt)))
+        x = rand((3, 2, 4), dt)
+        out.append(case("shrink_%s_strided" % n, "shrink", [x], attrs={"lambd": 1.0, "bias": 0.5}, perms=[[2, 0, 1]],
+                        outputs=[shrink_ref(x.transpose(2, 0, 1), 1.0, 0.5)], **tol(dt)))
+    x = np.arange(-2.0, 2.1, dtype=np.float32)  # ONNX's own example values
+    out.append(case("shrink_onnx_soft", "shrink", [x], attrs={"lambd": 1.5, "bias": 1.5},
+                    outputs=[np.array([-0.5, 0, 0, 0, 0.5], np.float32)]))
+    out.append(case("shrink_f32_specials", "shrink", [np.array([np.nan, np.inf, -np.inf, 0.5, -0.5, 0.0], np.float32)],
+                    attrs={"lambd": 0.5, "bias": 1.0},
+                    outputs=[np.array([0, np.inf, -np.inf, 0, 0, 0], np.float32)]))
+    # Integer results beyond the dtype saturate (ONNX Runtime leaves them undefined).
+    out.append(case("shrink_u8_saturates", "shrink", [np.array([0, 1, 2, 250, 255], np.uint8)],
+                    attrs={"lambd": 0.5, "bias": 3.0}, outputs=[np.array([0, 0, 0, 247, 252], np.uint8)]))
+    out.append(case("shrink_i8_saturates", "shrink", [np.array([-128, -100, 0, 100, 127], np.int8)],
+                    attrs={"lambd": 10.0, "bias": -50.0}, outputs=[np.array([-128, -128, 0, 127, 127], np.int8)]))
+    x = np.array([2**62 + 2**40, -(2**62), 7, -7], np.int64)
+    out.append(case("shrink_i64_large", "shrink", [x], attrs={"lambd": 3.0, "bias": 2.0},
+                    outputs=[shrink_ref(x, 3.0, 2.0)]))
+    out.append(case("shrink_bool_rejected", "shrink", [rand((2,), np.bool_)], error="shrink: expected dtype",
+                    out_specs=[("bool", [2])]))
+    out.append(case("shrink_lambd_string", "shrink", [rand((2,), np.float32)], attrs={"lambd": "half"},
+                    error="shrink: expected attribute lambd to be a float, got str"))
 
     # logical_not
     x = rand((3, 4), np.bool_)
