@@ -52,7 +52,7 @@ using onnx_import::NodeContext;
 
 // Models below opset 13 are converted to it first (opsets.h).
 constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxOpset = 17;
+constexpr int64_t kMaxOpset = 23;
 
 /// ONNX's DataType ("tensor(float)") for a tensor of element type `elem`,
 /// as schemas list them. Made once per type: onnx's ToType parses the
@@ -75,7 +75,7 @@ onnx::DataType tensor_data_type(int32_t elem) {
   if (elem > 0 && elem < kTypes && table[static_cast<size_t>(elem)]) return table[static_cast<size_t>(elem)];
   return onnx::Utils::DataTypeUtils::ToType("tensor(" + onnx::Utils::DataTypeUtils::ToDataTypeString(elem) + ")");
 }
-constexpr int64_t kMaxIrVersion = 8;
+constexpr int64_t kMaxIrVersion = 11;
 
 const HandlerTable& handlers() {
   static const HandlerTable table = [] {
@@ -84,6 +84,7 @@ const HandlerTable& handlers() {
     onnx_import::register_shape_handlers(t);
     onnx_import::register_nn_handlers(t);
     onnx_import::register_index_handlers(t);
+    onnx_import::register_newer_handlers(t);
     return t;
   }();
   return table;
@@ -211,7 +212,7 @@ class ModelImporter {
     if (model.ir_version() > kMaxIrVersion)
       refuse("ONNX IR version " + std::to_string(model.ir_version()) +
              " is not supported (edgec reads IR versions up to " + std::to_string(kMaxIrVersion) +
-             ", as written by torch 1.13 at opsets 13-17)");
+             ", as ONNX 1.18 writes them)");
     if (!model.has_graph()) refuse("not an ONNX model (no graph; is the file truncated?)");
     for (const auto& o : model.opset_import()) {
       if (is_default_domain(o.domain())) {
@@ -455,7 +456,9 @@ class ModelImporter {
     if (found == schemas_.end()) found = schemas_.emplace(n.op_type(), SchemasByOpset{}).first;
     for (const SchemaAt& s : found->second)
       if (s.opset == opset) return s.schema;
-    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
+    const onnx::OpSchema* schema = opset > onnx_import::kLibonnxOpset ? onnx_import::newer_schema(n.op_type(), opset)
+                                                                        : nullptr;
+    if (!schema) schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
     found->second.push_back({opset, schema});
     return schema;
   }

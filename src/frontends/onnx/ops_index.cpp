@@ -103,11 +103,12 @@ void arg_reduce(NodeContext& n) {
                                    {"select_last_index", n.attr_int("select_last_index", 0) != 0}})));
 }
 
-// Reduce*: axes from the input (ReduceSum from opset 13) or the attribute.
+// Reduce*: axes from the input (ReduceSum from opset 13, the others from
+// 18) or the attribute.
 void reduce(NodeContext& n) {
   const std::string& op_type = n.proto().op_type();
   std::optional<std::vector<int64_t>> axes;
-  if (op_type == "ReduceSum") {
+  if (op_type == "ReduceSum" || n.opset() >= 18) {
     if (n.input(1)) axes = reduce_axes(n, n.ints(1, "the axes"), "the axes, " + n.operand(1) + ",");
   } else if (auto a = n.attr_ints("axes")) {
     axes = reduce_axes(n, *a, "attribute 'axes'");

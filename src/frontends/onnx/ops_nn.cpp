@@ -4,6 +4,8 @@
 // normalizations, softmax and Resize (torch's nearest and linear modes).
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <sstream>
 
 #include "frontends/onnx/context.h"
 
@@ -286,11 +288,13 @@ void max_pool(NodeContext& n) {
 
 void average_pool(NodeContext& n) {
   const auto [x, kernel, win] = read_pool_operands(n);
-  // AveragePool has dilations from opset 19 only: read_window gives 1s.
+  // AveragePool has dilations from opset 19 (its schema before has none,
+  // and read_window gives 1s).
   n.set_output(0, n.emit("avg_pool", {x},
                          attrs_of({{"kernel_size", kernel},
                                    {"stride", win.strides},
                                    {"padding", win.pads},
+                                   {"dilation", win.dilations},
                                    {"ceil_mode", n.attr_int("ceil_mode", 0) != 0},
                                    {"count_include_pad", n.attr_int("count_include_pad", 0) != 0}})));
 }

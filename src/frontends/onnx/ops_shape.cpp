@@ -324,9 +324,22 @@ void pad(NodeContext& n) {
   const std::string mode = n.attr_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     n.fail("attribute 'mode' is '" + mode + "'; expected constant, reflect or edge");
-  // Pad's axes input comes with opset 18.
-  const std::vector<int64_t> pads = n.ints(1, "the pads");
+  std::vector<int64_t> pads = n.ints(1, "the pads");
   const int64_t rank = n.type(0).rank();
+  if (n.input(3)) {
+    // Opset 18: the pads are for the axes given (begins, then ends); the
+    // other dims are not padded.
+    const auto axes = wrap_axes(n, n.ints(3, "the axes"), rank, 3, "the axes", n.typed_operand(0));
+    if (pads.size() != 2 * axes.size())
+      n.fail("the pads, " + n.operand(1) + ", are " + list_str(pads) + "; expected " +
+             std::to_string(2 * axes.size()) + " (begins, then ends, for each of the axes " + list_str(axes) + ")");
+    std::vector<int64_t> full(static_cast<size_t>(2 * rank), 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      full[static_cast<size_t>(axes[i])] = pads[i];
+      full[static_cast<size_t>(rank + axes[i])] = pads[axes.size() + i];
+    }
+    pads = std::move(full);
+  }
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     n.fail("the pads, " + n.operand(1) + ", are " + list_str(pads) + "; expected " + std::to_string(2 * rank) +
            " (begins, then ends, for each dim of " + n.typed_operand(0) + ")");
@@ -400,6 +413,22 @@ void split(NodeContext& n) {
     if (d.is_static() && sum != d.value)
       n.fail("the split sizes, " + n.operand(1) + ", are " + list_str(sizes) + ", summing to " + std::to_string(sum) +
              "; expected them to sum to dim " + std::to_string(axis) + " of " + n.typed_operand(0));
+  } else if (n.opset() >= 18 && n.attr("num_outputs")) {
+    const int64_t num = n.attr_int("num_outputs", parts);
+    // Opset 18: num_outputs parts of ceil(size / num_outputs), the last
+    // one smaller when the size does not divide.
+    if (num != parts)
+      n.fail("attribute 'num_outputs' is " + std::to_string(num) + "; expected " + std::to_string(parts) +
+             ", the number of outputs");
+    if (!d.is_static())
+      n.fail("cannot split the symbolic dim " + d.str() + " of " + n.typed_operand(0) + " into " +
+             std::to_string(parts) + " parts (num_outputs) of a size known at compile time" + n.im().dim_fix(d));
+    const int64_t chunk = (d.value + parts - 1) / parts;
+    if (chunk * (parts - 1) >= d.value && parts > 1)
+      n.fail("dim " + std::to_string(axis) + " of " + n.typed_operand(0) + " has size " + std::to_string(d.value) +
+             ", too small for " + std::to_string(parts) + " parts of " + std::to_string(chunk) +
+             " (num_outputs); expected a size above " + std::to_string(chunk * (parts - 1)));
+    for (int64_t i = 0; i < parts; ++i) sizes.push_back(std::min(chunk, d.value - i * chunk));
   } else {
     if (!d.is_static())
       n.fail("cannot split the symbolic dim " + d.str() + " of " + n.typed_operand(0) + " into " +

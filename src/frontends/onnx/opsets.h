@@ -1,4 +1,4 @@
-// Models older than the importer's handlers. The handlers read operators
+// Models older or newer than the importer's handlers. The handlers read operators
 // as opset 13 defines them (and the later changes they check by opset);
 // a model below opset 13 is brought to 13 first by ONNX's own version
 // converter, which rewrites each operator whose meaning changed (Split's
@@ -15,8 +15,14 @@
 // opset: a node whose operator means what it means at 13 goes to its
 // handler; any other operator whose meaning changed is refused, naming the
 // change and the converter's reason.
+//
+// Newer models (opsets 18-23) are read as they are: libonnx knows no
+// schema past opset 17, so the schemas of the operators that changed since
+// are edgec's own (newer_schemas.cpp) and the handlers check the opset
+// where the meaning changed (Reduce*'s axes became an input at 18...).
 #pragma once
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <string>
@@ -45,6 +51,13 @@ Conversion convert_to_handlers_opset(onnx::ModelProto& model);
 /// converter could not convert: null when its handler reads it as it is,
 /// else why not ("Split's sizes became an input at opset 13").
 const char* meaning_changed_since(const std::string& op_type, int64_t opset);
+
+/// The last opset whose schemas Debian's libonnx (ONNX 1.12) knows.
+constexpr int64_t kLibonnxOpset = 17;
+
+/// The schema of `op_type` at `opset` (past kLibonnxOpset) when it changed
+/// after kLibonnxOpset, or null (libonnx's schema holds).
+const onnx::OpSchema* newer_schema(const std::string& op_type, int64_t opset);
 
 /// The handler for the old meaning of `op_type` at `opset`, or null when
 /// the current handler reads it.

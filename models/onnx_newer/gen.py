@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Cases of the operators that changed or came after opset 17, with
+outputs from ONNX Runtime 1.30 (ort_oracle.py):
+
+    models/onnx_newer/gen.py /tmp/ort130     # ORT_DIR holding onnxruntime-node 1.30.0
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from ort_oracle import model, write_case
+
+F = TensorProto.FLOAT
+
+
+def vi(name, shape, elem=F):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def main():
+    ort_dir, out = sys.argv[1], os.path.dirname(os.path.abspath(__file__))
+    rng = np.random.default_rng(18)
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+
+    def case(name, nodes, outputs, opset, inits=(), feeds=None, inputs=None):
+        feeds = feeds if feeds is not None else {"x": x}
+        inputs = inputs or [vi(k, list(v.shape)) for k, v in feeds.items()]
+        write_case(out, name, model(nodes, inputs, outputs, opset, inits), feeds, ort_dir)
+
+    # Reduce* read their axes from an input from opset 18.
+    for op in ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ReduceSumSquare"]:
+        case(op.lower() + "_axes_input_18", [helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)],
+             [vi("y", None)], 18, [ints("axes", [1, -1])])
+    case("reducemean_no_axes_noop_18", [helper.make_node("ReduceMean", ["x"], ["y"], noop_with_empty_axes=1)],
+         [vi("y", None)], 18)
+    case("reducemax_all_axes_20", [helper.make_node("ReduceMax", ["x"], ["y"], keepdims=1)], [vi("y", None)], 20)
+    # Split's num_outputs (18): a last part smaller when the size does not divide.
+    x7 = rng.standard_normal((2, 7)).astype(np.float32)
+    case("split_num_outputs_uneven_18",
+         [helper.make_node("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)],
+         [vi("a", None), vi("b", None), vi("c", None)], 18, feeds={"x": x7})
+    case("split_num_outputs_even_18", [helper.make_node("Split", ["x"], ["a", "b"], axis=-1, num_outputs=2)],
+         [vi("a", None), vi("b", None)], 18, feeds={"x": rng.standard_normal((3, 6)).astype(np.float32)})
+    # Pad's axes input (18) and wrap mode (19).
+    case("pad_axes_18", [helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], mode="constant")],
+         [vi("y", None)], 18, [ints("pads", [1, 0, 2, 1]), ints("axes", [1, 3])])
+    case("pad_reflect_axes_negative_19", [helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], mode="reflect")],
+         [vi("y", None)], 19, [ints("pads", [1, 2]), ints("axes", [-1])])
+    # Cast's saturate (19) on a type it does not concern.
+    case("cast_saturate_19", [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT16, saturate=1)],
+         [vi("y", None, TensorProto.FLOAT16)], 19)
+    # New operators.
+    case("mish_18", [helper.make_node("Mish", ["x"], ["y"])], [vi("y", None)], 18)
+    case("gelu_20", [helper.make_node("Gelu", ["x"], ["y"])], [vi("y", None)], 20)
+    case("gelu_tanh_20", [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")], [vi("y", None)], 20)
+    x6 = rng.standard_normal((2, 6, 3, 3)).astype(np.float32)
+    g_scale = numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "scale")
+    g_bias = numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "bias")
+    case("groupnorm_per_group_18",
+         [helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=3, epsilon=1e-3)],
+         [vi("y", None)], 18, [g_scale, g_bias], feeds={"x": x6})
+    c_scale = numpy_helper.from_array(rng.standard_normal(6).astype(np.float32), "scale")
+    c_bias = numpy_helper.from_array(rng.standard_normal(6).astype(np.float32), "bias")
+    case("groupnorm_per_channel_21",
+         [helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=2)],
+         [vi("y", None)], 21, [c_scale, c_bias], feeds={"x": x6})
+    r_scale = numpy_helper.from_array(rng.standard_normal(5).astype(np.float32), "scale")
+    case("rmsnorm_23", [helper.make_node("RMSNormalization", ["x", "scale"], ["y"], epsilon=1e-4)],
+         [vi("y", None)], 23, [r_scale])
+    r2_scale = numpy_helper.from_array(rng.standard_normal((4, 5)).astype(np.float32), "scale")
+    case("rmsnorm_axis_2_23", [helper.make_node("RMSNormalization", ["x", "scale"], ["y"], axis=2)],
+         [vi("y", None)], 23, [r2_scale])
+    # A small convolutional block at each later opset and IR version.
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    for opset in (21, 22, 23):
+        case("conv_relu_flatten_%d" % opset,
+             [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
+              helper.make_node("Flatten", ["r"], ["y"])], [vi("y", None)], opset, [w])
+
+
+if __name__ == "__main__":
+    main()
