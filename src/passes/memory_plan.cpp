@@ -51,7 +51,8 @@ uint64_t planned_size(const Value* v) {
     if (!d.upper_bound()) symbols += (symbols.empty() ? "" : ", ") + d.symbol.str();
   if (!symbols.empty())
     throw CompileError("%" + v->name() + " has type " + v->type().str() + " with unbounded symbolic dimension(s) " +
-                       symbols + "; fix or bound each (edgec compile --dim NAME=SIZE or --max-dim NAME=MAX)");
+                       symbols + "; fix or bound each (edgec compile --dim NAME=SIZE or --max-dim NAME=MAX, or every dim of an "
+                       "input with --shape / --max-shape INPUT=D0xD1x...)");
   // max_numel is nullopt past 2^63 elements; the bytes (aligned) must fit too.
   uint64_t bytes = 0;
   if (!n || __builtin_mul_overflow(static_cast<uint64_t>(*n), dtype_size(v->type().dtype), &bytes) ||

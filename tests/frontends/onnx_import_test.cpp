@@ -408,8 +408,8 @@ TEST(OnnxImportErrors, UnsupportedOpset) {
 
 TEST(OnnxImportErrors, UnsupportedIrVersion) {
   auto m = relu_model();
-  m.set_ir_version(9);
-  EXPECT_NE(import_error(m).find("IR version 9 is not supported"), std::string::npos);
+  m.set_ir_version(12);
+  EXPECT_NE(import_error(m).find("IR version 12 is not supported"), std::string::npos);
 }
 
 TEST(OnnxImportErrors, UndefinedInput) {
@@ -425,20 +425,6 @@ TEST(OnnxImportErrors, UnsupportedInputType) {
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::DOUBLE);
   const std::string msg = import_error(m);
   EXPECT_NE(msg.find("graph input 'x' has element type double"), std::string::npos) << msg;
-}
-
-TEST(OnnxImportErrors, InputDimWithoutSize) {
-  auto m = relu_model();
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->Clear();
-  const std::string msg = import_error(m);
-  EXPECT_NE(msg.find("graph input 'x' has no size for dim 1"), std::string::npos) << msg;
-  // What to do: no flag sizes an unnamed dim, so name it, then --dim.
-  EXPECT_NE(msg.find("edgec cannot size an unnamed dim yet: give the dim a name in the model"), std::string::npos)
-      << msg;
-  EXPECT_NE(msg.find("then give it a size with edgec compile --dim NAME=SIZE (OnnxImportOptions::dim_sizes from the "
-                     "library)"),
-            std::string::npos)
-      << msg;
 }
 
 TEST(OnnxImportErrors, CastToDouble) {
@@ -687,6 +673,39 @@ TEST(OnnxImport, NonZeroTransposeCancels) {
   auto p = b.import();
   EXPECT_EQ(count_ops(*p, "aten.permute.default"), 0);
   EXPECT_EQ(count_ops(*p, "aten.nonzero.default"), 1);
+}
+
+// A dim with neither a size nor a name is named INPUT_dimI: --dim, --max-dim
+// and --shape / --max-shape (OnnxImportOptions::input_shapes) reach it.
+TEST(OnnxImport, UnnamedInputDims) {
+  auto m = relu_model();
+  auto* shape = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  const int rank = shape->dim_size();
+  shape->mutable_dim(0)->Clear();
+  shape->mutable_dim(1)->Clear();
+  const auto input_type = [&](const OnnxImportOptions& o) {
+    auto p = import_with(m, o);
+    for (Node* n : p->graph.placeholders()) return n->result()->type().str();
+    return std::string();
+  };
+  std::string dims_tail;
+  for (int i = 2; i < rank; ++i) dims_tail += ", " + std::to_string(shape->dim(i).dim_value());
+  EXPECT_EQ(input_type({}), "f32[x_dim0, x_dim1" + dims_tail + "]");
+  OnnxImportOptions by_name;
+  by_name.dim_sizes["x_dim0"] = 2;
+  by_name.dim_bounds["x_dim1"] = 9;
+  EXPECT_EQ(input_type(by_name), "f32[2, x_dim1<=9" + dims_tail + "]");
+  OnnxImportOptions by_shape;
+  std::vector<int64_t> sizes = {3, 5}, bounds = {7, 8};
+  for (int i = 2; i < rank; ++i) {
+    sizes.push_back(shape->dim(i).dim_value());
+    bounds.push_back(shape->dim(i).dim_value());
+  }
+  by_shape.input_shapes["x"] = sizes;
+  EXPECT_EQ(input_type(by_shape), "f32[3, 5" + dims_tail + "]");
+  OnnxImportOptions by_max;
+  by_max.input_max_shapes["x"] = bounds;
+  EXPECT_EQ(input_type(by_max), "f32[x_dim0<=7, x_dim1<=8" + dims_tail + "]");
 }
 
 }  // namespace

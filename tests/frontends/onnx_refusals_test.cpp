@@ -319,8 +319,8 @@ std::vector<Case> cases() {
   }
   {
     Model m;
-    m.proto.set_ir_version(9);
-    add(graph_case("ir_version 9", m, {"ONNX IR version 9"}));
+    m.proto.set_ir_version(12);
+    add(graph_case("ir_version 12", m, {"ONNX IR version 12"}));
   }
   {
     Model m;
@@ -367,14 +367,6 @@ std::vector<Case> cases() {
     OnnxImportOptions o;
     o.dim_sizes["n"] = -1;
     add(graph_case("negative --dim", m, {"--dim (dim_sizes) gives 'n' the negative size -1"}, o));
-  }
-  {
-    Model m;
-    m.input("x", {"?", "3"}).node("Relu", {"x"}, {"y"});
-    m.output("y");
-    add(graph_case("unnamed dim", m,
-                   {"graph input 'x' has no size for dim 0", "edgec cannot size an unnamed dim yet", "--dim NAME=SIZE",
-                    "dim_sizes"}));
   }
   {
     Model m;
@@ -451,9 +443,9 @@ std::vector<Case> cases() {
   }
   {
     Model m;
-    m.x().node("Einsum", {"x"}, {"y"});
+    m.x().node("StringNormalizer", {"x"}, {"y"});
     m.output("y");
-    add(node_case("unsupported operator", m, "Einsum", "operator Einsum is not supported"));
+    add(node_case("unsupported operator", m, "StringNormalizer", "operator StringNormalizer is not supported"));
   }
   {
     Model m;
@@ -993,6 +985,104 @@ std::vector<Case> cases() {
     m.floats("scales", {1, 1, 2, 2});
     attr(t_node(m), "mode", "cubic");
     add(node_case("resize cubic", m, "Resize", "attribute 'mode' is 'cubic'"));
+  }
+
+  // ---- graph input dims from the options (input_dims.cpp) ----
+  {
+    auto relu = [](const std::vector<std::string>& dims) {
+      Model m;
+      m.input("x", dims).node("Relu", {"x"}, {"y"});
+      m.output("y");
+      return m;
+    };
+    auto shapes = [](std::vector<int64_t> dims, bool max = false, const std::string& input = "x") {
+      OnnxImportOptions o;
+      (max ? o.input_max_shapes : o.input_shapes)[input] = std::move(dims);
+      return o;
+    };
+    add(graph_case("--shape of no input", relu({"1", "2"}), {"--shape nope=1 (input_shapes) names 'nope'", "'x'"},
+                   shapes({1}, false, "nope")));
+    add(graph_case("--shape rank", relu({"1", "2"}), {"--shape x=1 gives 1 dims; graph input 'x' has rank 2"},
+                   shapes({1})));
+    add(graph_case("--shape negative", relu({"1", "?"}), {"dim 1 of graph input 'x' the negative size -3"},
+                   shapes({1, -3})));
+    add(graph_case("--shape against the model", relu({"1", "2"}),
+                   {"--shape x=1x5 gives dim 1 of graph input 'x' the size 5, but the model fixes it to 2"},
+                   shapes({1, 5})));
+    add(graph_case("--max-shape below the model", relu({"1", "2"}),
+                   {"--max-shape x=1x1 gives dim 1 of graph input 'x' the bound 1, but the model fixes it to 2"},
+                   shapes({1, 1}, true)));
+    add(graph_case("--shape of a named dim twice", relu({"n", "n"}),
+                   {"dim 1 of graph input 'x' ('n') the size 2, but --shape x=1x2 gives it 1"}, shapes({1, 2})));
+  }
+
+  // ---- operators of opsets past 17 (ops_newer.cpp, ops_shape.cpp) ----
+  {
+    Model m(20);
+    attr(m.x().node("Gelu", {"x"}, {"y"}), "approximate", "erf");
+    m.output("y");
+    add(node_case("gelu approximate", m, "Gelu", "attribute 'approximate' is 'erf'; expected none or tanh", 20));
+  }
+  auto group_norm = [](const std::vector<std::string>& x_dims, int64_t groups, int64_t params) {
+    Model m(18);
+    m.input("x", x_dims).weight("s", {params}).weight("b", {params});
+    attr(m.node("GroupNormalization", {"x", "s", "b"}, {"y"}), "num_groups", groups);
+    m.output("y");
+    return m;
+  };
+  add(node_case("group norm rank", group_norm({"1", "2"}, 1, 1), "GroupNormalization",
+                "input 0 'X' (value 'x', f32[1, 2]) has rank 2; expected (N, C, ...)", 18));
+  add(node_case("group norm symbolic channels", group_norm({"1", "c", "4"}, 1, 1), "GroupNormalization",
+                "the channel dim c of input 0 'X'", 18));
+  add(node_case("group norm groups", group_norm({"1", "6", "4"}, 4, 4), "GroupNormalization",
+                "attribute 'num_groups' is 4; expected a divisor of the 6 channels", 18));
+  add(node_case("group norm scale per group", group_norm({"1", "6", "4"}, 3, 6), "GroupNormalization",
+                "input 1 'scale' (value 's', f32[6]) has shape f32[6]; expected [3] (one per group at opset 18)", 18));
+  {
+    Model m(23);
+    m.x().weight("s", {4});
+    attr(m.node("RMSNormalization", {"x", "s"}, {"y"}), "axis", int64_t{4});
+    m.output("y");
+    add(node_case("rms norm axis", m, "RMSNormalization", "attribute 'axis' is 4; expected an axis in [-4, 3]", 23));
+  }
+  {
+    Model m(23);
+    m.x().input("s", {"4"}, TensorProto::FLOAT16).node("RMSNormalization", {"x", "s"}, {"y"});
+    m.output("y");
+    add(node_case("rms norm scale type", m, "RMSNormalization",
+                  "input 1 'scale' (value 's', f16[4]) has another element type than input 0 'X'", 23));
+  }
+  {
+    Model m(18);
+    m.x().ints("pads", {1, 1, 1}).ints("axes", {1, 2}).node("Pad", {"x", "pads", "", "axes"}, {"y"});
+    m.output("y");
+    add(node_case("pad pads for the axes", m, "Pad",
+                  "the pads, input 1 'pads', are [1, 1, 1]; expected 4 (begins, then ends, for each of the axes [1, "
+                  "2])",
+                  18));
+  }
+  auto split18 = [](const std::vector<std::string>& x_dims, int64_t num, int outputs) {
+    Model m(18);
+    std::vector<std::string> outs;
+    for (int i = 0; i < outputs; ++i) outs.push_back("o" + std::to_string(i));
+    m.input("x", x_dims);
+    auto* n = m.node("Split", {"x"}, outs);
+    attr(n, "num_outputs", num);
+    attr(n, "axis", int64_t{1});
+    m.output("o0");
+    return m;
+  };
+  add(node_case("split num_outputs count", split18({"1", "6"}, 3, 2), "Split",
+                "attribute 'num_outputs' is 3; expected 2, the number of outputs", 18));
+  add(node_case("split num_outputs symbolic", split18({"1", "n"}, 2, 2), "Split",
+                "cannot split the symbolic dim n of input 0 'input'", 18));
+  add(node_case("split num_outputs too small", split18({"1", "4"}, 3, 3), "Split",
+                "has size 4, too small for 3 parts of 2 (num_outputs)", 18));
+  {
+    Model m(11);
+    attr(m.x().node("Softmax", {"x"}, {"y"}), "axis", int64_t{4});
+    m.output("y");
+    add(node_case("old softmax axis", m, "Softmax", "attribute 'axis' is 4; expected an axis in [-4, 3]", 11));
   }
 
   // ---- ops_shape.cpp ----

@@ -65,6 +65,10 @@ int parse_threads(const std::string& flag, const std::string& text);
 /// `--dim` / `--max-dim` values: NAME=SIZE, SIZE from 1 to INT64_MAX, a
 /// name given twice only with one size. Throws UsageError naming `flag`.
 std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>& specs, const std::string& flag);
+/// `--shape` / `--max-shape` values: NAME=D0xD1x... (NAME= for a scalar),
+/// sizes from `min_size`. Throws UsageError naming `flag`.
+std::map<std::string, std::vector<int64_t>> parse_shape_options(const std::vector<std::string>& specs,
+                                                                const std::string& flag, int64_t min_size);
 /// One line (without "error: ") for a CLI11 parse error of `app`.
 std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app);
 
@@ -74,11 +78,18 @@ std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app);
 /// missed the TLB at nearly every node.
 void prefer_large_pages();
 
+/// What `edgec compile` gives an importer besides the dim options.
+struct ImportFlags {
+  /// An .npz whose arrays fix graph inputs of the same name at compile
+  /// time (empty: none).
+  std::string fixed_inputs;
+  /// --shape and --max-shape: input name -> every dim's size or bound.
+  std::map<std::string, std::vector<int64_t>> shapes, max_shapes;
+};
+
 /// Imports a model file (by extension) into an aten program.
-/// `fixed_inputs`: an .npz whose arrays fix graph inputs of the same name at
-/// compile time (empty: none).
 std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options,
-                                      const std::string& fixed_inputs = "");
+                                      const ImportFlags& flags = {});
 
 /// Reads a whole file; throws CompileError naming the path on failure, and
 /// for anything but a regular file (a FIFO, a directory, a device), which

@@ -21,6 +21,8 @@ struct CompileOptions {
   std::string output;
   std::vector<std::string> dims;
   std::vector<std::string> max_dims;
+  std::vector<std::string> shapes;
+  std::vector<std::string> max_shapes;
   std::string fixed_inputs;
   std::string backends;
   std::string emit_ir;
@@ -49,11 +51,17 @@ void run_compile(const CompileOptions& o) {
   std::unique_ptr<Program> program;
   if (ends_with(o.input, ".ir")) {
     if (!o.fixed_inputs.empty()) throw UsageError("--fix-inputs applies to ONNX models, not to textual IR");
+    if (!o.shapes.empty() || !o.max_shapes.empty())
+      throw UsageError("--shape and --max-shape apply to ONNX models, not to textual IR (use --dim and --max-dim)");
     program = parse_program(read_file(o.input), o.input);
     compile_program(*program, lower, o.backends);
   } else {
     // Importers apply the dimension options themselves, as they read inputs.
-    program = import_model(o.input, lower, o.fixed_inputs);
+    ImportFlags flags;
+    flags.fixed_inputs = o.fixed_inputs;
+    flags.shapes = parse_shape_options(o.shapes, "--shape", 0);
+    flags.max_shapes = parse_shape_options(o.max_shapes, "--max-shape", 1);
+    program = import_model(o.input, lower, flags);
     compile_program(*program, {}, o.backends);
   }
   std::string text;
@@ -80,6 +88,11 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("-o,--output", opts->output, "the program file to write (atomically)")->required();
   cmd->add_option("--dim", opts->dims, "fix a symbolic dimension: NAME=SIZE (repeatable)");
   cmd->add_option("--max-dim", opts->max_dims, "bound a symbolic dimension: NAME=MAX (repeatable)");
+  cmd->add_option("--shape", opts->shapes,
+                  "size every dim of a graph input, named or not: INPUT=1x3x224x224 (repeatable; a named dim takes "
+                  "that size everywhere)");
+  cmd->add_option("--max-shape", opts->max_shapes,
+                  "bound every symbolic dim of a graph input: INPUT=8x3x640x640 (repeatable)");
   cmd->add_option("--fix-inputs", opts->fixed_inputs,
                   "an .npz whose arrays fix the graph inputs of the same names at compile time; they become "
                   "constants (for inputs that determine shapes: a Reshape target, Slice starts, Resize sizes)");

@@ -74,6 +74,35 @@ std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>&
   return out;
 }
 
+std::map<std::string, std::vector<int64_t>> parse_shape_options(const std::vector<std::string>& specs,
+                                                                const std::string& flag, int64_t min_size) {
+  std::map<std::string, std::vector<int64_t>> out;
+  const std::string expected = flag + ": expected NAME=D0xD1x... (sizes from " + std::to_string(min_size) +
+                               "; NAME= for a scalar), got ";
+  for (const std::string& s : specs) {
+    // The last '=': an input's name may hold one, a size never does.
+    const size_t eq = s.rfind('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError(expected + quoted(s));
+    const std::string name = s.substr(0, eq);
+    std::vector<int64_t> dims;
+    const std::string text = s.substr(eq + 1);
+    for (size_t at = 0; !text.empty() && at <= text.size();) {
+      const size_t x = text.find('x', at);
+      const std::string size = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
+      try {
+        dims.push_back(parse_integer(flag, size, min_size, INT64_MAX));
+      } catch (const UsageError&) {
+        throw UsageError(expected + quoted(s));
+      }
+      if (x == std::string::npos) break;
+      at = x + 1;
+    }
+    if (auto [it, added] = out.emplace(name, dims); !added && it->second != dims)
+      throw UsageError(flag + ": '" + name + "' given twice, with different shapes");
+  }
+  return out;
+}
+
 std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app) {
   // The command being parsed (CLI11 records it before it fails), if any.
   const auto parsed = app.get_subcommands();

@@ -259,12 +259,28 @@ std::string Importer::dim_fix(const Dims& dims) const {
   for (const Dim& d : dims) {
     auto it = d.kind == Dim::Kind::Symbolic ? dim_params_.find(d.symbol.str()) : dim_params_.end();
     if (it == dim_params_.end())
-      return "; fix the graph input dims it is computed from at compile time (edgec compile --dim NAME=SIZE)";
+      return "; fix the graph input dims it is computed from at compile time (edgec compile --dim NAME=SIZE, or "
+             "--shape INPUT=SIZExSIZE... for every dim of an input)";
     names.insert(it->second);
+  }
+  // An unnamed dim is sized with its input's --shape (the model names no
+  // dim --dim could name): "--shape x=1x3xSIZExSIZE".
+  std::set<std::string> shapes;
+  for (const Dim& d : dims) {
+    auto u = d.kind == Dim::Kind::Symbolic ? unnamed_dims_.find(d.symbol.str()) : unnamed_dims_.end();
+    if (u == unnamed_dims_.end()) continue;
+    names.erase(dim_params_.at(d.symbol.str()));
+    std::string shape;
+    if (auto e = entries_.find(u->second); e != entries_.end())
+      for (const Dim& id : e->second.type.dims)
+        shape += (shape.empty() ? "" : "x") + (id.is_static() ? std::to_string(id.value) : std::string("SIZE"));
+    shapes.insert(u->second + "=" + shape);
   }
   std::string flags;
   for (const std::string& name : names) flags += " --dim " + name + "=SIZE";
-  return std::string(names.size() == 1 ? "; fix it" : "; fix them") + " at compile time (edgec compile" + flags + ")";
+  for (const std::string& shape : shapes) flags += " --shape " + shape;
+  return std::string(names.size() + shapes.size() == 1 ? "; fix it" : "; fix them") + " at compile time (edgec compile" +
+         flags + ")";
 }
 
 Value* Importer::full(const std::vector<int64_t>& shape, double value, DType dtype, const std::string& hint) {

@@ -89,6 +89,9 @@ class Importer {
   }
   /// Maps a dim's symbol in the IR to the model's dim_param it came from.
   void add_dim_param(const std::string& symbol, const std::string& dim_param) { dim_params_[symbol] = dim_param; }
+  /// Marks a dim's symbol as that of an unnamed dim of graph input `input`
+  /// (the flag that sizes it is then --shape INPUT=...).
+  void add_unnamed_dim(const std::string& symbol, const std::string& input) { unnamed_dims_[symbol] = input; }
   /// Where a value that is not known at import time comes from, and the
   /// flags that would make it known, to follow "computed at run time ":
   /// "from graph input 'shape'; fix that input at compile time (edgec
@@ -130,6 +133,7 @@ class Importer {
   const onnx::GraphProto* graph_ = nullptr;
   const std::unordered_map<std::string, int>* producers_ = nullptr;
   std::map<std::string, std::string> dim_params_;
+  std::map<std::string, std::string> unnamed_dims_;  // symbol -> graph input
   std::unordered_map<std::string, Entry> entries_;  // references stay valid as it grows
   std::unordered_map<const Value*, TensorData> known_;
   KernelContext kernel_ctx_;

@@ -34,6 +34,7 @@
 
 #include "base/memory_limit.h"
 #include "frontends/onnx/context.h"
+#include "frontends/onnx/input_dims.h"
 #include "frontends/onnx/opsets.h"
 #include "frontends/onnx/refusal.h"
 #include "ir/verifier.h"
@@ -174,6 +175,8 @@ class ModelImporter {
     }
     check_nodes(g, initializer_names);
     inline_external_attributes(g);
+    input_dims_ = onnx_import::resolve_input_dims(
+        g, std::set<std::string>(initializer_names.begin(), initializer_names.end()), im_.options(), what_);
     add_graph_inputs(g);
     check_dim_options();
     add_constant_initializers(g);
@@ -247,36 +250,32 @@ class ModelImporter {
       refuse(where + " has rank " + std::to_string(tt.shape().dim_size()) + "; edgec supports ranks up to " +
              std::to_string(kMaxRank));
     Dims dims;
-    const auto& opts = im_.options();
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto& d = tt.shape().dim(i);
       if (d.has_dim_value()) {
         if (d.dim_value() < 0) refuse(where + " has a negative size in dim " + std::to_string(i));
         dims.push_back(Dim::fixed(d.dim_value()));
-      } else if (d.has_dim_param() && !d.dim_param().empty()) {
-        const std::string& p = d.dim_param();
-        dim_params_.insert(p);
-        if (auto it = opts.dim_sizes.find(p); it != opts.dim_sizes.end()) {
-          if (it->second < 0)
-            refuse("--dim (dim_sizes) gives '" + p + "' the negative size " + std::to_string(it->second) +
-                   "; expected a size >= 0");
-          dims.push_back(Dim::fixed(it->second));
-        } else {
-          auto b = opts.dim_bounds.find(p);
-          std::string symbol = onnx_import::sanitize_name(p);
-          for (char& c : symbol)
-            if (c == '.') c = '_';
-          if (std::isdigit(static_cast<unsigned char>(symbol[0]))) symbol = "d" + symbol;
-          im_.add_dim_param(symbol, p);
-          dims.push_back(Dim::symbolic(symbol, b == opts.dim_bounds.end() ? -1 : b->second));
-        }
-      } else {
-        // --dim and dim_sizes size dims by name; an unnamed dim has none.
-        refuse(where + " has no size for dim " + std::to_string(i) +
-               " (neither a value nor a name), and edgec cannot size an unnamed dim yet: give the dim a name in the "
-               "model (onnx.tools.update_model_dims, or torch.onnx.export with dynamic_axes naming it), then give "
-               "it a size with edgec compile --dim NAME=SIZE (OnnxImportOptions::dim_sizes from the library)");
+        continue;
       }
+      // A dim without a name is named for --dim and messages (input_dims.h).
+      const bool named = d.has_dim_param() && !d.dim_param().empty();
+      const std::string p = named ? d.dim_param() : onnx_import::unnamed_dim_name(vi.name(), i);
+      dim_params_.insert(p);
+      if (auto it = input_dims_.sizes.find(p); it != input_dims_.sizes.end()) {
+        if (it->second < 0)
+          refuse("--dim (dim_sizes) gives '" + p + "' the negative size " + std::to_string(it->second) +
+                 "; expected a size >= 0");
+        dims.push_back(Dim::fixed(it->second));
+        continue;
+      }
+      auto b = input_dims_.bounds.find(p);
+      std::string symbol = onnx_import::sanitize_name(p);
+      for (char& c : symbol)
+        if (c == '.') c = '_';
+      if (std::isdigit(static_cast<unsigned char>(symbol[0]))) symbol = "d" + symbol;
+      im_.add_dim_param(symbol, p);
+      if (!named) im_.add_unnamed_dim(symbol, vi.name());
+      dims.push_back(Dim::symbolic(symbol, b == input_dims_.bounds.end() ? -1 : b->second));
     }
     // Memory is planned for the largest size; a declared shape whose bytes
     // do not fit in 64 bits cannot be planned (nor be a real input).
@@ -734,6 +733,8 @@ class ModelImporter {
   /// Nodes of an old model kept at their opset (first output -> opset).
   std::unordered_map<std::string, int64_t> kept_at_old_opset_;
   std::set<std::string> dim_params_;
+  /// Graph input dims' sizes and bounds from the options (input_dims.h).
+  onnx_import::InputDimSizes input_dims_;
   std::map<std::string, int64_t> opsets_;
 };
 

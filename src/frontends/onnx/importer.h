@@ -31,10 +31,18 @@
 namespace edgec {
 
 struct OnnxImportOptions {
-  /// Fixes a dim_param (a symbolic input dim) to a size.
+  /// Fixes a dim_param (a symbolic input dim) to a size. A dim with neither
+  /// a size nor a name is named INPUT_dimI (dim I of graph input INPUT).
   std::map<std::string, int64_t> dim_sizes;
   /// Gives a dim_param an upper bound; it stays symbolic.
   std::map<std::string, int64_t> dim_bounds;
+  /// Sizes every dim of a graph input, named or not (`--shape
+  /// NAME=1x3x224x224`, as trtexec's --shapes); a named dim is then that
+  /// size wherever it appears. A dim the model fixes must be given its size.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  /// Bounds every dim of a graph input (`--max-shape NAME=8x3x640x640`);
+  /// its symbolic dims stay symbolic, up to these sizes.
+  std::map<std::string, std::vector<int64_t>> input_max_shapes;
   /// Graph inputs fixed at compile time: each becomes a constant of the
   /// given value (checked against the input's declared type) and leaves the
   /// program's signature. For inputs that determine shapes (a Reshape
