@@ -1,6 +1,6 @@
 // Binary elementwise kernels with numpy broadcasting (arithmetic,
-// comparisons, logical ops) and where; elementwise_kernels() also gathers the
-// unary and cast/copy lists.
+// comparisons, logical and bitwise ops) and where; elementwise_kernels()
+// also gathers the unary and cast/copy lists.
 //
 // Semantics follow numpy where torch and numpy agree: integer arithmetic
 // wraps, float floor division and remainder use numpy's divmod (the result
@@ -259,6 +259,23 @@ EDGEC_COMPARISON(LogicalOr, "logical_or", a || b)
 EDGEC_COMPARISON(LogicalXor, "logical_xor", a != b)
 #undef EDGEC_COMPARISON
 
+// --- Bitwise -----------------------------------------------------------------
+
+// On integers only (ONNX BitwiseAnd/Or/Xor): the bits of the stored two's
+// complement, so the same on signed and unsigned types.
+#define EDGEC_BITWISE(Name, name, op)               \
+  struct Name {                                     \
+    static constexpr std::string_view kName = name; \
+    template <typename T>                           \
+    T operator()(T a, T b) const {                  \
+      return static_cast<T>(a op b);                \
+    }                                               \
+  };
+EDGEC_BITWISE(BitwiseAnd, "bitwise_and", &)
+EDGEC_BITWISE(BitwiseOr, "bitwise_or", |)
+EDGEC_BITWISE(BitwiseXor, "bitwise_xor", ^)
+#undef EDGEC_BITWISE
+
 // --- where -------------------------------------------------------------------
 
 Error where_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& /*attrs*/,
@@ -325,6 +342,9 @@ std::span<const KernelEntry> elementwise_binary_kernels() {
       binary_entry<LogicalAnd, BoolTypes, true>("a and b"),
       binary_entry<LogicalOr, BoolTypes, true>("a or b"),
       binary_entry<LogicalXor, BoolTypes, true>("a xor b"),
+      binary_entry<BitwiseAnd, IntegerTypes>("a & b on the bits of integers"),
+      binary_entry<BitwiseOr, IntegerTypes>("a | b on the bits of integers"),
+      binary_entry<BitwiseXor, IntegerTypes>("a ^ b on the bits of integers"),
       {elementwise_decl("where", "default", {{"condition"}, {"self"}, {"other"}}, dtype_set(AllTypes{}),
                         ResultRule::Custom, "condition ? a : b"),
        where_kernel},

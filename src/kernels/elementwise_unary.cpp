@@ -1,8 +1,9 @@
 // Unary elementwise kernels: float math (computed in float32 for float16),
 // activations with torch's definitions and defaults (ONNX's where torch has
-// none), and the few ops that also take integers (neg, abs, relu, sign,
-// clamp, shrink). exp, tanh, erf and what is built on them (sigmoid, gelu)
-// use the vectorizable versions of elementwise_math.h; the rest call libm.
+// none), the few ops that also take integers (neg, abs, relu, sign, clamp,
+// shrink) and bitwise_not, which takes only integers. exp, tanh, erf and
+// what is built on them (sigmoid, gelu) use the vectorizable versions of
+// elementwise_math.h; the rest call libm.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -417,6 +418,15 @@ struct LogicalNot {
   bool operator()(bool x) const { return !x; }
 };
 
+// The complement of every bit of an integer (ONNX BitwiseNot).
+struct BitwiseNot {
+  static constexpr std::string_view kName = "bitwise_not";
+  template <typename T>
+  T operator()(T x) const {
+    return static_cast<T>(~x);
+  }
+};
+
 // A unary operator's row: declared dtypes and kernel from one type list,
 // attributes from the functor's own declarations.
 template <typename Op, typename Types, bool kBoolOut = false>
@@ -470,6 +480,7 @@ std::span<const KernelEntry> elementwise_unary_kernels() {
                         "x * Phi(x); approximate none (erf) or tanh", {gelu_approximate()}),
        gelu_kernel},
       unary_entry<LogicalNot, BoolTypes>("not x"),
+      unary_entry<BitwiseNot, IntegerTypes>("~x on the bits of an integer"),
   };
   return kUnaryKernels;
 }

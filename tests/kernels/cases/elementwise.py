@@ -1,5 +1,5 @@
 """Cases for the elementwise family: broadcasting binary ops, comparisons,
-logical ops, where, unary math and activations, cast and clone.
+logical and bitwise ops, where, unary math and activations, cast and clone.
 
 References come from numpy. float32 results of math functions are computed
 in float64 and rounded; float16 ones in float32 and rounded (the kernels
@@ -395,6 +395,59 @@ def where_cases():
     return out
 
 
+# --- Bitwise ----------------------------------------------------------------------
+
+BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+
+# Its own generator, so that these cases leave the values of the others as they were.
+bitwise_rng = np.random.default_rng(18)
+
+
+def full_range(shape, dt):
+    """Integers over the whole range of `dt`, its extremes first."""
+    info = np.iinfo(dt)
+    x = bitwise_rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
+    x.flat[:2] = [info.min, info.max][:x.size]
+    return x
+
+
+def bitwise_cases():
+    out = []
+    for op, f in BITWISE.items():
+        for dt in INTS:
+            n = NAMES[dt]
+            a, b = full_range((3, 4), dt), full_range((4,), dt)
+            out.append(case("%s_%s_broadcast_row" % (op, n), op, [a, b], outputs=[f(a, b)]))
+            a, b = full_range((2, 1, 5), dt), full_range((3, 1), dt)
+            out.append(case("%s_%s_broadcast_both" % (op, n), op, [a, b], outputs=[f(a, b)]))
+            a, b = full_range((4, 3, 2), dt), full_range((2, 3, 4), dt)
+            out.append(case("%s_%s_strided" % (op, n), op, [a, b], perms=[[2, 1, 0], None],
+                            outputs=[f(a.transpose(2, 1, 0), b)]))
+            a, b = full_range((), dt), full_range((2, 3), dt)
+            out.append(case("%s_%s_scalar_lhs" % (op, n), op, [a, b], outputs=[f(a, b)]))
+            out.append(case("%s_%s_empty" % (op, n), op, [np.zeros((0, 3), dt), full_range((3,), dt)],
+                            outputs=[np.zeros((0, 3), dt)]))
+        out.append(case("%s_float_rejected" % op, op, [np.ones(2, np.float32)] * 2,
+                        error="%s: expected dtype i64, i32, i8, u8, got f32" % op, out_specs=[("f32", [2])]))
+        out.append(case("%s_bool_rejected" % op, op, [np.ones(2, np.bool_)] * 2,
+                        error="%s: expected dtype i64, i32, i8, u8, got bool" % op, out_specs=[("bool", [2])]))
+        out.append(case("%s_mixed_dtypes" % op, op, [np.ones(2, np.int32), np.ones(2, np.uint8)],
+                        error="%s: expected inputs of the same dtype, got i32 and u8" % op, out_specs=[("i32", [2])]))
+    for dt in INTS:
+        n = NAMES[dt]
+        x = full_range((3, 5), dt)
+        out.append(case("bitwise_not_%s" % n, "bitwise_not", [x], outputs=[np.invert(x)]))
+        x = full_range((4, 3, 2), dt)
+        out.append(case("bitwise_not_%s_strided" % n, "bitwise_not", [x], perms=[[1, 2, 0]],
+                        outputs=[np.invert(x.transpose(1, 2, 0))]))
+    out.append(case("bitwise_not_empty", "bitwise_not", [np.zeros((2, 0), np.int8)], outputs=[np.zeros((2, 0), np.int8)]))
+    out.append(case("bitwise_not_float_rejected", "bitwise_not", [np.ones(2, np.float16)],
+                    error="bitwise_not: expected dtype i64, i32, i8, u8, got f16", out_specs=[("f16", [2])]))
+    out.append(case("bitwise_not_bool_rejected", "bitwise_not", [np.ones(2, np.bool_)],
+                    error="bitwise_not: expected dtype i64, i32, i8, u8, got bool", out_specs=[("bool", [2])]))
+    return out
+
+
 # --- Unary -------------------------------------------------------------------------
 
 def gelu_tanh(x):
@@ -754,4 +807,4 @@ def cast_cases():
 
 def cases():
     return (arithmetic_cases() + division_cases() + pow_cases() + minmax_cases() + comparison_cases()
-            + where_cases() + unary_float_cases() + unary_numeric_cases() + cast_cases())
+            + where_cases() + bitwise_cases() + unary_float_cases() + unary_numeric_cases() + cast_cases())
