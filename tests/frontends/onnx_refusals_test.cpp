@@ -1321,6 +1321,30 @@ std::vector<Case> cases() {
     m.output("y");
     add(node_case("gather index out of range", m, "Gather", "input 1 'indices' (value 'i') holds the index 2"));
   }
+
+  // ---- ops_newer.cpp (opset 18) ----
+  {
+    Model m(18);
+    m.input("x", {"2", "4", "6"}).ints("shape", {2, 2});
+    attr(m.node("CenterCropPad", {"x", "shape"}, {"y"}), "axes", std::vector<int64_t>{1, -2});
+    m.output("y");
+    add(node_case("centercroppad repeated axis", m, "CenterCropPad", "attribute 'axes' is [1, -2]", 18));
+  }
+  {
+    Model m(18);
+    m.input("x", {"2", "4", "6"}).ints("shape", {2, 2});
+    m.node("CenterCropPad", {"x", "shape"}, {"y"});
+    m.output("y");
+    add(node_case("centercroppad shape count", m, "CenterCropPad", "the shape, input 1 'shape', is [2, 2]; expected 3",
+                  18));
+  }
+  {
+    Model m(18);
+    m.input("x", {"n", "4"}).ints("shape", {2, 2});
+    m.node("CenterCropPad", {"x", "shape"}, {"y"});
+    m.output("y");
+    add(node_case("centercroppad of a symbolic dim", m, "CenterCropPad", "axis 0 of input 0 'input_data'", 18));
+  }
   return c;
 }
 

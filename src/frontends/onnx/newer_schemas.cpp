@@ -177,7 +177,7 @@ std::vector<OpSchema> build() {
   }
   {
     Builder b("CenterCropPad", 18);
-    b.in("input_data", "T").in("shape", "Tind").out("output", "T").attr_of("axes", AttributeProto::INTS, false);
+    b.in("input_data", "T").in("shape", "Tind").out("output_data", "T").attr_of("axes", AttributeProto::INTS, false);
     out.push_back(b.types("T", all_types()).types("Tind", kIndices).done());
   }
   {

@@ -1,10 +1,20 @@
 // Operators added after opset 17 (their schemas: newer_schemas.cpp):
-// Mish (18), GroupNormalization (18, per-channel scale from 21), Gelu (20),
+// Mish (18), BitwiseAnd/Or/Xor/Not (18), CenterCropPad (18),
+// GroupNormalization (18, per-channel scale from 21), Gelu (20),
 // RMSNormalization (23).
+#include <map>
+
 #include "frontends/onnx/context.h"
 
 namespace edgec::onnx_import {
+
 namespace {
+
+std::string list_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
 
 void mish(NodeContext& n) { n.set_output(0, n.emit("mish", {n.value(0)})); }
 
@@ -67,10 +77,80 @@ void rms_norm(NodeContext& n) {
   n.set_output(0, n.emit("mul", {im.emit("mul", {x, inv}, {}, n.hint()), n.value(1)}));
 }
 
+void bitwise(NodeContext& n) {
+  static const std::map<std::string, std::string> ops = {{"BitwiseAnd", "bitwise_and"},
+                                                         {"BitwiseOr", "bitwise_or"},
+                                                         {"BitwiseXor", "bitwise_xor"},
+                                                         {"BitwiseNot", "bitwise_not"}};
+  const std::string& op = ops.at(n.proto().op_type());
+  if (n.fold_constants(op)) return;
+  std::vector<Value*> inputs;
+  for (size_t i = 0; i < n.num_inputs(); ++i) inputs.push_back(n.value(i));
+  n.set_output(0, n.emit(op, inputs));
+}
+
+// Each of the axes cropped or padded with zeros to the size in the shape,
+// centered: a crop starts at (size - target) / 2 rounded down, a pad puts
+// the odd element after.
+void center_crop_pad(NodeContext& n) {
+  Value* x = n.value(0);
+  const TensorType& xt = x->type();
+  const int64_t rank = xt.rank();
+  const std::vector<int64_t> target = n.ints(1, "the shape");
+  std::vector<int64_t> axes(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) axes[static_cast<size_t>(i)] = i;
+  if (auto a = n.attr_ints("axes")) axes = *a;
+  std::vector<bool> seen(static_cast<size_t>(rank));
+  for (int64_t& a : axes) {
+    const int64_t w = a < 0 ? a + rank : a;
+    if (w < 0 || w >= rank || seen[static_cast<size_t>(w)])
+      n.fail("attribute 'axes' is " + list_str(*n.attr_ints("axes")) + "; expected distinct axes in [" +
+             std::to_string(-rank) + ", " + std::to_string(rank - 1) + "] for " + n.typed_operand(0));
+    seen[static_cast<size_t>(w)] = true;
+    a = w;
+  }
+  if (target.size() != axes.size())
+    n.fail("the shape, " + n.operand(1) + ", is " + list_str(target) + "; expected " + std::to_string(axes.size()) +
+           " sizes, one per axis " + list_str(axes) + " of " + n.typed_operand(0));
+  std::vector<int64_t> crop_dims, starts, ends, pads(static_cast<size_t>(2 * rank), 0);
+  bool padded = false;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const Dim& d = xt.dims[static_cast<size_t>(axes[i])];
+    if (d.is_static() && d.value == target[i]) continue;
+    if (!d.is_static() || target[i] < 0)
+      n.fail("the shape, " + n.operand(1) + ", is " + list_str(target) + "; expected sizes >= 0, on axes whose " +
+             "dims are sizes: axis " + std::to_string(axes[i]) + " of " + n.typed_operand(0) + " is " + d.str() +
+             n.im().dim_fix(d));
+    if (target[i] < d.value) {
+      const int64_t start = (d.value - target[i]) / 2;
+      crop_dims.push_back(axes[i]);
+      starts.push_back(start);
+      ends.push_back(start + target[i]);
+    } else {
+      const int64_t before = (target[i] - d.value) / 2;
+      pads[static_cast<size_t>(axes[i])] = before;
+      pads[static_cast<size_t>(rank + axes[i])] = target[i] - d.value - before;
+      padded = true;
+    }
+  }
+  Value* y = x;
+  if (!crop_dims.empty())
+    y = n.emit("slice", {y}, attrs_of({{"dims", crop_dims}, {"starts", starts}, {"ends", ends},
+                                       {"steps", std::vector<int64_t>(crop_dims.size(), 1)}}));
+  if (padded) y = n.emit("pad", {y}, attrs_of({{"pads", pads}, {"mode", std::string("constant")}, {"value", 0.0}}));
+  if (y == x) {
+    n.forward(0, 0);
+    return;
+  }
+  n.set_output(0, y);
+}
+
 }  // namespace
 
 void register_newer_handlers(HandlerTable& t) {
   t["Mish"] = mish;
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}) t[op] = bitwise;
+  t["CenterCropPad"] = center_crop_pad;
   t["Gelu"] = gelu;
   t["GroupNormalization"] = group_norm;
   t["RMSNormalization"] = rms_norm;
