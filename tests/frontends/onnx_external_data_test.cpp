@@ -153,6 +153,20 @@ TEST_F(OnnxExternalData, ReadsAtAnOffset) {
   EXPECT_EQ(run_plus_one(*p), weights_plus_one());
 }
 
+// A model of an old opset goes through ONNX's version converter, which
+// drops references to external files; the weights are still read from
+// them (the converter is given stubs, the model keeps its initializers).
+TEST_F(OnnxExternalData, OldOpsetModelReadsItsExternalWeights) {
+  write(model_dir_ / "weights.bin", weights_file_bytes());
+  auto m = model({{"location", "weights.bin"}, {"offset", std::to_string(kOffset)}, {"length", "24"}});
+  m.mutable_opset_import(0)->set_version(9);
+  m.set_ir_version(4);
+  auto p = import_onnx(save(m).string());
+  ASSERT_TRUE(p->constants.count("w")) << "w is not a constant";
+  EXPECT_EQ(std::memcmp(p->constants.at("w").bytes->data(), kWeights.data(), kWeightBytes), 0);
+  EXPECT_EQ(run_plus_one(*p), weights_plus_one());
+}
+
 // A location in a subfolder, without offset or length (the whole file),
 // and a checksum entry (ignored).
 TEST_F(OnnxExternalData, SubfolderWithoutOffsetOrLength) {

@@ -432,14 +432,20 @@ std::vector<Case> cases() {
     add(node_case("opset 0", m, "Relu", "opset 0 of the default domain", 0));
   }
   {
-    // ONNX's converter fails on an operator it does not know; the Squeeze
-    // before it changed meaning at 13.
-    Model m(11);
-    attr(m.x().node("Squeeze", {"x"}, {"s"}), "axes", std::vector<int64_t>{0});
-    m.node("NoSuchOperator", {"s"}, {"y"}, "/n");
+    // ONNX's converter cannot bring an opset-6 Gemm whose C does not
+    // broadcast to the product to opset 7, where Gemm's meaning changed.
+    Model m(6);
+    m.input("x", {"2", "3"}).weight("b", {3, 4}).weight("c", {5});
+    attr(m.node("Gemm", {"x", "b", "c"}, {"y"}), "broadcast", int64_t{1});
     m.output("y");
-    add(node_case("old opset the converter cannot convert", m, "Squeeze",
-                  "could not bring the model from opset 11 to 13 (", 11));
+    add(node_case("old opset the converter cannot convert", m, "Gemm", "could not bring the model from opset 6 to 13 (",
+                  6));
+  }
+  {
+    Model m(11);
+    m.x().node("NoSuchOperator", {"x"}, {"y"});
+    m.output("y");
+    add(node_case("old opset, no such operator", m, "NoSuchOperator", "is not an ONNX operator of opset 11", 11));
   }
   {
     Model m;

@@ -161,7 +161,6 @@ class ModelImporter {
   /// weights of a large model are held once, not twice).
   std::unique_ptr<Program> run(onnx::ModelProto& model) {
     check_versions(model);
-    if (default_opset_ >= kMinOpset && default_opset_ < onnx_import::kHandlersOpset) convert_old_opset(model);
     onnx::GraphProto& g = *model.mutable_graph();
     if (g.sparse_initializer_size() > 0)
       refuse("sparse initializer '" + g.sparse_initializer(0).values().name() +
@@ -169,9 +168,21 @@ class ModelImporter {
     check_node_count(g);
     // Views of the proto's names (it outlives the import).
     std::unordered_set<std::string_view> initializer_names;
-    initializer_names.reserve(static_cast<size_t>(g.initializer_size()));
-    for (const auto& t : g.initializer()) {
-      if (!initializer_names.insert(t.name()).second) refuse("initializer '" + t.name() + "' appears twice");
+    const auto read_initializer_names = [&] {
+      initializer_names.clear();
+      initializer_names.reserve(static_cast<size_t>(g.initializer_size()));
+      for (const auto& t : g.initializer())
+        if (!initializer_names.insert(t.name()).second) refuse("initializer '" + t.name() + "' appears twice");
+    };
+    read_initializer_names();
+    if (default_opset_ >= kMinOpset && default_opset_ < onnx_import::kHandlersOpset) {
+      // ONNX's converter trusts its input: the old graph is checked against
+      // the schemas of its own opset first (operators the converter
+      // replaces, such as Upsample, need no handler).
+      check_nodes(g, initializer_names, /*before_conversion=*/true);
+      producers_.clear();
+      convert_old_opset(model);
+      read_initializer_names();
     }
     check_nodes(g, initializer_names);
     inline_external_attributes(g);
@@ -471,14 +482,18 @@ class ModelImporter {
   /// Before importing: every node is of a supported operator at a
   /// supported opset, matches the operator's schema, and defines only
   /// names nothing else defines (SSA). Records each value's producer.
-  void check_nodes(const onnx::GraphProto& g, const std::unordered_set<std::string_view>& initializers) {
+  void check_nodes(const onnx::GraphProto& g, const std::unordered_set<std::string_view>& initializers,
+                   bool before_conversion = false) {
     std::unordered_set<std::string_view> graph_inputs;
     graph_inputs.reserve(static_cast<size_t>(g.input_size()));
     for (const auto& vi : g.input()) graph_inputs.insert(vi.name());
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& n = g.node(i);
-      check_operator(n, i);
+      check_operator(n, i, before_conversion);
       const onnx::OpSchema* schema = schema_of(n);
+      if (!schema && before_conversion)
+        refuse_node(n, i, "operator " + n.op_type() + " is not an ONNX operator of opset " +
+                              std::to_string(node_opset(n)));
       if (!schema) internal_error("no ONNX schema for the supported operator " + n.op_type());
       check_schema(n, i, *schema);
       for (int k = 0; k < n.output_size(); ++k) {
@@ -506,7 +521,9 @@ class ModelImporter {
     }
   }
 
-  void check_operator(const onnx::NodeProto& n, int index) const {
+  /// `before_conversion`: of an old model, checked before ONNX's version
+  /// converter replaces operators edgec has no handler for.
+  void check_operator(const onnx::NodeProto& n, int index, bool before_conversion = false) const {
     const int64_t opset = node_opset(n);
     if (!is_default_domain(n.domain()))
       refuse_node(n, index,
@@ -516,6 +533,7 @@ class ModelImporter {
                   "opset " + (opset < 0 ? std::string("(none imported)") : std::to_string(opset)) +
                       " of the default domain is not supported (edgec imports opsets " + std::to_string(kMinOpset) +
                       "-" + std::to_string(kMaxOpset) + ")");
+    if (before_conversion) return;
     if (!handlers().count(n.op_type()))
       refuse_node(n, index, "operator " + n.op_type() + " is not supported by the edgec ONNX importer");
     if (opset < onnx_import::kHandlersOpset && !onnx_import::legacy_handler(n.op_type(), opset))

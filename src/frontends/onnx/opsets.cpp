@@ -5,6 +5,7 @@
 #include <onnx/version_converter/convert.h>
 
 #include <map>
+#include <unordered_set>
 #include <utility>
 
 namespace edgec::onnx_import {
@@ -38,6 +39,46 @@ void restore_kept(onnx::ModelProto& model) {
   }
 }
 
+// The converter reads no initializer's values (its adapters move
+// attributes into new initializers and rewire nodes) but copies every one,
+// and drops the references to external data files. It is given stubs of
+// the right name, type and dims; the model keeps its own.
+onnx::ModelProto without_weights(const onnx::ModelProto& model) {
+  onnx::ModelProto light;
+  light.set_ir_version(model.ir_version());
+  *light.mutable_opset_import() = model.opset_import();
+  const onnx::GraphProto& g = model.graph();
+  onnx::GraphProto& lg = *light.mutable_graph();
+  lg.set_name(g.name());
+  *lg.mutable_node() = g.node();
+  *lg.mutable_input() = g.input();
+  *lg.mutable_output() = g.output();
+  *lg.mutable_value_info() = g.value_info();
+  for (const auto& t : g.initializer()) {
+    onnx::TensorProto& stub = *lg.add_initializer();
+    stub.set_name(t.name());
+    stub.set_data_type(t.data_type());
+    *stub.mutable_dims() = t.dims();
+  }
+  return light;
+}
+
+/// The converted graph, with the model's own initializers (and those the
+/// converter added).
+void take_converted_graph(onnx::ModelProto& model, const onnx::ModelProto& converted) {
+  *model.mutable_opset_import() = converted.opset_import();
+  onnx::GraphProto& g = *model.mutable_graph();
+  const onnx::GraphProto& cg = converted.graph();
+  *g.mutable_node() = cg.node();
+  *g.mutable_input() = cg.input();
+  *g.mutable_output() = cg.output();
+  *g.mutable_value_info() = cg.value_info();
+  std::unordered_set<std::string> own;
+  for (const auto& t : g.initializer()) own.insert(t.name());
+  for (const auto& t : cg.initializer())
+    if (!own.count(t.name())) *g.add_initializer() = t;
+}
+
 }  // namespace
 
 Conversion convert_to_handlers_opset(onnx::ModelProto& model) {
@@ -62,8 +103,8 @@ Conversion convert_to_handlers_opset(onnx::ModelProto& model) {
   }
   try {
     onnx::ModelProto converted =
-        onnx::version_conversion::ConvertVersion(model, static_cast<int>(kHandlersOpset));
-    model.CopyFrom(converted);
+        onnx::version_conversion::ConvertVersion(without_weights(model), static_cast<int>(kHandlersOpset));
+    take_converted_graph(model, converted);
   } catch (const std::exception& e) {
     // The converter's messages can run to the whole graph; its first line
     // says what failed.
