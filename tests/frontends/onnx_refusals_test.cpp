@@ -1328,7 +1328,7 @@ std::vector<Case> cases() {
     add(node_case("gather index out of range", m, "Gather", "input 1 'indices' (value 'i') holds the index 2"));
   }
 
-  // ---- ops_newer.cpp (opset 18) ----
+  // ---- ops_newer.cpp and ops_transformer.cpp (opsets 18 and 23) ----
   {
     Model m(18);
     m.input("x", {"2", "4", "6"}).ints("shape", {2, 2});
@@ -1350,6 +1350,129 @@ std::vector<Case> cases() {
     m.node("CenterCropPad", {"x", "shape"}, {"y"});
     m.output("y");
     add(node_case("centercroppad of a symbolic dim", m, "CenterCropPad", "axis 0 of input 0 'input_data'", 18));
+  }
+  // RotaryEmbedding of x with cos and sin caches (without position_ids).
+  auto rotary = [](const std::vector<std::string>& x, const std::vector<std::string>& cache) {
+    Model m(23);
+    m.input("x", x).input("c", cache).input("s", cache);
+    m.node("RotaryEmbedding", {"x", "c", "s"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  add(node_case("rotary of rank 2", rotary({"2", "8"}, {"2", "4"}), "RotaryEmbedding",
+                "input 0 'X' (value 'x', f32[2, 8]) has rank 2", 23));
+  add(node_case("rotary head size symbolic", rotary({"1", "2", "5", "d"}, {"1", "5", "4"}), "RotaryEmbedding",
+                "the last dim d of input 0 'X'", 23));
+  add(node_case("rotary 3-D without num_heads", rotary({"1", "5", "8"}, {"1", "5", "2"}), "RotaryEmbedding",
+                "attribute 'num_heads' is absent", 23));
+  {
+    Model m = rotary({"1", "2", "5", "8"}, {"1", "5", "4"});
+    attr(t_node(m), "num_heads", int64_t{3});
+    add(node_case("rotary num_heads of a 4-D input", m, "RotaryEmbedding",
+                  "attribute 'num_heads' is 3; expected the heads dim 2", 23));
+  }
+  {
+    Model m = rotary({"1", "2", "5", "8"}, {"1", "5", "4"});
+    attr(t_node(m), "interleaved", int64_t{2});
+    add(node_case("rotary interleaved 2", m, "RotaryEmbedding", "attribute 'interleaved' is 2", 23));
+  }
+  {
+    Model m = rotary({"1", "2", "5", "8"}, {"1", "5", "4"});
+    attr(t_node(m), "rotary_embedding_dim", int64_t{3});
+    add(node_case("rotary odd rotary dim", m, "RotaryEmbedding", "attribute 'rotary_embedding_dim' is 3", 23));
+  }
+  add(node_case("rotary cache shape", rotary({"1", "2", "5", "8"}, {"1", "5", "3"}), "RotaryEmbedding",
+                "input 1 'cos_cache' (value 'c') has shape f32[1, 5, 3]", 23));
+  {
+    Model m(23);
+    m.input("x", {"1", "2", "5", "8"}).input("c", {"9", "4"}).input("s", {"9", "4"});
+    m.input("p", {"5"}, TensorProto::INT64).node("RotaryEmbedding", {"x", "c", "s", "p"}, {"y"});
+    m.output("y");
+    add(node_case("rotary position_ids of rank 1", m, "RotaryEmbedding", "input 3 'position_ids' (value 'p', i64[5])",
+                  23));
+  }
+  {
+    Model m = rotary({"b", "s", "8"}, {"b", "s", "2"});
+    attr(t_node(m), "num_heads", int64_t{2});
+    add(node_case("rotary 3-D of symbolic batch and sequence", m, "RotaryEmbedding",
+                  "cannot split input 0 'X' (value 'x', f32[b, s, 8]) into 2 heads", 23));
+  }
+  // Attention of q, k and v (and optional inputs by name).
+  auto attention = [](const std::vector<std::string>& q, const std::vector<std::string>& kv,
+                      const std::vector<std::string>& more = {}) {
+    Model m(23);
+    m.input("q", q).input("k", kv).input("v", kv);
+    std::vector<std::string> ins = {"q", "k", "v"};
+    ins.insert(ins.end(), more.begin(), more.end());
+    m.node("Attention", ins, {"y"});
+    m.output("y");
+    return m;
+  };
+  add(node_case("attention of rank 2", attention({"2", "8"}, {"2", "8"}), "Attention",
+                "input 0 'Q' (value 'q', f32[2, 8]) has rank 2", 23));
+  add(node_case("attention ranks differ", attention({"1", "2", "3", "8"}, {"1", "3", "16"}), "Attention",
+                "input 1 'K' (value 'k', f32[1, 3, 16]) is not of the rank", 23));
+  add(node_case("attention 3-D without heads", attention({"1", "3", "16"}, {"1", "3", "16"}), "Attention",
+                "attribute 'q_num_heads' is absent", 23));
+  add(node_case("attention symbolic heads", attention({"1", "h", "3", "8"}, {"1", "h", "3", "8"}), "Attention",
+                "the heads dims of input 0 'Q'", 23));
+  {
+    Model m = attention({"1", "2", "3", "8"}, {"1", "2", "3", "8"});
+    attr(t_node(m), "q_num_heads", int64_t{5});
+    add(node_case("attention q_num_heads of 4-D inputs", m, "Attention", "attribute 'q_num_heads' is 5; expected 2",
+                  23));
+  }
+  add(node_case("attention heads not grouped", attention({"1", "3", "3", "8"}, {"1", "2", "3", "8"}), "Attention",
+                "the 3 query heads are not a multiple of the 2 key/value heads", 23));
+  {
+    Model m = attention({"1", "3", "10"}, {"1", "3", "10"});
+    attr(t_node(m), "q_num_heads", int64_t{3});
+    attr(t_node(m), "kv_num_heads", int64_t{3});
+    add(node_case("attention hidden not a multiple", m, "Attention", "the hidden size 10 of input 0 'Q'", 23));
+  }
+  {
+    Model m = attention({"1", "2", "3", "8"}, {"1", "2", "3", "8"}, {"", "pk"});
+    m.input("pk", {"1", "2", "4", "8"});
+    add(node_case("attention past_key alone", m, "Attention", "past_key, input 4 'past_key' (value 'pk'), and", 23));
+  }
+  add(node_case("attention symbolic head size", attention({"1", "2", "3", "d"}, {"1", "2", "3", "d"}), "Attention",
+                "the head size of input 0 'Q' (value 'q', f32[1, 2, 3, d]) is symbolic", 23));
+  {
+    Model m(23);
+    m.input("q", {"1", "2", "3", "8"}).input("k", {"1", "2", "3", "8"}).input("v", {"1", "2", "3", "8"});
+    attr(m.node("Attention", {"q", "k", "v"}, {"y", "", "", "qk"}), "qk_matmul_output_mode", int64_t{1});
+    m.output("y").output("qk");
+    add(node_case("attention qk_matmul_output_mode 1", m, "Attention", "attribute 'qk_matmul_output_mode' is 1", 23));
+  }
+  {
+    Model m = attention({"1", "2", "3", "8"}, {"1", "2", "3", "8"}, {"mask"});
+    m.input("mask", {"3", "3"}, TensorProto::INT32);
+    add(node_case("attention integer mask", m, "Attention",
+                  "input 3 'attn_mask' (value 'mask', i32[3, 3]) has element type i32; expected bool or f32", 23));
+  }
+  {
+    Model m = attention({"1", "2", "3", "8"}, {"1", "2", "3", "8"}, {"mask"});
+    m.input("mask", {"3", "3", "3"}, TensorProto::BOOL);
+    add(node_case("attention mask of other heads", m, "Attention",
+                  "input 3 'attn_mask' (value 'mask', bool[3, 3, 3]) does not broadcast to f32[1, 2, 3, 3]", 23));
+  }
+  {
+    Model m = attention({"1", "2", "3", "8"}, {"1", "2", "3", "8"});
+    attr(t_node(m), "is_causal", int64_t{2});
+    add(node_case("attention is_causal 2", m, "Attention", "attribute 'is_causal' is 2", 23));
+  }
+  {
+    Model m(23);
+    m.input("q", {"1", "2", "3", "8"}).input("k", {"1", "2", "3", "8"}).input("v", {"1", "2", "3", "8"});
+    m.input("pk", {"1", "2", "p", "8"}).input("pv", {"1", "2", "p", "8"});
+    attr(m.node("Attention", {"q", "k", "v", "", "pk", "pv"}, {"y", "pko", "pvo"}), "is_causal", int64_t{1});
+    m.output("y");
+    add(node_case("attention causal of a symbolic past", m, "Attention", "the past sequence dim p of input 4", 23));
+  }
+  {
+    Model m = attention({"1", "2", "3", "8"}, {"1", "2", "3", "8"});
+    attr(t_node(m), "softmax_precision", int64_t{11});
+    add(node_case("attention softmax in double", m, "Attention", "attribute 'softmax_precision' is 11", 23));
   }
   return c;
 }

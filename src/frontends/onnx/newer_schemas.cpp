@@ -191,7 +191,9 @@ std::vector<OpSchema> build() {
     b.in("X", "T").in("cos_cache", "T").in("sin_cache", "T").optional_in("position_ids", "M").out("Y", "T");
     b.attr("interleaved", int64_t{0}).attr_of("num_heads", AttributeProto::INT, false);
     b.attr("rotary_embedding_dim", int64_t{0});
-    out.push_back(b.types("T", kFloats).types("M", {"tensor(int64)"}).done());
+    out.push_back(b.types("T", {"tensor(float16)", "tensor(float)", "tensor(bfloat16)"})
+                      .types("M", {"tensor(int64)"})
+                      .done());
   }
   {
     Builder b("Attention", 23);
@@ -203,7 +205,7 @@ std::vector<OpSchema> build() {
     b.attr_of("q_num_heads", AttributeProto::INT, false).attr("qk_matmul_output_mode", int64_t{0});
     b.attr_of("scale", AttributeProto::FLOAT, false).attr("softcap", 0.0f);
     b.attr_of("softmax_precision", AttributeProto::INT, false);
-    std::vector<std::string> mask = kFloats;
+    std::vector<std::string> mask = numeric();  // the spec's; a mask is bool or of Q's type
     mask.push_back("tensor(bool)");
     out.push_back(b.types("T1", kFloats).types("T2", kFloats).types("U", mask).done());
   }

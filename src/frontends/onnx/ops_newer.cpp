@@ -1,12 +1,15 @@
 // Operators added after opset 17 (their schemas: newer_schemas.cpp):
 // Mish (18), BitwiseAnd/Or/Xor/Not (18), CenterCropPad (18),
 // GroupNormalization (18, per-channel scale from 21), Gelu (20),
-// RMSNormalization (23).
+// RMSNormalization (23); RotaryEmbedding and Attention (23) are in
+// ops_transformer.cpp.
 #include <map>
 
 #include "frontends/onnx/context.h"
 
 namespace edgec::onnx_import {
+
+void register_transformer_handlers(HandlerTable& t);  // ops_transformer.cpp
 
 namespace {
 
@@ -154,6 +157,7 @@ void register_newer_handlers(HandlerTable& t) {
   t["Gelu"] = gelu;
   t["GroupNormalization"] = group_norm;
   t["RMSNormalization"] = rms_norm;
+  register_transformer_handlers(t);
 }
 
 }  // namespace edgec::onnx_import
