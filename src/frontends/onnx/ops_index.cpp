@@ -1,8 +1,10 @@
 // Indexing, reductions and data-dependent ONNX operators: GatherElements,
 // GatherND (our `index` with one index per leading dim), NonZero (ours is
 // [n, rank], ONNX's [rank, n]: a permute that the exporter's Transpose
-// cancels), TopK, ArgMax/ArgMin, the Reduce* family, CumSum, and ScatterND
-// on constants (folded here: there is no scatter operator).
+// cancels), TopK, ArgMax/ArgMin, the Reduce* family and the normalizations
+// composed of reductions (LpNormalization, MeanVarianceNormalization),
+// CumSum, and ScatterND on constants (folded here: there is no scatter
+// operator).
 //
 // torch's x[mask] is NonZero -> Transpose -> GatherND; its structure is
 // kept (nonzero, select, index), so that constant_prop folds the nonzero of
@@ -135,6 +137,70 @@ void reduce(NodeContext& n) {
   n.set_output(0, n.emit(ops.at(op_type), {x}, attrs));
 }
 
+// ---- normalizations built from reductions -------------------------------------------
+
+// LpNormalization: x / ||x||_p along axis, p 1 or 2. Each row is first
+// divided by its largest magnitude, so that forming the norm cannot
+// overflow or underflow (float16 squares overflow from 256); a row of
+// zeros gives zeros, as in ONNX Runtime.
+void lp_normalization(NodeContext& n) {
+  const int64_t p = n.attr_int("p", 2);
+  if (p != 1 && p != 2) n.fail("attribute 'p' is " + std::to_string(p) + "; expected 1 or 2");
+  const int64_t axis = input_axis(n, n.attr_int("axis", -1), "attribute 'axis'");
+  Value* x = n.value(0);
+  Importer& im = n.im();
+  const std::string h = n.hint();
+  const DType dt = x->type().dtype;
+  const Attrs over = attrs_of({{"dims", std::vector<int64_t>{axis}}, {"keepdim", true}});
+  Value* one = im.full({}, 1.0, dt, h);
+  Value* magnitude = im.emit("abs", {x}, {}, h + "_abs");
+  Value* scale = im.emit("amax", {magnitude}, over, h + "_scale");
+  // A row of zeros is divided by 1 instead of 0.
+  Value* zero_row = im.emit("eq", {scale, im.full({}, 0.0, dt, h)}, {}, h + "_zero");
+  scale = im.emit("where", {zero_row, one, scale}, {}, h + "_scale");
+  Value* y = im.emit("div", {x, scale}, {}, h + "_scaled");
+  Value* norm = p == 1 ? im.emit("sum", {im.emit("div", {magnitude, scale}, {}, h + "_abs")}, over, h + "_norm")
+                       : im.emit("sqrt", {im.emit("sum", {im.emit("mul", {y, y}, {}, h + "_sq")}, over, h + "_sq")},
+                                 {}, h + "_norm");
+  // Every element of y is at most 1 in magnitude and, in a row that is not
+  // all zeros, one is 1: its norm is at least 1. max(norm, 1) changes only
+  // the zero rows' norm (0), which then stay 0.
+  norm = im.emit("maximum", {norm, one}, {}, h + "_norm");
+  n.set_output(0, n.emit("div", {y, norm}));
+}
+
+// MeanVarianceNormalization: (x - mean) / (sqrt(variance) + 1e-9) over
+// axes (default [0, 2, 3]), as ONNX's function body defines it, but with the
+// variance as the mean of the squared deviations: its E[x^2] - E[x]^2
+// cancels (and may go negative) where the mean is large against the
+// spread. float16 is computed in float32, whose squares do not overflow
+// and to whose 1 the 1e-9 is not lost.
+void mean_variance_normalization(NodeContext& n) {
+  const auto* given = n.attr("axes");
+  const std::vector<int64_t> axes =
+      reduce_axes(n, n.attr_ints("axes").value_or(std::vector<int64_t>{0, 2, 3}),
+                  given ? "attribute 'axes'" : "attribute 'axes' (absent: ONNX's default)");
+  Importer& im = n.im();
+  const std::string h = n.hint();
+  Value* x = n.value(0);
+  const DType dt = x->type().dtype;
+  if (dt == DType::Float16) x = im.emit("cast", {x}, attrs_of({{"dtype", DType::Float32}}), h + "_f32");
+  // No axes: every dim, as ONNX's ReduceMean reads an empty list.
+  Attrs over = attrs_of({{"keepdim", true}});
+  if (!axes.empty()) over.set("dims", axes);
+  Value* mean = im.emit("mean", {x}, over, h + "_mean");
+  Value* centered = im.emit("sub", {x, mean}, {}, h + "_centered");
+  Value* variance = im.emit("mean", {im.emit("mul", {centered, centered}, {}, h + "_sq")}, over, h + "_variance");
+  Value* spread = im.emit("add", {im.emit("sqrt", {variance}, {}, h + "_std"), im.full({}, 1e-9, DType::Float32, h)},
+                          {}, h + "_std");
+  if (dt != DType::Float16) {
+    n.set_output(0, n.emit("div", {centered, spread}));
+    return;
+  }
+  Value* y = im.emit("div", {centered, spread}, {}, h + "_f32");
+  n.set_output(0, n.emit("cast", {y}, attrs_of({{"dtype", dt}})));
+}
+
 void cumsum(NodeContext& n) {
   const int64_t axis = input_axis(n, n.int_scalar(1, "the axis"), "the axis, " + n.operand(1) + ",");
   n.set_output(0, n.emit("cumsum", {n.value(0)},
@@ -208,6 +274,8 @@ void register_index_handlers(HandlerTable& t) {
   for (const char* name :
        {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2"})
     t[name] = reduce;
+  t["LpNormalization"] = lp_normalization;
+  t["MeanVarianceNormalization"] = mean_variance_normalization;
   t["CumSum"] = cumsum;
   t["ScatterND"] = scatter_nd;
 }

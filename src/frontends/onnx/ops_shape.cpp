@@ -1,4 +1,5 @@
-// Shape and data-movement ONNX operators. The exporter computes reshape and
+// Shape and data-movement ONNX operators (DepthToSpace and SpaceToDepth
+// are a reshape, a permute and a reshape). The exporter computes reshape and
 // expand targets in the graph (Shape -> Gather -> Unsqueeze -> Concat), so
 // Shape, Gather, Slice, Concat, Squeeze and Unsqueeze of shape values are
 // evaluated here on SymInts, and Reshape / Expand / ConstantOfShape / Range
@@ -361,6 +362,86 @@ void trilu(NodeContext& n) {
   n.set_output(0, n.emit(upper ? "triu" : "tril", {n.value(0)}, attrs_of({{"diagonal", k}})));
 }
 
+// ---- DepthToSpace, SpaceToDepth ------------------------------------------------------
+
+/// The largest block size accepted: far from overflowing blocksize^2.
+constexpr int64_t kMaxBlockSize = int64_t{1} << 31;
+
+/// What DepthToSpace and SpaceToDepth read: the input, of rank 4 with at
+/// most one size that is not static (the reshapes that move the blocks can
+/// leave one size to run time; it becomes their -1), its sizes (-1 for that
+/// one) and the block size.
+struct BlockOperands {
+  Value* x;
+  std::vector<int64_t> dims;
+  int64_t block;
+};
+
+BlockOperands read_block_operands(NodeContext& n) {
+  const int64_t block = n.attr_int("blocksize", 0);
+  if (block < 1 || block > kMaxBlockSize)
+    n.fail("attribute 'blocksize' is " + std::to_string(block) + "; expected a block size in [1, " +
+           std::to_string(kMaxBlockSize) + "]");
+  Value* x = n.value(0);
+  const TensorType& t = x->type();
+  if (t.rank() != 4)
+    n.fail(n.typed_operand(0) + " has rank " + std::to_string(t.rank()) + "; expected rank 4 (N, C, H, W)");
+  std::vector<int64_t> dims;
+  Dims symbolic;
+  for (const Dim& d : t.dims) {
+    dims.push_back(d.is_static() ? d.value : -1);
+    if (!d.is_static()) symbolic.push_back(d);
+  }
+  if (symbolic.size() > 1)
+    n.fail(n.typed_operand(0) + " has " + std::to_string(symbolic.size()) +
+           " sizes that are not static; expected at most one (the blocks are moved by reshapes, which leave one "
+           "size to run time)" +
+           n.im().dim_fix(symbolic));
+  return {x, std::move(dims), block};
+}
+
+/// `size` (-1: the run-time one) times `factor`, or divided by it.
+int64_t scaled(int64_t size, int64_t factor) { return size < 0 ? -1 : size * factor; }
+int64_t divided(int64_t size, int64_t divisor) { return size < 0 ? -1 : size / divisor; }
+
+// DepthToSpace: [N, C, H, W] -> [N, C / b^2, H b, W b]. Mode DCR (the
+// default) reads the channels as [b, b, C / b^2], CRD as [C / b^2, b, b].
+void depth_to_space(NodeContext& n) {
+  const auto [x, d, b] = read_block_operands(n);
+  const std::string mode = n.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") n.fail("attribute 'mode' is '" + mode + "'; expected DCR or CRD");
+  if (d[1] >= 0 && d[1] % (b * b) != 0)
+    n.fail(n.typed_operand(0) + " has " + std::to_string(d[1]) + " channels; expected a multiple of " +
+           std::to_string(b * b) + " (attribute 'blocksize' " + std::to_string(b) + ", squared)");
+  Importer& im = n.im();
+  const int64_t c = divided(d[1], b * b);
+  const bool dcr = mode == "DCR";
+  const std::vector<int64_t> split =
+      dcr ? std::vector<int64_t>{d[0], b, b, c, d[2], d[3]} : std::vector<int64_t>{d[0], c, b, b, d[2], d[3]};
+  Value* y = im.emit("reshape", {x}, attrs_of({{"shape", split}}), n.hint() + "_blocks");
+  y = im.permute(y, dcr ? std::vector<int64_t>{0, 3, 4, 1, 5, 2} : std::vector<int64_t>{0, 1, 4, 2, 5, 3},
+                 n.hint() + "_moved");
+  n.set_output(0, n.emit("reshape", {y}, attrs_of({{"shape", std::vector<int64_t>{d[0], c, scaled(d[2], b),
+                                                                                   scaled(d[3], b)}}})));
+}
+
+// SpaceToDepth: [N, C, H, W] -> [N, C b^2, H / b, W / b], the channels
+// read as [b, b, C] (DepthToSpace's DCR, inverted).
+void space_to_depth(NodeContext& n) {
+  const auto [x, d, b] = read_block_operands(n);
+  for (int i = 2; i < 4; ++i)
+    if (d[i] >= 0 && d[i] % b != 0)
+      n.fail(n.typed_operand(0) + " has the spatial size " + std::to_string(d[i]) + " in dim " + std::to_string(i) +
+             "; expected a multiple of attribute 'blocksize', " + std::to_string(b));
+  Importer& im = n.im();
+  const std::vector<int64_t> split = {d[0], d[1], divided(d[2], b), b, divided(d[3], b), b};
+  Value* y = im.emit("reshape", {x}, attrs_of({{"shape", split}}), n.hint() + "_blocks");
+  y = im.permute(y, {0, 3, 5, 1, 2, 4}, n.hint() + "_moved");
+  n.set_output(0, n.emit("reshape", {y}, attrs_of({{"shape", std::vector<int64_t>{d[0], scaled(d[1], b * b),
+                                                                                   divided(d[2], b),
+                                                                                   divided(d[3], b)}}})));
+}
+
 // ---- Concat, Split, Slice -------------------------------------------------------------
 
 void concat(NodeContext& n) {
@@ -583,6 +664,8 @@ void register_shape_handlers(HandlerTable& t) {
   t["Tile"] = tile;
   t["Pad"] = pad;
   t["Trilu"] = trilu;
+  t["DepthToSpace"] = depth_to_space;
+  t["SpaceToDepth"] = space_to_depth;
   t["Concat"] = concat;
   t["Split"] = split;
   t["Slice"] = slice;

@@ -1,0 +1,413 @@
+// ONNX LpNormalization, MeanVarianceNormalization, DepthToSpace and
+// SpaceToDepth, which the importer composes of existing operators
+// (ops_index.cpp, ops_shape.cpp), imported and run in the interpreter
+// against references edgec does not compute: the ONNX definitions'
+// formulas evaluated element by element in double. And what each refuses,
+// with messages naming the node, the attribute or input, what is expected
+// and what was found.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "frontends/onnx/importer.h"
+#include "frontends/onnx/refusal.h"
+#include "frontends/onnx/tensor_data.h"
+#include "interpreter/interpreter.h"
+#include "passes/pipeline.h"
+#include "support/compare.h"
+#include "support/onnx_model.h"
+
+namespace edgec {
+namespace {
+
+namespace fs = std::filesystem;
+using onnx::AttributeProto;
+using onnx::TensorProto;
+using onnx_import::make_data;
+
+const char* kWhat = "new_ops.onnx";
+
+// ---- building and running models -----------------------------------------------------
+
+/// A model of one node '/t' of type `op`: inputs x0, x1, ... (ONNX element
+/// type `elem`; a dim "n" is the dim_param n, a number a size), output y.
+struct NodeModel {
+  onnx::ModelProto proto = empty_onnx_model();
+  onnx::NodeProto* node = nullptr;
+
+  NodeModel(const std::string& op, const std::vector<std::vector<std::string>>& inputs,
+            int elem = TensorProto::FLOAT) {
+    auto* g = proto.mutable_graph();
+    std::vector<std::string> names;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      names.push_back("x" + std::to_string(i));
+      auto* t = g->add_input();
+      t->set_name(names.back());
+      auto* tt = t->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(elem);
+      tt->mutable_shape();
+      for (const std::string& d : inputs[i]) {
+        auto* dim = tt->mutable_shape()->add_dim();
+        if (std::isdigit(static_cast<unsigned char>(d[0]))) {
+          dim->set_dim_value(std::stoll(d));
+        } else {
+          dim->set_dim_param(d);
+        }
+      }
+    }
+    node = add_node(g, "/t", op, names, {"y"});
+    g->add_output()->set_name("y");
+  }
+  NodeModel& attr(const std::string& name, const std::string& v) {
+    auto* a = node->add_attribute();
+    a->set_name(name);
+    a->set_type(AttributeProto::STRING);
+    a->set_s(v);
+    return *this;
+  }
+  NodeModel& attr(const std::string& name, int64_t v) {
+    set_int_attr(node, name, v);
+    return *this;
+  }
+  NodeModel& attr(const std::string& name, const std::vector<int64_t>& v) {
+    set_ints(node, name, v);
+    return *this;
+  }
+  std::string bytes() const { return proto.SerializeAsString(); }
+};
+
+std::vector<std::string> dims_of(const std::vector<int64_t>& shape) {
+  std::vector<std::string> out;
+  for (int64_t d : shape) out.push_back(std::to_string(d));
+  return out;
+}
+
+/// Imports `bytes`, runs to_edge, constant_prop and dce, and runs the
+/// program in the interpreter on x0, x1, ...
+std::vector<TensorData> import_and_run(const std::string& bytes, const std::vector<TensorData>& inputs) {
+  auto program = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), kWhat);
+  optimize_program(*program);
+  std::map<std::string, TensorData> named;
+  for (size_t i = 0; i < inputs.size(); ++i) named["x" + std::to_string(i)] = inputs[i];
+  KernelContext ctx;
+  return run_program(*program, named, ctx);
+}
+
+/// `count` values in [lo, hi), the same on every run.
+std::vector<double> random_values(size_t count, double lo, double hi, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(count);
+  for (double& x : v) x = dist(gen);
+  return v;
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+/// `got` has `shape` and the values `want` (floats within `tol`, integers
+/// and booleans exactly).
+::testing::AssertionResult matches(const TensorData& got, const std::vector<int64_t>& shape,
+                                   const std::vector<double>& want, compare::Tolerance tol) {
+  const TensorData expected = make_data(got.type.dtype, shape, want);
+  auto view = [](const TensorData& d) {
+    return compare::ArrayView{d.type.dtype, d.type.static_shape(), d.bytes ? d.bytes->data() : nullptr,
+                              d.bytes ? d.bytes->size() : 0};
+  };
+  return compare::arrays_match("y", view(got), view(expected), tol);
+}
+
+const compare::Tolerance kF32 = compare::Tolerance::either(1e-5, 1e-5);
+const compare::Tolerance kF16 = compare::Tolerance::either(2e-3, 4e-3);
+
+/// The importer's refusal of `bytes`, or a note that there was none (or
+/// that it was no refusal).
+std::string refusal_of(const std::string& bytes) {
+  try {
+    import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), kWhat);
+  } catch (const onnx_import::ImportRefusal& e) {
+    return e.what();
+  } catch (const CompileError& e) {
+    return std::string("(not a refusal) ") + e.what();
+  }
+  return "(no error)";
+}
+
+/// A refusal of node '/t' of type `op` (opset 17) holding each of `parts`.
+void expect_refused(const NodeModel& m, const std::string& op, const std::vector<std::string>& parts) {
+  const std::string message = refusal_of(m.bytes());
+  EXPECT_NE(message.find(std::string(kWhat) + ": node '/t' (#0, " + op + ", domain ai.onnx, opset 17)"),
+            std::string::npos)
+      << message;
+  for (const std::string& p : parts) EXPECT_NE(message.find(p), std::string::npos) << message;
+}
+
+// ---- LpNormalization, MeanVarianceNormalization ----------------------------------------
+
+/// x / ||x||_p along `axis` of `shape` (zero rows stay zero), in double.
+std::vector<double> lp_reference(const std::vector<double>& x, const std::vector<int64_t>& shape, int64_t axis,
+                                 int p) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t len = shape[static_cast<size_t>(axis)];
+  std::vector<double> y(x.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t k) { return static_cast<size_t>((o * len + k) * inner + i); };
+      double norm = 0;
+      for (int64_t k = 0; k < len; ++k) norm += p == 1 ? std::fabs(x[at(k)]) : x[at(k)] * x[at(k)];
+      if (p == 2) norm = std::sqrt(norm);
+      for (int64_t k = 0; k < len; ++k) y[at(k)] = norm == 0 ? 0 : x[at(k)] / norm;
+    }
+  }
+  return y;
+}
+
+TEST(OnnxLpNormalization, MatchesTheNormAlongTheAxis) {
+  struct LpCase {
+    std::vector<int64_t> shape;
+    int64_t axis;  ///< As given; -100 leaves the attribute out (-1).
+    int p;         ///< 0 leaves the attribute out (2).
+    int elem;
+    double scale;  ///< Of the values.
+  };
+  const std::vector<LpCase> cases = {
+      {{3, 4}, -100, 0, TensorProto::FLOAT, 2},   {{3, 4}, 0, 1, TensorProto::FLOAT, 2},
+      {{2, 3, 4}, 1, 2, TensorProto::FLOAT, 2},   {{2, 3, 4}, -3, 1, TensorProto::FLOAT, 2},
+      {{2, 5}, -1, 2, TensorProto::FLOAT, 1e20},  // squares overflow float32
+      {{2, 5}, -1, 2, TensorProto::FLOAT, 1e-25},  // squares underflow float32
+      {{2, 5}, -1, 2, TensorProto::FLOAT16, 1000},  // squares overflow float16
+      {{2, 5}, -1, 1, TensorProto::FLOAT16, 20000},  // the sum overflows float16
+  };
+  for (const LpCase& c : cases) {
+    SCOPED_TRACE(testing::Message() << "axis " << c.axis << ", p " << c.p << ", scale " << c.scale);
+    NodeModel m("LpNormalization", {dims_of(c.shape)}, c.elem);
+    if (c.axis != -100) m.attr("axis", c.axis);
+    if (c.p != 0) m.attr("p", int64_t{c.p});
+    const DType dt = c.elem == TensorProto::FLOAT ? DType::Float32 : DType::Float16;
+    std::vector<double> x = random_values(static_cast<size_t>(numel(c.shape)), -c.scale, c.scale, 3);
+    // A row of zeros along the last axis (the first row).
+    if (c.axis == -100 || c.axis == -1)
+      for (int64_t k = 0; k < c.shape.back(); ++k) x[static_cast<size_t>(k)] = 0;
+    const TensorData in = make_data(dt, c.shape, x);
+    const int64_t axis = c.axis == -100 ? -1 : c.axis;
+    const std::vector<double> want = lp_reference(onnx_import::data_as_doubles(in), c.shape,
+                                                  axis < 0 ? axis + static_cast<int64_t>(c.shape.size()) : axis,
+                                                  c.p == 0 ? 2 : c.p);
+    std::vector<TensorData> got;
+    try {
+      got = import_and_run(m.bytes(), {in});
+    } catch (const CompileError& e) {
+      FAIL() << e.what();
+    }
+    EXPECT_TRUE(matches(got.at(0), c.shape, want, dt == DType::Float32 ? kF32 : kF16));
+  }
+}
+
+TEST(OnnxLpNormalization, RefusesOtherNormsAndAxes) {
+  NodeModel p3("LpNormalization", {{"3", "4"}});
+  p3.attr("p", int64_t{3});
+  expect_refused(p3, "LpNormalization", {"attribute 'p' is 3; expected 1 or 2"});
+  NodeModel axis("LpNormalization", {{"3", "4"}});
+  axis.attr("axis", int64_t{2});
+  expect_refused(axis, "LpNormalization", {"attribute 'axis' is 2; expected an axis in [-2, 1]"});
+}
+
+/// (x - mean) / (std + 1e-9) over `axes` of a 4-d `shape`, in double.
+std::vector<double> mvn_reference(const std::vector<double>& x, const std::vector<int64_t>& shape,
+                                  const std::vector<int64_t>& axes) {
+  std::vector<bool> reduced(shape.size(), false);
+  for (int64_t a : axes) reduced[static_cast<size_t>(a < 0 ? a + 4 : a)] = true;
+  // The group of each element: its index along the dims not reduced.
+  std::vector<int64_t> group(x.size());
+  std::map<int64_t, std::pair<double, int64_t>> sums;
+  for (size_t f = 0; f < x.size(); ++f) {
+    int64_t rest = static_cast<int64_t>(f), key = 0;
+    for (size_t d = shape.size(); d-- > 0;) {
+      const int64_t i = rest % shape[d];
+      rest /= shape[d];
+      if (!reduced[d]) key = key * 1000 + i;
+    }
+    group[f] = key;
+    sums[key].first += x[f];
+    ++sums[key].second;
+  }
+  std::map<int64_t, double> variance;
+  for (size_t f = 0; f < x.size(); ++f) {
+    const double mean = sums[group[f]].first / sums[group[f]].second;
+    variance[group[f]] += (x[f] - mean) * (x[f] - mean) / sums[group[f]].second;
+  }
+  std::vector<double> y(x.size());
+  for (size_t f = 0; f < x.size(); ++f) {
+    const double mean = sums[group[f]].first / sums[group[f]].second;
+    y[f] = (x[f] - mean) / (std::sqrt(variance[group[f]]) + 1e-9);
+  }
+  return y;
+}
+
+TEST(OnnxMeanVarianceNormalization, MatchesTheDefinition) {
+  const std::vector<int64_t> shape = {2, 3, 4, 5};
+  struct MvnCase {
+    std::vector<int64_t> axes;  ///< Empty: the attribute left out ([0, 2, 3]).
+    int elem;
+    double offset;  ///< Added to every value: a mean large against the spread.
+  };
+  const std::vector<MvnCase> cases = {
+      {{}, TensorProto::FLOAT, 0},       {{2, 3}, TensorProto::FLOAT, 0}, {{-1}, TensorProto::FLOAT, 0},
+      {{0, 1, 2, 3}, TensorProto::FLOAT, 0}, {{}, TensorProto::FLOAT, 1000}, {{}, TensorProto::FLOAT16, 0},
+      {{1}, TensorProto::FLOAT16, 300},
+  };
+  for (const MvnCase& c : cases) {
+    SCOPED_TRACE(testing::Message() << "axes of " << c.axes.size() << ", offset " << c.offset);
+    NodeModel m("MeanVarianceNormalization", {dims_of(shape)}, c.elem);
+    if (!c.axes.empty()) m.attr("axes", c.axes);
+    const DType dt = c.elem == TensorProto::FLOAT ? DType::Float32 : DType::Float16;
+    std::vector<double> x = random_values(static_cast<size_t>(numel(shape)), -3, 3, 5);
+    for (double& v : x) v += c.offset;
+    const TensorData in = make_data(dt, shape, x);
+    const std::vector<double> want =
+        mvn_reference(onnx_import::data_as_doubles(in), shape, c.axes.empty() ? std::vector<int64_t>{0, 2, 3} : c.axes);
+    std::vector<TensorData> got;
+    try {
+      got = import_and_run(m.bytes(), {in});
+    } catch (const CompileError& e) {
+      FAIL() << e.what();
+    }
+    // float32 rounds the mean of values near 1000 to about 1e-4, against a
+    // spread near 1.
+    const compare::Tolerance tol = dt == DType::Float16 ? kF16 : c.offset != 0 ? compare::Tolerance::either(2e-4, 2e-4) : kF32;
+    EXPECT_TRUE(matches(got.at(0), shape, want, tol));
+  }
+}
+
+// A constant input has no spread: (x - mean) is 0 and so is the result.
+TEST(OnnxMeanVarianceNormalization, ConstantInputGivesZeros) {
+  NodeModel m("MeanVarianceNormalization", {{"1", "2", "3", "3"}});
+  const std::vector<TensorData> got = import_and_run(m.bytes(), {make_data(DType::Float32, {1, 2, 3, 3}, std::vector<double>(18, 4.5))});
+  EXPECT_TRUE(matches(got.at(0), {1, 2, 3, 3}, std::vector<double>(18, 0.0), compare::Tolerance::exact()));
+}
+
+TEST(OnnxMeanVarianceNormalization, RefusesAxesTheInputLacks) {
+  NodeModel defaults("MeanVarianceNormalization", {{"2", "3", "4"}});
+  expect_refused(defaults, "MeanVarianceNormalization",
+                 {"attribute 'axes' (absent: ONNX's default) [0, 2, 3] holds an entry that is 3; expected an axis in "
+                  "[-3, 2] for input 0 'X' (value 'x0', f32[2, 3, 4])"});
+  NodeModel twice("MeanVarianceNormalization", {{"2", "3", "4", "5"}});
+  twice.attr("axes", std::vector<int64_t>{1, -3});
+  expect_refused(twice, "MeanVarianceNormalization", {"attribute 'axes' is [1, -3]; expected distinct axes"});
+}
+
+// ---- DepthToSpace, SpaceToDepth ---------------------------------------------------------
+
+/// ONNX's DepthToSpace (mode DCR or CRD) or SpaceToDepth of x [n, c, h, w]
+/// with block size b, element by element.
+std::vector<double> block_reference(const std::string& op, const std::string& mode, const std::vector<double>& x,
+                                    const std::vector<int64_t>& s, int64_t b, std::vector<int64_t>& out_shape) {
+  const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+  auto xi = [&](int64_t in, int64_t ic, int64_t ih, int64_t iw) {
+    return x[static_cast<size_t>(((in * c + ic) * h + ih) * w + iw)];
+  };
+  std::vector<double> y;
+  if (op == "DepthToSpace") {
+    const int64_t oc = c / (b * b);
+    out_shape = {n, oc, h * b, w * b};
+    for (int64_t in = 0; in < n; ++in)
+      for (int64_t k = 0; k < oc; ++k)
+        for (int64_t oh = 0; oh < h * b; ++oh)
+          for (int64_t ow = 0; ow < w * b; ++ow) {
+            const int64_t i = oh % b, j = ow % b;
+            const int64_t channel = mode == "CRD" ? k * b * b + i * b + j : (i * b + j) * oc + k;
+            y.push_back(xi(in, channel, oh / b, ow / b));
+          }
+  } else {
+    out_shape = {n, c * b * b, h / b, w / b};
+    for (int64_t in = 0; in < n; ++in)
+      for (int64_t oc = 0; oc < c * b * b; ++oc)
+        for (int64_t oh = 0; oh < h / b; ++oh)
+          for (int64_t ow = 0; ow < w / b; ++ow) {
+            const int64_t k = oc % c, i = oc / c / b, j = oc / c % b;
+            y.push_back(xi(in, k, oh * b + i, ow * b + j));
+          }
+  }
+  return y;
+}
+
+// One size may be symbolic (whichever it is): it becomes the reshapes' -1.
+TEST(OnnxDepthToSpace, OneSymbolicSizeBindsAtRunTime) {
+  struct BlockCase {
+    std::string op, mode;
+    std::vector<std::string> dims;
+    std::vector<int64_t> shape;  ///< At run time.
+    int64_t block;
+  };
+  const std::vector<BlockCase> cases = {
+      {"DepthToSpace", "DCR", {"n", "8", "2", "3"}, {3, 8, 2, 3}, 2},
+      {"DepthToSpace", "CRD", {"2", "c", "2", "3"}, {2, 18, 2, 3}, 3},
+      {"DepthToSpace", "DCR", {"2", "8", "h", "3"}, {2, 8, 4, 3}, 2},
+      {"DepthToSpace", "CRD", {"1", "12", "2", "w"}, {1, 12, 2, 5}, 2},
+      {"DepthToSpace", "CRD", {"1", "4", "2", "3"}, {1, 4, 2, 3}, 1},
+      {"SpaceToDepth", "", {"n", "2", "4", "6"}, {3, 2, 4, 6}, 2},
+      {"SpaceToDepth", "", {"2", "c", "4", "6"}, {2, 3, 4, 6}, 2},
+      {"SpaceToDepth", "", {"1", "2", "h", "6"}, {1, 2, 6, 6}, 3},
+      {"SpaceToDepth", "", {"1", "2", "4", "w"}, {1, 2, 4, 8}, 4},
+  };
+  for (const BlockCase& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.op << " " << c.mode << " block " << c.block);
+    NodeModel m(c.op, {c.dims});
+    m.attr("blocksize", c.block);
+    if (!c.mode.empty()) m.attr("mode", c.mode);
+    const std::vector<double> x = random_values(static_cast<size_t>(numel(c.shape)), -5, 5, 9);
+    std::vector<int64_t> shape;
+    const std::vector<double> want = block_reference(c.op, c.mode, x, c.shape, c.block, shape);
+    std::vector<TensorData> got;
+    try {
+      got = import_and_run(m.bytes(), {make_data(DType::Float32, c.shape, x)});
+    } catch (const CompileError& e) {
+      FAIL() << e.what();
+    }
+    EXPECT_TRUE(matches(got.at(0), shape, want, compare::Tolerance::exact()));
+  }
+}
+
+TEST(OnnxDepthToSpace, RefusesWhatCannotBeMoved) {
+  NodeModel zero("DepthToSpace", {{"1", "8", "2", "3"}});
+  zero.attr("blocksize", int64_t{0});
+  expect_refused(zero, "DepthToSpace", {"attribute 'blocksize' is 0; expected a block size in [1, 2147483648]"});
+  NodeModel rank3("SpaceToDepth", {{"8", "2", "3"}});
+  rank3.attr("blocksize", int64_t{2});
+  expect_refused(rank3, "SpaceToDepth",
+                 {"input 0 'input' (value 'x0', f32[8, 2, 3]) has rank 3; expected rank 4 (N, C, H, W)"});
+  NodeModel two("DepthToSpace", {{"n", "8", "h", "3"}});
+  two.attr("blocksize", int64_t{2});
+  expect_refused(two, "DepthToSpace", {"(value 'x0', f32[n, 8, h, 3]) has 2 sizes that are not static; expected at "
+                                       "most one",
+                                       "--dim"});
+  NodeModel mode("DepthToSpace", {{"1", "8", "2", "3"}});
+  mode.attr("blocksize", int64_t{2}).attr("mode", "RCD");
+  expect_refused(mode, "DepthToSpace", {"attribute 'mode' is 'RCD'; expected DCR or CRD"});
+  NodeModel channels("DepthToSpace", {{"1", "6", "2", "3"}});
+  channels.attr("blocksize", int64_t{2});
+  expect_refused(channels, "DepthToSpace",
+                 {"(value 'x0', f32[1, 6, 2, 3]) has 6 channels; expected a multiple of 4 (attribute 'blocksize' 2, "
+                  "squared)"});
+  NodeModel spatial("SpaceToDepth", {{"1", "2", "4", "5"}});
+  spatial.attr("blocksize", int64_t{2});
+  expect_refused(spatial, "SpaceToDepth",
+                 {"has the spatial size 5 in dim 3; expected a multiple of attribute 'blocksize', 2"});
+}
+
+}  // namespace
+}  // namespace edgec
