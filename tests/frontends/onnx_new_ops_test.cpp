@@ -1,7 +1,9 @@
-// ONNX LpNormalization, MeanVarianceNormalization, DepthToSpace and
-// SpaceToDepth, which the importer composes of existing operators
-// (ops_index.cpp, ops_shape.cpp), imported and run in the interpreter
-// against references edgec does not compute: the ONNX definitions'
+// ONNX Einsum, LpNormalization, MeanVarianceNormalization, DepthToSpace
+// and SpaceToDepth, which the importer composes of existing operators
+// (ops_einsum.cpp, ops_index.cpp, ops_shape.cpp), imported and run in the
+// interpreter against references edgec does not compute: ONNX's own node
+// test data (Einsum's is in double, read here as float), a brute-force
+// einsum over every assignment of the labels, the ONNX definitions'
 // formulas evaluated element by element in double. And what each refuses,
 // with messages naming the node, the attribute or input, what is expected
 // and what was found.
@@ -152,6 +154,312 @@ void expect_refused(const NodeModel& m, const std::string& op, const std::vector
             std::string::npos)
       << message;
   for (const std::string& p : parts) EXPECT_NE(message.find(p), std::string::npos) << message;
+}
+
+// ---- Einsum ----------------------------------------------------------------------------
+
+/// Small integers, the same on every run.
+std::vector<double> random_ints(size_t count, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> dist(-9, 9);
+  std::vector<double> v(count);
+  for (double& x : v) x = dist(gen);
+  return v;
+}
+
+struct EinsumOperand {
+  std::string labels;  ///< One letter per dim (an ellipsis spelled out).
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+};
+
+/// numpy's einsum by brute force, in double: the sum over every assignment
+/// of sizes to the labels of the product of the operands' elements. A dim of
+/// size 1 broadcasts against its label's size (as an ellipsis' dims do).
+std::vector<double> brute_einsum(const std::vector<EinsumOperand>& operands, const std::string& result,
+                                 std::vector<int64_t>& out_shape) {
+  std::map<char, int64_t> size;
+  for (const auto& o : operands)
+    for (size_t d = 0; d < o.labels.size(); ++d) size[o.labels[d]] = std::max(size[o.labels[d]], o.shape[d]);
+  std::string labels;
+  for (const auto& [c, s] : size) labels += c;
+  out_shape.clear();
+  for (char c : result) out_shape.push_back(size[c]);
+  std::vector<double> out(static_cast<size_t>(numel(out_shape)), 0.0);
+  std::map<char, int64_t> at;
+  for (char c : labels) {
+    at[c] = 0;
+    if (size[c] == 0) return out;
+  }
+  auto flat = [&](const std::string& ls, const std::vector<int64_t>& shape) {
+    int64_t f = 0;
+    for (size_t d = 0; d < ls.size(); ++d) f = f * shape[d] + (shape[d] == 1 ? 0 : at[ls[d]]);
+    return f;
+  };
+  for (;;) {
+    double product = 1.0;
+    for (const auto& o : operands) product *= o.values[static_cast<size_t>(flat(o.labels, o.shape))];
+    out[static_cast<size_t>(flat(result, out_shape))] += product;
+    size_t k = labels.size();
+    while (k > 0 && ++at[labels[k - 1]] == size[labels[k - 1]]) at[labels[--k]] = 0;
+    if (k == 0) return out;
+  }
+}
+
+struct EinsumCase {
+  std::string equation;
+  std::vector<std::vector<int64_t>> shapes;
+  /// The equation for brute_einsum: one letter per dim, the result explicit.
+  std::string spelled_out;
+};
+
+/// Runs `c` on inputs of ONNX type `elem` (values from `make`) and compares
+/// with brute_einsum.
+void check_einsum(const EinsumCase& c, int elem, DType dtype, compare::Tolerance tol,
+                  const std::function<std::vector<double>(size_t, uint32_t)>& make) {
+  SCOPED_TRACE(c.equation);
+  std::vector<std::vector<std::string>> dims;
+  for (const auto& s : c.shapes) dims.push_back(dims_of(s));
+  NodeModel m("Einsum", dims, elem);
+  m.attr("equation", c.equation);
+  const size_t arrow = c.spelled_out.find("->");
+  std::vector<EinsumOperand> operands;
+  std::vector<TensorData> inputs;
+  std::stringstream terms(c.spelled_out.substr(0, arrow));
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    EinsumOperand o;
+    std::getline(terms, o.labels, ',');
+    o.shape = c.shapes[i];
+    o.values = make(static_cast<size_t>(numel(o.shape)), static_cast<uint32_t>(7 + i));
+    inputs.push_back(make_data(dtype, o.shape, o.values));
+    // The reference reads what the kernels read: the values in `dtype`.
+    o.values = onnx_import::data_as_doubles(inputs.back());
+    operands.push_back(std::move(o));
+  }
+  std::vector<int64_t> shape;
+  const std::vector<double> want = brute_einsum(operands, c.spelled_out.substr(arrow + 2), shape);
+  std::vector<TensorData> got;
+  try {
+    got = import_and_run(m.bytes(), inputs);
+  } catch (const CompileError& e) {
+    FAIL() << e.what();
+  }
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(matches(got[0], shape, want, tol));
+}
+
+const std::vector<EinsumCase>& exporter_equations() {
+  static const std::vector<EinsumCase> cases = {
+      {"ij,jk->ik", {{3, 4}, {4, 5}}, "ij,jk->ik"},
+      {"ij,jk", {{3, 4}, {4, 5}}, "ij,jk->ik"},
+      {"bij,bjk->bik", {{2, 3, 4}, {2, 4, 5}}, "bij,bjk->bik"},
+      {"bij, bjk -> bik", {{2, 3, 4}, {2, 4, 5}}, "bij,bjk->bik"},
+      {"bij,jk->bik", {{2, 3, 4}, {4, 5}}, "bij,jk->bik"},
+      {"...ij,...jk->...ik", {{2, 3, 4}, {2, 4, 5}}, "Aij,Ajk->Aik"},
+      {"...ij,...jk->...ik", {{2, 1, 3, 4}, {5, 4, 2}}, "ABij,Bjk->ABik"},
+      {"...ij,...jk", {{2, 3, 4}, {2, 4, 5}}, "Aij,Ajk->Aik"},
+      {"bhqd,bhkd->bhqk", {{2, 3, 4, 5}, {2, 3, 6, 5}}, "bhqd,bhkd->bhqk"},
+      {"bhqk,bhkd->bhqd", {{2, 3, 4, 6}, {2, 3, 6, 5}}, "bhqk,bhkd->bhqd"},
+      {"bqhd,bkhd->bhqk", {{2, 4, 3, 5}, {2, 6, 3, 5}}, "bqhd,bkhd->bhqk"},
+      {"ij->ji", {{3, 4}}, "ij->ji"},
+      {"ij", {{3, 4}}, "ij->ij"},
+      {"ji", {{3, 4}}, "ji->ij"},
+      {"i,j->ij", {{3}, {4}}, "i,j->ij"},
+      {"i,j", {{3}, {4}}, "i,j->ij"},
+      {"ii->i", {{4, 4}}, "ii->i"},
+      {"ii", {{4, 4}}, "ii->"},
+      {"...ii->...i", {{3, 5, 5}}, "Aii->Ai"},
+      {"iji->j", {{3, 2, 3}}, "iji->j"},
+      {"ij->i", {{3, 4}}, "ij->i"},
+      {"ij->", {{3, 4}}, "ij->"},
+      {"i,i", {{5}, {5}}, "i,i->"},
+      {"ij,ij->ij", {{3, 4}, {3, 4}}, "ij,ij->ij"},
+      {"ij,ij->", {{3, 4}, {3, 4}}, "ij,ij->"},
+      {"ijk,jkl->il", {{2, 3, 4}, {3, 4, 5}}, "ijk,jkl->il"},
+      {"aij,jbc->aibc", {{2, 3, 4}, {4, 2, 3}}, "aij,jbc->aibc"},
+      {"xaij,xjbc->xcbia", {{2, 3, 2, 4}, {2, 4, 3, 2}}, "xaij,xjbc->xcbia"},
+      {"abj,cj->cab", {{2, 3, 4}, {5, 4}}, "abj,cj->cab"},
+      {"j,bcj->cb", {{4}, {2, 3, 4}}, "j,bcj->cb"},
+      {"ij,j->i", {{3, 4}, {4}}, "ij,j->i"},
+      {"j,jk->k", {{4}, {4, 5}}, "j,jk->k"},
+      {"ij,jk,kl->il", {{2, 3}, {3, 4}, {4, 5}}, "ij,jk,kl->il"},
+      {"Ab,bC->CA", {{3, 4}, {4, 5}}, "Ab,bC->CA"},
+      {"ii,ij->j", {{3, 3}, {3, 4}}, "ii,ij->j"},
+      {"ij,kj->", {{2, 3}, {4, 3}}, "ij,kj->"},
+      {",ij->ij", {{}, {2, 3}}, ",ij->ij"},
+  };
+  return cases;
+}
+
+// The equations exporters write (torch.einsum's matmuls, attention,
+// transposes, outer products, diagonals, traces, sums, implicit results,
+// broadcast ellipses) match a brute-force einsum, in float32 and float16.
+TEST(OnnxEinsum, ExporterEquationsMatchABruteForceEinsum) {
+  for (const EinsumCase& c : exporter_equations()) {
+    check_einsum(c, TensorProto::FLOAT, DType::Float32, kF32,
+                 [](size_t n, uint32_t seed) { return random_values(n, -2, 2, seed); });
+    check_einsum(c, TensorProto::FLOAT16, DType::Float16, kF16,
+                 [](size_t n, uint32_t seed) { return random_values(n, -1, 1, seed); });
+  }
+}
+
+// Integers, which matmul does not take, go through a broadcast product and a
+// sum, exactly.
+TEST(OnnxEinsum, IntegersAreExact) {
+  const auto ints = [](size_t n, uint32_t seed) { return random_ints(n, seed); };
+  for (const EinsumCase& c : exporter_equations()) {
+    check_einsum(c, TensorProto::INT64, DType::Int64, compare::Tolerance::exact(), ints);
+    check_einsum(c, TensorProto::INT32, DType::Int32, compare::Tolerance::exact(), ints);
+  }
+}
+
+/// A TensorProto of doubles as float data.
+TensorData double_proto_as_float(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  TensorProto t;
+  EXPECT_TRUE(t.ParseFromString(ss.str())) << file;
+  EXPECT_EQ(t.data_type(), TensorProto::DOUBLE) << file;
+  std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  std::vector<double> values(t.double_data().begin(), t.double_data().end());
+  if (values.empty()) {
+    values.resize(t.raw_data().size() / sizeof(double));
+    std::memcpy(values.data(), t.raw_data().data(), values.size() * sizeof(double));
+  }
+  return make_data(DType::Float32, shape, values);
+}
+
+// ONNX's own Einsum cases (in double, which edgec does not compute with;
+// read here as float): the model with its types changed, the data converted.
+TEST(OnnxEinsum, MatchesOnnxNodeTestData) {
+  const fs::path root = "/usr/share/libonnx-testdata/data/node";
+  ASSERT_TRUE(fs::is_directory(root)) << "libonnx-testdata is not installed";
+  for (const char* name : {"batch_diagonal", "batch_matmul", "inner_prod", "sum", "transpose"}) {
+    SCOPED_TRACE(name);
+    const fs::path dir = root / (std::string("test_einsum_") + name);
+    std::ifstream in(dir / "model.onnx", std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    onnx::ModelProto m;
+    ASSERT_TRUE(m.ParseFromString(ss.str()));
+    for (auto* vis : {m.mutable_graph()->mutable_input(), m.mutable_graph()->mutable_output()})
+      for (auto& vi : *vis) vi.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+    // The inputs, renamed x0, x1, ... as import_and_run binds them.
+    std::vector<TensorData> inputs;
+    for (int i = 0; i < m.graph().input_size(); ++i) {
+      const std::string old = m.graph().input(i).name(), renamed = "x" + std::to_string(i);
+      m.mutable_graph()->mutable_input(i)->set_name(renamed);
+      for (auto& n : *m.mutable_graph()->mutable_node())
+        for (auto& input : *n.mutable_input())
+          if (input == old) input = renamed;
+      inputs.push_back(double_proto_as_float(dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")));
+    }
+    const TensorData want = double_proto_as_float(dir / "test_data_set_0" / "output_0.pb");
+    std::vector<TensorData> got;
+    try {
+      got = import_and_run(m.SerializeAsString(), inputs);
+    } catch (const CompileError& e) {
+      FAIL() << e.what();
+    }
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_TRUE(matches(got[0], want.type.static_shape(), onnx_import::data_as_doubles(want), kF32));
+  }
+}
+
+// A symbolic batch size stays symbolic through the matmul, the permutes
+// and the diagonal's slices, and binds at run time.
+TEST(OnnxEinsum, SymbolicBatchBindsAtRunTime) {
+  struct Symbolic {
+    std::string equation;
+    std::vector<std::vector<std::string>> dims;
+    std::vector<std::vector<int64_t>> shapes;  ///< At run time.
+    std::string spelled_out;
+  };
+  const std::vector<Symbolic> cases = {
+      {"bij,bjk->bik", {{"n", "3", "4"}, {"n", "4", "5"}}, {{2, 3, 4}, {2, 4, 5}}, "bij,bjk->bik"},
+      {"bij,bjk->bki", {{"n", "3", "4"}, {"n", "4", "5"}}, {{3, 3, 4}, {3, 4, 5}}, "bij,bjk->bki"},
+      {"...ii->...i", {{"n", "4", "4"}}, {{2, 4, 4}}, "Aii->Ai"},
+      {"bij->b", {{"n", "3", "4"}}, {{2, 3, 4}}, "bij->b"},
+      {"bik,bjk->bij", {{"n", "3", "4"}, {"n", "5", "4"}}, {{1, 3, 4}, {1, 5, 4}}, "bik,bjk->bij"},
+      {"bij,jk->bik", {{"n", "3", "4"}, {"4", "5"}}, {{2, 3, 4}, {4, 5}}, "bij,jk->bik"},
+      {"bsd,hdk->bhsk", {{"n", "s", "4"}, {"2", "4", "3"}}, {{2, 3, 4}, {2, 4, 3}}, "bsd,hdk->bhsk"},
+      {"ij,bjk->bki", {{"3", "4"}, {"n", "4", "5"}}, {{3, 4}, {2, 4, 5}}, "ij,bjk->bki"},
+      {"...ij,jk->...ik", {{"n", "m", "3", "4"}, {"4", "5"}}, {{2, 3, 3, 4}, {4, 5}}, "ABij,jk->ABik"},
+  };
+  for (const Symbolic& c : cases) {
+    SCOPED_TRACE(c.equation);
+    NodeModel m("Einsum", c.dims);
+    m.attr("equation", c.equation);
+    std::vector<EinsumOperand> operands;
+    std::vector<TensorData> inputs;
+    std::stringstream terms(c.spelled_out.substr(0, c.spelled_out.find("->")));
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      EinsumOperand o;
+      std::getline(terms, o.labels, ',');
+      o.shape = c.shapes[i];
+      o.values = onnx_import::data_as_doubles(
+          make_data(DType::Float32, o.shape, random_values(static_cast<size_t>(numel(o.shape)), -2, 2, 11)));
+      inputs.push_back(make_data(DType::Float32, o.shape, o.values));
+      operands.push_back(std::move(o));
+    }
+    std::vector<int64_t> shape;
+    const std::vector<double> want = brute_einsum(operands, c.spelled_out.substr(c.spelled_out.find("->") + 2), shape);
+    std::vector<TensorData> got;
+    try {
+      got = import_and_run(m.bytes(), inputs);
+    } catch (const CompileError& e) {
+      FAIL() << e.what();
+    }
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_TRUE(matches(got[0], shape, want, kF32));
+  }
+}
+
+// Each equation the importer cannot lower for its inputs is refused naming
+// the equation, what in it is wrong and what was expected.
+TEST(OnnxEinsum, RefusesEquationsItCannotMean) {
+  struct Refused {
+    std::string equation;
+    std::vector<std::vector<std::string>> dims;
+    std::vector<std::string> parts;
+    int elem = TensorProto::FLOAT;
+  };
+  const std::vector<Refused> cases = {
+      {"ij;jk->ik", {{"3", "4"}}, {"attribute 'equation' 'ij;jk->ik' holds ';' in the term of input 0 'ij;jk'"}},
+      {"i.j->ij", {{"3", "4"}}, {"holds '.' in the term of input 0 'i.j'; expected letters and at most one '...'"}},
+      {"...i...->i", {{"3", "4"}}, {"has two ellipses in the term of input 0 '...i...'; expected at most one"}},
+      {"ij->i->j", {{"3", "4"}}, {"holds '-' in the result's term 'i->j'"}},
+      {"ij,jk->ik", {{"3", "4"}}, {"'ij,jk->ik' has 2 input terms; expected 1, one per input"}},
+      {"ij", {{"3", "4"}, {"4", "5"}}, {"has 1 input terms; expected 2, one per input"}},
+      {"ijk->i", {{"3", "4"}}, {"gives input 0 of rank 2 the term 'ijk' of 3 labels; expected one label per dim"}},
+      {"i->i", {{"3", "4"}}, {"gives input 0 of rank 2 the term 'i' of 1 labels"}},
+      {"...ijk->i", {{"3", "4"}}, {"the term '...ijk' of 3 labels and an ellipsis; expected one label per dim"}},
+      {"ij->ik", {{"3", "4"}}, {"has 'k' in the result's term 'ik', which no input term has"}},
+      {"ij->ii", {{"3", "4"}}, {"has 'i' twice in the result's term 'ii'; expected it once"}},
+      {"...ij->ij", {{"2", "3", "4"}},
+       {"drops the 1 dims an ellipsis stands for from the result's term 'ij'; expected '...' in it"}},
+      {"ij,jk->ik", {{"3", "4"}, {"5", "6"}},
+       {"gives label 'j' the sizes 4 and 5 (dim 0 of input 1 'Inputs' (value 'x1', f32[5, 6])); expected one size"}},
+      {"...i,...i->...i", {{"2", "3"}, {"4", "3"}},
+       {"gives label ... dim 0 the sizes 2 and 4", "expected one size, or 1 to broadcast"}},
+      {"ii->i", {{"n", "n"}}, {"takes a diagonal, which needs the size of label 'i', n, to be static"}},
+      {"ijk,jkl->il", {{"2", "m", "4"}, {"m", "4", "5"}},
+       {"contracts several labels in one matmul, which needs the size of label 'j', m, to be static"}},
+      {"abij,abjk->abik", {{"n", "m", "3", "4"}, {"n", "m", "4", "5"}}, {}},  // imports: no merging needed
+      {"i->i", {{"3"}}, {"input 0 'Inputs' (value 'x0', u8[3]) is of type u8; expected f32, f16, i64 or i32"},
+       TensorProto::UINT8},
+  };
+  for (const Refused& c : cases) {
+    SCOPED_TRACE(c.equation);
+    NodeModel m("Einsum", c.dims, c.elem);
+    m.attr("equation", c.equation);
+    if (c.parts.empty()) {
+      EXPECT_EQ(refusal_of(m.bytes()), "(no error)");
+      continue;
+    }
+    expect_refused(m, "Einsum", c.parts);
+  }
 }
 
 // ---- LpNormalization, MeanVarianceNormalization ----------------------------------------
