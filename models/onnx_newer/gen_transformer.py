@@ -18,11 +18,12 @@ from ort_oracle import model, write_case
 
 
 def vi(name, a):
-    """A graph value of the element type and shape of array `a` (None: any shape)."""
+    """A graph input of the element type and shape of array `a`."""
     return helper.make_tensor_value_info(name, mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(a.dtype)], list(a.shape))
 
 
 def out(name, dtype=np.float32):
+    """A graph output of element type `dtype`, of any shape."""
     return helper.make_tensor_value_info(name, mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)], None)
 
 
@@ -42,6 +43,7 @@ def main():
 
     # ---- RotaryEmbedding ----
     rng = np.random.default_rng(1)
+
     def caches(positions, half):
         """cos and sin of position * frequency, (positions, half)."""
         freq = 1.0 / (10000 ** (np.arange(half) / half))
@@ -77,6 +79,7 @@ def main():
 
     # ---- Attention ----
     rng = np.random.default_rng(2)
+
     def attention(name, feeds, outputs=("y",), **attrs):
         """Attention of the feeds (Q, K, V, then optional inputs by name)."""
         order = ["q", "k", "v", "mask", "past_key", "past_value"]
@@ -144,6 +147,7 @@ def main():
 
     # ---- BitwiseAnd/Or/Xor/Not ----
     rng = np.random.default_rng(3)
+
     def ints(shape, dtype):
         info = np.iinfo(dtype)
         return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
@@ -158,6 +162,7 @@ def main():
 
     # ---- CenterCropPad ----
     rng = np.random.default_rng(4)
+
     def crop_pad(name, x, shape, **attrs):
         target = numpy_helper.from_array(np.array(shape, np.int64), "shape")
         case(name, helper.make_node("CenterCropPad", ["x", "shape"], ["y"], **attrs), {"x": x}, [out("y", x.dtype)],
