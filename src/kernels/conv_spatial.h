@@ -1,13 +1,17 @@
 // Pieces shared by the spatial kernels (convolution, pooling, resize): the
 // declarations of the attributes they share, reading the per-axis attribute
-// lists, and lifting 1-D tensors to 2-D views. (f16 converts with
-// f16_compute.h's widen and narrow.)
+// lists, and lifting 1-D and 2-D tensors to higher-rank views. (f16
+// converts with f16_compute.h's widen and narrow.)
 //
-// Every spatial kernel runs as a 2-D kernel over an [N, C, H, W] view: a 1-D
-// operator (NCL) is the 2-D one with H = 1 and a height-1 window. One loop
-// nest per operator is easier to make fast and to keep correct than two.
-// Per-axis arrays below are therefore always indexed in 2-D coordinates
-// (0 = H, 1 = W); a 1-D operator's values land in index 1.
+// Convolution and pooling run as 3-D kernels over an [N, C, D, H, W] view:
+// a 2-D operator (NCHW) is the 3-D one with D = 1 and a depth-1 window, a
+// 1-D one (NCL) also has H = 1. Their inner loops are row passes along W,
+// so the extra axes cost a trivial outer loop, and one loop nest per
+// operator is easier to make fast and to keep correct than three. Per-axis
+// arrays below are therefore indexed in 3-D coordinates (0 = D, 1 = H,
+// 2 = W); a 2-D operator's values land in indices 1 and 2, a 1-D one's in
+// index 2. (The resize and adaptive kernels stay 1-D / 2-D: read_output_size
+// gives them 2-D coordinates.)
 #pragma once
 
 #include <cstdint>
@@ -30,6 +34,9 @@ namespace edgec::spatial {
 /// product of two of them (dilation * kernel, index * stride) far from int64
 /// overflow, and no real network comes near it.
 inline constexpr int64_t kMaxAttrValue = int64_t{1} << 31;
+
+/// Spatial axes of the per-axis arrays (3-D coordinates: D, H, W).
+inline constexpr int kAxes = 3;
 
 /// Division rounding toward -inf / +inf (C++ truncates toward 0), for window
 /// bounds that may start in the padding.
@@ -58,12 +65,12 @@ std::string cat(const Args&... args) {
   return s;
 }
 
-/// "[a, b]" of the first n entries of a per-axis array (n = 1 or 2, read from
-/// the end so a 1-D operator prints its one value).
+/// "[a, b]" of the last nd entries of a per-axis array of kAxes entries
+/// (so a 1-D operator prints its one value).
 inline std::string axes_string(const int64_t* v, int nd) {
   std::string s = "[";
-  for (int i = 2 - nd; i < 2; ++i) {
-    if (i > 2 - nd) s += ", ";
+  for (int i = kAxes - nd; i < kAxes; ++i) {
+    if (i > kAxes - nd) s += ", ";
     s += std::to_string(v[i]);
   }
   return s + "]";
@@ -71,15 +78,15 @@ inline std::string axes_string(const int64_t* v, int nd) {
 
 // ---- windows --------------------------------------------------------------
 
-/// The window a convolution or pooling operator slides, per axis in 2-D
-/// coordinates (index 1 for a 1-D operator).
+/// The window a convolution or pooling operator slides, per axis in 3-D
+/// coordinates (index 2 for a 1-D operator).
 struct Window {
   int nd = 2;
-  int64_t kernel[2] = {1, 1};
-  int64_t stride[2] = {1, 1};
-  int64_t dilation[2] = {1, 1};
-  int64_t pad_begin[2] = {0, 0};
-  int64_t pad_end[2] = {0, 0};
+  int64_t kernel[kAxes] = {1, 1, 1};
+  int64_t stride[kAxes] = {1, 1, 1};
+  int64_t dilation[kAxes] = {1, 1, 1};
+  int64_t pad_begin[kAxes] = {0, 0, 0};
+  int64_t pad_end[kAxes] = {0, 0, 0};
 };
 
 // ---- attributes -----------------------------------------------------------
@@ -94,11 +101,11 @@ struct SharedDecls {
   AttrDecl output_size = required(attr_ints("output_size", AttrRule::Positive));
 };
 
-/// Reads the int-list attribute `decl` with `nd` entries into out[2 - nd ..].
-/// Absent or empty leaves `out` as it is (the caller's default). Every entry
-/// must lie in [min_value, kMaxAttrValue].
+/// Reads the int-list attribute `decl` with `nd` entries into
+/// out[kAxes - nd ..]. Absent or empty leaves `out` as it is (the caller's
+/// default). Every entry must lie in [min_value, kMaxAttrValue].
 inline Error read_axis_ints(std::string_view op, const Attrs& attrs, const AttrDecl& decl, int nd,
-                            int64_t min_value, int64_t out[2]) {
+                            int64_t min_value, int64_t out[kAxes]) {
   const std::string_view name = decl.name;
   const AttrValue* v = attrs.find(name);
   if (v == nullptr) return Error::Ok;
@@ -118,16 +125,16 @@ inline Error read_axis_ints(std::string_view op, const Attrs& attrs, const AttrD
       return fail(Error::InvalidArgument, cat(op, ": '", name, "' entries must be in [", min_value, ", ",
                                               kMaxAttrValue, "], got ", value));
     }
-    out[2 - nd + i] = value;
+    out[kAxes - nd + i] = value;
   }
   return Error::Ok;
 }
 
 /// Reads `padding`: nd entries (symmetric) or 2 * nd entries in ONNX order
 /// (all begins, then all ends). Absent or empty means no padding.
-inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64_t begin[2],
-                          int64_t end[2]) {
-  begin[0] = begin[1] = end[0] = end[1] = 0;
+inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64_t begin[kAxes],
+                          int64_t end[kAxes]) {
+  for (int i = 0; i < kAxes; ++i) begin[i] = end[i] = 0;
   const AttrValue* v = attrs.find(declared<SharedDecls>().padding.name);
   if (v == nullptr) return Error::Ok;
   const auto* list = std::get_if<std::vector<int64_t>>(v);
@@ -148,22 +155,23 @@ inline Error read_padding(std::string_view op, const Attrs& attrs, int nd, int64
     }
   }
   for (int i = 0; i < nd; ++i) {
-    begin[2 - nd + i] = (*list)[i];
-    end[2 - nd + i] = (*list)[count == nd ? i : nd + i];
+    begin[kAxes - nd + i] = (*list)[i];
+    end[kAxes - nd + i] = (*list)[count == nd ? i : nd + i];
   }
   return Error::Ok;
 }
 
-/// The spatial rank (1 or 2) that the int-list attribute `decl` fixes by
-/// its length (pooling's kernel_size, output_size), checked against the
-/// rank of `x` (N, C, spatial...); `what` names the list in the message.
+/// The spatial rank (1 to max_nd) that the int-list attribute `decl` fixes
+/// by its length (pooling's kernel_size: up to 3; output_size: up to 2),
+/// checked against the rank of `x` (N, C, spatial...); `what` names the
+/// list in the message.
 inline Error read_spatial_rank(std::string_view op, const Tensor& x, const Attrs& attrs, const AttrDecl& decl,
-                               std::string_view what, int& nd) {
+                               std::string_view what, int& nd, int max_nd = 2) {
   const std::vector<int64_t>* list = decl.ints_value(attrs);
-  if (list == nullptr || list->empty() || list->size() > 2) {
+  if (list == nullptr || list->empty() || list->size() > static_cast<size_t>(max_nd)) {
     return fail(Error::InvalidArgument,
-                cat(op, ": '", decl.name, "' must be an int list with 1 or 2 entries, got ",
-                    list == nullptr ? std::string("none") : std::to_string(list->size()) + " entries"));
+                cat(op, ": '", decl.name, "' must be an int list with 1 ", max_nd == 2 ? "or 2" : "to 3",
+                    " entries, got ", list == nullptr ? std::string("none") : std::to_string(list->size()) + " entries"));
   }
   nd = static_cast<int>(list->size());
   if (x.rank != nd + 2) {
@@ -173,11 +181,11 @@ inline Error read_spatial_rank(std::string_view op, const Tensor& x, const Attrs
   return Error::Ok;
 }
 
-/// Sizes `out` [N, channels, out_hw...] for an input `x` of spatial rank nd
-/// (out_hw in 2-D coordinates).
-inline Error resize_spatial(const Tensor& x, int64_t channels, const int64_t out_hw[2], int nd, Tensor& out) {
-  int64_t shape[4] = {x.sizes[0], channels, out_hw[0], out_hw[1]};
-  if (nd == 1) shape[2] = out_hw[1];
+/// Sizes `out` [N, channels, out_sizes...] for an input `x` of spatial rank
+/// nd (out_sizes in 3-D coordinates: its last nd entries).
+inline Error resize_spatial(const Tensor& x, int64_t channels, const int64_t out_sizes[kAxes], int nd, Tensor& out) {
+  int64_t shape[2 + kAxes] = {x.sizes[0], channels};
+  for (int i = 0; i < nd; ++i) shape[2 + i] = out_sizes[kAxes - nd + i];
   return out.resize({shape, static_cast<size_t>(nd + 2)});
 }
 
@@ -187,17 +195,20 @@ inline Error resize_spatial(const Tensor& x, int64_t channels, const int64_t out
 /// ("pool", "resize") to a non-empty one.
 inline Error read_output_size(std::string_view op, std::string_view verb, const Tensor& x, const Attrs& attrs,
                               int64_t out_size[2], Tensor& out) {
+  out_size[0] = out_size[1] = 1;
   int nd = 0;
   EDGEC_TRY(read_spatial_rank(op, x, attrs, declared<SharedDecls>().output_size, "output_size", nd));
-  out_size[0] = out_size[1] = 1;
-  EDGEC_TRY(read_axis_ints(op, attrs, declared<SharedDecls>().output_size, nd, 0, out_size));
+  int64_t sizes[kAxes] = {1, 1, 1};
+  EDGEC_TRY(read_axis_ints(op, attrs, declared<SharedDecls>().output_size, nd, 0, sizes));
   for (int i = 0; i < nd; ++i) {
-    if (x.sizes[2 + i] == 0 && out_size[2 - nd + i] > 0) {
+    if (x.sizes[2 + i] == 0 && sizes[kAxes - nd + i] > 0) {
       return fail(Error::InvalidShape, cat(op, ": cannot ", verb, " an empty spatial dim of input ",
-                                           shape_string(x.shape()), " to output_size ", axes_string(out_size, nd)));
+                                           shape_string(x.shape()), " to output_size ", axes_string(sizes, nd)));
     }
   }
-  return resize_spatial(x, x.sizes[1], out_size, nd, out);
+  out_size[0] = sizes[1];
+  out_size[1] = sizes[2];
+  return resize_spatial(x, x.sizes[1], sizes, nd, out);
 }
 
 // ---- views ----------------------------------------------------------------
@@ -214,10 +225,26 @@ inline Tensor lift_to_2d(const Tensor& t) {
   return v;
 }
 
-/// Calls body(plane, out_plane) for every (n, c) plane of the [N, C, H, W]
+/// `t` (rank 3, 4 or 5) as an [N, C, D, H, W] view; the axes it lacks get
+/// size 1 (D, then H).
+inline Tensor lift_to_3d(const Tensor& t) {
+  if (t.rank == 5) return t;
+  const Tensor t4 = lift_to_2d(t);
+  Tensor v = t4;
+  v.rank = 5;
+  for (int i = 4; i > 2; --i) {
+    v.sizes[i] = t4.sizes[i - 1];
+    v.strides[i] = t4.strides[i - 1];
+  }
+  v.sizes[2] = 1;
+  v.strides[2] = 0;
+  return v;
+}
+
+/// Calls body(plane, out_plane) for every (n, c) plane of the [N, C, ...]
 /// view x4, `threads` planes at a time: `plane` points at the input plane
-/// (walked with x4's strides 2 and 3), `out_plane` at the output's
-/// contiguous plane of out_h * out_w elements.
+/// (walked with x4's spatial strides), `out_plane` at the output's
+/// contiguous plane of out_h * out_w elements (a volume: out_h = D * H).
 template <typename T, typename Body>
 void for_each_plane(const Tensor& x4, Tensor& out, int64_t out_h, int64_t out_w, int threads, Body&& body) {
   const T* xd = x4.data_as<T>();

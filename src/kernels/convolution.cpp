@@ -1,12 +1,12 @@
-// Convolution kernels over NCL / NCHW tensors with PyTorch semantics:
+// Convolution kernels over NCL / NCHW / NCDHW tensors with PyTorch semantics:
 //   conv(x, w, bias?; stride, padding, dilation, groups)            w = [Cout, Cin/g, k...]
 //   conv_transpose(x, w, bias?; stride, padding, output_padding,
 //                  dilation, groups)                                w = [Cin, Cout/g, k...]
 //
 // Both run on one engine, an implicit GEMM per group:
 //   out[m, j] = sum_k A[m, k] * col[k, j]
-// with m an output channel of the group, k = (input channel, tap y, tap x)
-// and j an output position. col is never materialised whole (kernels do not
+// with m an output channel of the group, k = (input channel, tap z, tap y,
+// tap x) and j an output position. col is never materialised whole (kernels do not
 // allocate): it is gathered from the input into a stack tile of
 // kChunkK x kChunkN values at a time and handed to gemm_f32. Large images
 // get GEMMs of their own and write the output in place; small ones (a 1-D
@@ -24,7 +24,9 @@
 // the output, with no zero-stuffed input and no scatter-add (which would need
 // an f32 accumulator the size of an f16 output).
 //
-// A 1-D operator runs as 2-D with H = 1 (conv_spatial.h).
+// Every operator runs as 3-D (conv_spatial.h): a 2-D one has D = 1 and a
+// depth-1 kernel, a 1-D one also H = 1. The gather walks output rows (along
+// W), so the extra axes only add a counter per row.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -73,20 +75,25 @@ struct ConvAxis {
 /// conv and conv_transpose folded into strides.
 template <typename T>
 struct ConvOperands {
-  const T* x = nullptr;  // [N, Cin, H, W] view
-  int64_t x_stride[4] = {};
-  int64_t in_h = 1, in_w = 1;
+  const T* x = nullptr;  // [N, Cin, D, H, W] view
+  int64_t x_stride[5] = {};
+  int64_t in_d = 1, in_h = 1, in_w = 1;
   const T* w = nullptr;
   int64_t w_group = 0;  // element offset from one group's weights to the next
   int64_t w_m = 0;      // per output channel within the group
   int64_t w_ci = 0;     // per input channel within the group
-  int64_t w_y = 0, w_x = 0;
+  int64_t w_z = 0, w_y = 0, w_x = 0;
   const T* bias = nullptr;  // nullptr when absent
   int64_t bias_stride = 0;
-  T* out = nullptr;  // [N, Cout, OH, OW], contiguous
-  int64_t out_h = 1, out_w = 1;
+  T* out = nullptr;  // [N, Cout, OD, OH, OW], contiguous
+  int64_t out_d = 1, out_h = 1, out_w = 1;
   int64_t groups = 1, cig = 1, cog = 1;
+
+  int64_t out_plane() const { return out_d * out_h * out_w; }
 };
+
+/// The spatial axes of a (phase of a) convolution: 0 = D, 1 = H, 2 = W.
+using ConvAxes = ConvAxis[3];
 
 /// If dims (sizes[i], strides[i]), outermost first, address memory with one
 /// uniform stride, returns true and sets `stride`. Size-1 dims never matter.
@@ -109,9 +116,9 @@ bool merged_stride(std::initializer_list<std::pair<int64_t, int64_t>> dims, int6
 
 /// How one GEMM over a phase is fed.
 struct ConvPlan {
-  ConvAxis axis[2];
-  int64_t columns = 0;  // axis[0].count * axis[1].count
-  int64_t k_total = 0;  // cig * taps_y * taps_x
+  ConvAxes axis;
+  int64_t columns = 0;  // axis[0].count * axis[1].count * axis[2].count
+  int64_t k_total = 0;  // cig * taps_z * taps_y * taps_x
   // A[m, k] straight from the weights (f32 with mergeable k dims).
   bool a_view = false;
   int64_t a_col_stride = 0;
@@ -124,55 +131,88 @@ struct ConvPlan {
 };
 
 template <typename T>
-ConvPlan make_plan(const ConvOperands<T>& op, const ConvAxis axis[2]) {
+ConvPlan make_plan(const ConvOperands<T>& op, const ConvAxes& axis) {
   ConvPlan plan;
-  plan.axis[0] = axis[0];
-  plan.axis[1] = axis[1];
-  plan.columns = axis[0].count * axis[1].count;
-  plan.k_total = op.cig * axis[0].taps * axis[1].taps;
+  std::copy_n(axis, 3, plan.axis);
+  plan.columns = axis[0].count * axis[1].count * axis[2].count;
+  plan.k_total = op.cig * axis[0].taps * axis[1].taps * axis[2].taps;
   constexpr bool kF32 = std::is_same_v<T, float>;
+  const int64_t in_size[3] = {op.in_d, op.in_h, op.in_w};
+  const int64_t out_size[3] = {op.out_d, op.out_h, op.out_w};
   if (kF32) {
     plan.a_view = merged_stride({{op.cig, op.w_ci},
-                                 {axis[0].taps, op.w_y * axis[0].w_step},
-                                 {axis[1].taps, op.w_x * axis[1].w_step}},
+                                 {axis[0].taps, op.w_z * axis[0].w_step},
+                                 {axis[1].taps, op.w_y * axis[1].w_step},
+                                 {axis[2].taps, op.w_x * axis[2].w_step}},
                                 plan.a_col_stride);
-    const bool single_tap = axis[0].taps == 1 && axis[1].taps == 1;
-    const bool inside = axis[0].off0 >= 0 && axis[1].off0 >= 0 &&
-                        (axis[0].count - 1) * axis[0].in_step + axis[0].off0 < op.in_h &&
-                        (axis[1].count - 1) * axis[1].in_step + axis[1].off0 < op.in_w;
-    plan.b_view = single_tap && inside &&
-                  merged_stride({{axis[0].count, axis[0].in_step * op.x_stride[2]},
-                                 {axis[1].count, axis[1].in_step * op.x_stride[3]}},
-                                plan.b_col_stride);
+    bool single_tap_inside = true;
+    for (int a = 0; a < 3; ++a) {
+      single_tap_inside = single_tap_inside && axis[a].taps == 1 && axis[a].off0 >= 0 &&
+                          (axis[a].count - 1) * axis[a].in_step + axis[a].off0 < in_size[a];
+    }
+    plan.b_view = single_tap_inside && merged_stride({{axis[0].count, axis[0].in_step * op.x_stride[2]},
+                                                      {axis[1].count, axis[1].in_step * op.x_stride[3]},
+                                                      {axis[2].count, axis[2].in_step * op.x_stride[4]}},
+                                                     plan.b_col_stride);
   }
-  plan.direct_out = kF32 && axis[0].out0 == 0 && axis[0].out_step == 1 &&
-                    axis[0].count == op.out_h && axis[1].out0 == 0 && axis[1].out_step == 1 &&
-                    axis[1].count == op.out_w;
+  plan.direct_out = kF32;
+  for (int a = 0; a < 3; ++a) {
+    plan.direct_out = plan.direct_out && axis[a].out0 == 0 && axis[a].out_step == 1 && axis[a].count == out_size[a];
+  }
   return plan;
 }
 
-/// Gathers col[kk, jj] = x[n, ci, iy, ix] (0 outside the input) for rows
-/// k0 + kk and columns j0 + jj of one group; row stride nc. Columns are
-/// numbered across images (j = (n * count_y + a_y) * count_x + a_x), so one
-/// tile may span several small images.
+/// What GEMM row k reads: input channel ci within the group and the tap
+/// along each axis. Rows are walked in order, so next() steps to row k + 1
+/// without dividing.
+struct RowTap {
+  int64_t ci = 0, t[3] = {0, 0, 0};
+  int64_t taps[3] = {1, 1, 1};
+
+  RowTap(const ConvPlan& plan, int64_t k) {
+    for (int a = 0; a < 3; ++a) taps[a] = plan.axis[a].taps;
+    const int64_t taps_yx = taps[1] * taps[2];
+    const int64_t taps_zyx = taps[0] * taps_yx;
+    ci = k / taps_zyx;
+    const int64_t tap = k - ci * taps_zyx;
+    t[0] = tap / taps_yx;
+    const int64_t in_plane = tap - t[0] * taps_yx;
+    t[1] = in_plane / taps[2];
+    t[2] = in_plane - t[1] * taps[2];
+  }
+
+  void next() {
+    if (++t[2] < taps[2]) return;
+    t[2] = 0;
+    if (++t[1] < taps[1]) return;
+    t[1] = 0;
+    if (++t[0] < taps[0]) return;
+    t[0] = 0;
+    ++ci;
+  }
+};
+
+/// Gathers col[kk, jj] = x[n, ci, iz, iy, ix] (0 outside the input) for
+/// rows k0 + kk and columns j0 + jj of one group; row stride nc. Columns
+/// are numbered across images (j = ((n * count_z + a_z) * count_y + a_y) *
+/// count_x + a_x), so one tile may span several small images.
 template <typename T>
 void pack_columns(const ConvOperands<T>& op, const ConvPlan& plan, const T* xg, int64_t k0,
                   int64_t kc, int64_t j0, int64_t nc, float* col) {
-  const ConvAxis& ay_axis = plan.axis[0];
-  const ConvAxis& ax_axis = plan.axis[1];
-  const int64_t taps_xy = ay_axis.taps * ax_axis.taps;
+  const ConvAxis& az_axis = plan.axis[0];
+  const ConvAxis& ay_axis = plan.axis[1];
+  const ConvAxis& ax_axis = plan.axis[2];
   const int64_t count_x = ax_axis.count;
   const int64_t count_y = ay_axis.count;
+  const int64_t count_z = az_axis.count;
   const int64_t step = ax_axis.in_step;
-  const int64_t sy = op.x_stride[2], sx = op.x_stride[3];
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    const int64_t k = k0 + kk;
-    const int64_t ci = k / taps_xy;
-    const int64_t ty = (k % taps_xy) / ax_axis.taps;
-    const int64_t tx = k % ax_axis.taps;
-    const int64_t dy = ay_axis.off0 + ty * ay_axis.off_step;
-    const int64_t dx = ax_axis.off0 + tx * ax_axis.off_step;
-    const T* channel = xg + ci * op.x_stride[1];
+  const int64_t sz = op.x_stride[2], sy = op.x_stride[3], sx = op.x_stride[4];
+  RowTap tap(plan, k0);
+  for (int64_t kk = 0; kk < kc; ++kk, tap.next()) {
+    const int64_t dz = az_axis.off0 + tap.t[0] * az_axis.off_step;
+    const int64_t dy = ay_axis.off0 + tap.t[1] * ay_axis.off_step;
+    const int64_t dx = ax_axis.off0 + tap.t[2] * ax_axis.off_step;
+    const T* channel = xg + tap.ci * op.x_stride[1];
     // Columns a (along x) whose input lies inside [0, W): a in [a_lo, a_hi).
     const int64_t a_lo = dx >= 0 ? 0 : ceil_div(-dx, step);
     const int64_t a_hi = op.in_w - 1 - dx < 0 ? 0 : (op.in_w - 1 - dx) / step + 1;
@@ -182,20 +222,23 @@ void pack_columns(const ConvOperands<T>& op, const ConvPlan& plan, const T* xg, 
     // short for small images, so no per-segment division or library call.
     const int64_t row0 = j0 / count_x;
     int64_t x0 = j0 - row0 * count_x;
-    int64_t n = row0 / count_y;
-    int64_t ay = row0 - n * count_y;
+    const int64_t slice0 = row0 / count_y;
+    int64_t ay = row0 - slice0 * count_y;
+    int64_t n = slice0 / count_z;
+    int64_t az = slice0 - n * count_z;
     const T* image = channel + n * op.x_stride[0];
     for (int64_t done = 0; done < nc;) {
       const int64_t seg = std::min(count_x - x0, nc - done);
+      const int64_t iz = az * az_axis.in_step + dz;
       const int64_t iy = ay * ay_axis.in_step + dy;
-      if (iy < 0 || iy >= op.in_h) {
+      if (iy < 0 || iy >= op.in_h || iz < 0 || iz >= op.in_d) {
         for (int64_t i = 0; i < seg; ++i) d[i] = 0.0f;
       } else {
         const int64_t lo = std::clamp(a_lo, x0, x0 + seg) - x0;
         const int64_t hi = std::clamp(a_hi, x0 + lo, x0 + seg) - x0;
         for (int64_t i = 0; i < lo; ++i) d[i] = 0.0f;
         if (hi > lo) {
-          const T* src = image + iy * sy + ((x0 + lo) * step + dx) * sx;
+          const T* src = image + iz * sz + iy * sy + ((x0 + lo) * step + dx) * sx;
           float* dv = d + lo;
           if (src_step == 1) {
             for (int64_t i = 0; i < hi - lo; ++i) dv[i] = widen(src[i]);
@@ -210,7 +253,10 @@ void pack_columns(const ConvOperands<T>& op, const ConvPlan& plan, const T* xg, 
       x0 = 0;
       if (++ay == count_y) {
         ay = 0;
-        image += op.x_stride[0];
+        if (++az == count_z) {
+          az = 0;
+          image += op.x_stride[0];
+        }
       }
     }
   }
@@ -220,16 +266,13 @@ void pack_columns(const ConvOperands<T>& op, const ConvPlan& plan, const T* xg, 
 template <typename T>
 void pack_weights(const ConvOperands<T>& op, const ConvPlan& plan, const T* wg, int64_t m0,
                   int64_t mc, int64_t k0, int64_t kc, float* a) {
-  const ConvAxis& y = plan.axis[0];
-  const ConvAxis& x = plan.axis[1];
-  const int64_t taps_xy = y.taps * x.taps;
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    const int64_t k = k0 + kk;
-    const int64_t ci = k / taps_xy;
-    const int64_t ty = (k % taps_xy) / x.taps;
-    const int64_t tx = k % x.taps;
-    const T* src = wg + m0 * op.w_m + ci * op.w_ci + (y.w0 + ty * y.w_step) * op.w_y +
-                   (x.w0 + tx * x.w_step) * op.w_x;
+  const ConvAxis& z = plan.axis[0];
+  const ConvAxis& y = plan.axis[1];
+  const ConvAxis& x = plan.axis[2];
+  RowTap tap(plan, k0);
+  for (int64_t kk = 0; kk < kc; ++kk, tap.next()) {
+    const T* src = wg + m0 * op.w_m + tap.ci * op.w_ci + (z.w0 + tap.t[0] * z.w_step) * op.w_z +
+                   (y.w0 + tap.t[1] * y.w_step) * op.w_y + (x.w0 + tap.t[2] * x.w_step) * op.w_x;
     for (int64_t m = 0; m < mc; ++m) a[m * kc + kk] = widen(src[m * op.w_m]);
   }
 }
@@ -253,7 +296,7 @@ void run_direct_task(const ConvOperands<float>& op, const ConvPlan& plan, int64_
   alignas(64) float a_pack[kPieceRows * kChunkKPackedA];
   const int64_t n = j0 / plan.columns;
   const int64_t j_local = j0 - n * plan.columns;
-  const int64_t out_plane = op.out_h * op.out_w;
+  const int64_t out_plane = op.out_plane();
   float* out = op.out + (n * op.groups * op.cog + g * op.cog) * out_plane + j_local;
   for (int64_t m = m0; m < m1; ++m) {
     const float b = op.bias != nullptr ? op.bias[(g * op.cog + m) * op.bias_stride] : 0.0f;
@@ -268,8 +311,8 @@ void run_direct_task(const ConvOperands<float>& op, const ConvPlan& plan, int64_
     const float* b;
     int64_t ldb_row, ldb_col;
     if (plan.b_view) {
-      b = xg + n * op.x_stride[0] + plan.axis[0].off0 * op.x_stride[2] +
-          plan.axis[1].off0 * op.x_stride[3] + k0 * op.x_stride[1] + j_local * plan.b_col_stride;
+      b = xg + n * op.x_stride[0] + plan.axis[0].off0 * op.x_stride[2] + plan.axis[1].off0 * op.x_stride[3] +
+          plan.axis[2].off0 * op.x_stride[4] + k0 * op.x_stride[1] + j_local * plan.b_col_stride;
       ldb_row = op.x_stride[1];
       ldb_col = plan.b_col_stride;
     } else {
@@ -284,7 +327,7 @@ void run_direct_task(const ConvOperands<float>& op, const ConvPlan& plan, int64_
       const float* a;
       int64_t lda_row, lda_col;
       if (plan.a_view) {
-        a = wg + plan.axis[0].w0 * op.w_y + plan.axis[1].w0 * op.w_x + mm * op.w_m +
+        a = wg + plan.axis[0].w0 * op.w_z + plan.axis[1].w0 * op.w_y + plan.axis[2].w0 * op.w_x + mm * op.w_m +
             k0 * plan.a_col_stride;
         lda_row = op.w_m;
         lda_col = plan.a_col_stride;
@@ -310,9 +353,10 @@ void run_tiled_task(const ConvOperands<T>& op, const ConvPlan& plan, int64_t g, 
   alignas(64) float tile[kPieceRows * kChunkN];
   const T* xg = op.x + g * op.cig * op.x_stride[1];
   const T* wg = op.w + g * op.w_group;
-  const int64_t out_plane = op.out_h * op.out_w;
-  const ConvAxis& y = plan.axis[0];
-  const ConvAxis& x = plan.axis[1];
+  const int64_t out_plane = op.out_plane();
+  const ConvAxis& z = plan.axis[0];
+  const ConvAxis& y = plan.axis[1];
+  const ConvAxis& x = plan.axis[2];
   const int64_t kc_step = plan.a_view ? kChunkK : kChunkKPackedA;
   for (int64_t mm = m0, mc; mm < m1; mm += mc) {
     mc = row_piece(mm, m1, kChunkM);
@@ -322,7 +366,7 @@ void run_tiled_task(const ConvOperands<T>& op, const ConvPlan& plan, int64_t g, 
       pack_columns(op, plan, xg, k0, kc, j0, nc, col);
       if constexpr (std::is_same_v<T, float>) {
         if (plan.a_view) {
-          const float* a = wg + y.w0 * op.w_y + x.w0 * op.w_x + mm * op.w_m + k0 * plan.a_col_stride;
+          const float* a = wg + z.w0 * op.w_z + y.w0 * op.w_y + x.w0 * op.w_x + mm * op.w_m + k0 * plan.a_col_stride;
           gemm_f32(mc, nc, kc, a, op.w_m, plan.a_col_stride, col, nc, 1, tile, nc,
                    /*accumulate=*/true, /*num_threads=*/1);
           continue;
@@ -333,23 +377,33 @@ void run_tiled_task(const ConvOperands<T>& op, const ConvPlan& plan, int64_t g, 
                /*num_threads=*/1);
     }
     const int64_t row0 = j0 / x.count;
+    const int64_t slice0 = row0 / y.count;
+    // The output offset of the phase's row (az, ay) within an image plane.
+    auto row_offset = [&](int64_t az, int64_t ay) {
+      return ((z.out0 + az * z.out_step) * op.out_h + y.out0 + ay * y.out_step) * op.out_w + x.out0;
+    };
     for (int64_t m = 0; m < mc; ++m) {
       const int64_t co = g * op.cog + mm + m;
       const float b = op.bias != nullptr ? widen(op.bias[co * op.bias_stride]) : 0.0f;
       const float* t = tile + m * nc;
-      int64_t row = row0;
       int64_t ax = j0 - row0 * x.count;
-      int64_t n = row / y.count;
-      int64_t ay = row - n * y.count;
+      int64_t ay = row0 - slice0 * y.count;
+      int64_t n = slice0 / z.count;
+      int64_t az = slice0 - n * z.count;
       T* out = op.out + (n * op.groups * op.cog + co) * out_plane;
+      int64_t at = row_offset(az, ay);
       for (int64_t jj = 0; jj < nc; ++jj) {
-        out[(y.out0 + ay * y.out_step) * op.out_w + x.out0 + ax * x.out_step] = narrow<T>(t[jj] + b);
+        out[at + ax * x.out_step] = narrow<T>(t[jj] + b);
         if (++ax == x.count) {
           ax = 0;
           if (++ay == y.count) {
             ay = 0;
-            out += op.groups * op.cog * out_plane;  // next image
+            if (++az == z.count) {
+              az = 0;
+              out += op.groups * op.cog * out_plane;  // next image
+            }
           }
+          at = row_offset(az, ay);
         }
       }
     }
@@ -358,7 +412,7 @@ void run_tiled_task(const ConvOperands<T>& op, const ConvPlan& plan, int64_t g, 
 
 /// Runs one phase over every image and group, in parallel tasks.
 template <typename T>
-void run_phase(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t batch, int max_threads) {
+void run_phase(const ConvOperands<T>& op, const ConvAxes& axis, int64_t batch, int max_threads) {
   const ConvPlan plan = make_plan(op, axis);
   if (plan.columns == 0 || op.cog == 0 || batch == 0) return;
   // Small images (a 1-D horizon of 8, a 7x7 map) would give GEMMs a handful
@@ -416,16 +470,27 @@ inline void multiply_add(float* __restrict acc, const float* __restrict src, flo
 
 /// Convolution where every output channel reads a single input channel
 /// (depthwise, groups == Cin): K is just the taps, far too short for a GEMM,
-/// so each output row is accumulated directly, one shifted input row per tap.
-template <typename T>
-void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t batch, int max_threads) {
-  const ConvAxis& y = axis[0];
-  const ConvAxis& x = axis[1];
+/// so each output row is accumulated directly, one shifted input row per tap
+/// (a 3-D one: per output depth slice, the rows of each depth tap).
+/// kVolume false compiles the depth loops away for 1-D and 2-D.
+template <typename T, bool kVolume>
+void depthwise_conv(const ConvOperands<T>& op, const ConvAxes& axis, int64_t batch, int max_threads) {
+  const ConvAxis& y = axis[1];
+  const ConvAxis& x = axis[2];
+  const ConvAxis z = kVolume ? axis[0] : ConvAxis{};
   const int64_t cout = op.groups * op.cog;
   const int64_t planes = batch * cout;
-  const int64_t OH = op.out_h, OW = op.out_w;
-  const int64_t step = x.in_step * op.x_stride[3];
-  const int threads = spatial::threads_for(max_threads, planes * OH * OW * y.taps * x.taps);
+  const int64_t OD = kVolume ? op.out_d : 1, OH = op.out_h, OW = op.out_w;
+  const int64_t sz = op.x_stride[2], sy = op.x_stride[3], sx = op.x_stride[4];
+  const int64_t step = x.in_step * sx;
+  const int threads = spatial::threads_for(max_threads, planes * OD * OH * OW * z.taps * y.taps * x.taps);
+  // The input slice (depth) that output slice od reads under tap tz, or
+  // nullptr when it lies in the padding.
+  auto slice_of = [&](const T* plane, int64_t od, int64_t tz) -> const T* {
+    if (!kVolume) return plane;
+    const int64_t iz = od * z.in_step + z.off0 + tz * z.off_step;
+    return iz < 0 || iz >= op.in_d ? nullptr : plane + iz * sz;
+  };
   // Output columns [lo, hi) of chunk [c0, c0 + cn) whose input under tap tx
   // lies inside the row; tabulated per chunk for the usual small kernels.
   auto tap_range = [&](int64_t tx, int64_t c0, int64_t cn, int64_t& lo, int64_t& hi) {
@@ -455,32 +520,39 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
     const T* plane = op.x + n * op.x_stride[0] + g * op.x_stride[1];
     const T* wk = op.w + g * op.w_group + (co - g * op.cog) * op.w_m;
     const float b = op.bias != nullptr ? widen(op.bias[co * op.bias_stride]) : 0.0f;
-    T* out = op.out + p * OH * OW;
+    T* out_volume = op.out + p * OD * OH * OW;
     if (flat) {
       alignas(64) float padded[kFlatPlane];
       alignas(64) float acc[kFlatPlane];
-      for (int64_t r = 0; r < pad_h; ++r) {
-        const int64_t iy = r + y.off0;
-        float* dst = padded + r * pad_w;
-        if (iy < 0 || iy >= op.in_h) {
-          std::fill_n(dst, pad_w, 0.0f);
-          continue;
+      for (int64_t od = 0; od < OD; ++od) {
+        std::fill_n(acc, flat_len, b);
+        for (int64_t tz = 0; tz < z.taps; ++tz) {
+          const T* slice = slice_of(plane, od, tz);
+          if (slice == nullptr) continue;
+          for (int64_t r = 0; r < pad_h; ++r) {
+            const int64_t iy = r + y.off0;
+            float* dst = padded + r * pad_w;
+            if (iy < 0 || iy >= op.in_h) {
+              std::fill_n(dst, pad_w, 0.0f);
+              continue;
+            }
+            const T* src = slice + iy * sy;
+            for (int64_t c = 0; c < pad_w; ++c) {
+              const int64_t ix = c + x.off0;
+              dst[c] = ix >= 0 && ix < op.in_w ? widen(src[ix * sx]) : 0.0f;
+            }
+          }
+          for (int64_t ty = 0; ty < y.taps; ++ty) {
+            for (int64_t tx = 0; tx < x.taps; ++tx) {
+              const float wv = widen(wk[tz * op.w_z + ty * op.w_y + tx * op.w_x]);
+              multiply_add(acc, padded + ty * y.off_step * pad_w + tx * x.off_step, wv, flat_len);
+            }
+          }
         }
-        const T* src = plane + iy * op.x_stride[2];
-        for (int64_t c = 0; c < pad_w; ++c) {
-          const int64_t ix = c + x.off0;
-          dst[c] = ix >= 0 && ix < op.in_w ? widen(src[ix * op.x_stride[3]]) : 0.0f;
+        T* out = out_volume + od * OH * OW;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          for (int64_t ow = 0; ow < OW; ++ow) out[oh * OW + ow] = narrow<T>(acc[oh * pad_w + ow]);
         }
-      }
-      std::fill_n(acc, flat_len, b);
-      for (int64_t ty = 0; ty < y.taps; ++ty) {
-        for (int64_t tx = 0; tx < x.taps; ++tx) {
-          const float wv = widen(wk[ty * op.w_y + tx * op.w_x]);
-          multiply_add(acc, padded + ty * y.off_step * pad_w + tx * x.off_step, wv, flat_len);
-        }
-      }
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        for (int64_t ow = 0; ow < OW; ++ow) out[oh * OW + ow] = narrow<T>(acc[oh * pad_w + ow]);
       }
       continue;
     }
@@ -492,32 +564,39 @@ void depthwise_conv(const ConvOperands<T>& op, const ConvAxis axis[2], int64_t b
       if (tabulate) {
         for (int64_t tx = 0; tx < x.taps; ++tx) tap_range(tx, c0, cn, tab_lo[tx], tab_hi[tx]);
       }
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        std::fill_n(acc, cn, b);
-        for (int64_t ty = 0; ty < y.taps; ++ty) {
-          const int64_t iy = oh * y.in_step + y.off0 + ty * y.off_step;
-          if (iy < 0 || iy >= op.in_h) continue;
-          const T* row = plane + iy * op.x_stride[2];
-          for (int64_t tx = 0; tx < x.taps; ++tx) {
-            int64_t lo, hi;
-            if (tabulate) {
-              lo = tab_lo[tx];
-              hi = tab_hi[tx];
-            } else {
-              tap_range(tx, c0, cn, lo, hi);
-            }
-            if (hi <= lo) continue;
-            const float wv = widen(wk[ty * op.w_y + tx * op.w_x]);
-            const T* src = row + (lo * x.in_step + x.off0 + tx * x.off_step) * op.x_stride[3];
-            float* a = acc + (lo - c0);
-            if (step == 1) {
-              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * widen(src[i]);
-            } else {
-              for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * widen(src[i * step]);
+      for (int64_t od = 0; od < OD; ++od) {
+        T* out = out_volume + od * OH * OW;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          std::fill_n(acc, cn, b);
+          for (int64_t tz = 0; tz < z.taps; ++tz) {
+            const T* slice = slice_of(plane, od, tz);
+            if (slice == nullptr) continue;
+            for (int64_t ty = 0; ty < y.taps; ++ty) {
+              const int64_t iy = oh * y.in_step + y.off0 + ty * y.off_step;
+              if (iy < 0 || iy >= op.in_h) continue;
+              const T* row = slice + iy * sy;
+              for (int64_t tx = 0; tx < x.taps; ++tx) {
+                int64_t lo, hi;
+                if (tabulate) {
+                  lo = tab_lo[tx];
+                  hi = tab_hi[tx];
+                } else {
+                  tap_range(tx, c0, cn, lo, hi);
+                }
+                if (hi <= lo) continue;
+                const float wv = widen(wk[tz * op.w_z + ty * op.w_y + tx * op.w_x]);
+                const T* src = row + (lo * x.in_step + x.off0 + tx * x.off_step) * sx;
+                float* a = acc + (lo - c0);
+                if (step == 1) {
+                  for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * widen(src[i]);
+                } else {
+                  for (int64_t i = 0; i < hi - lo; ++i) a[i] += wv * widen(src[i * step]);
+                }
+              }
             }
           }
+          for (int64_t i = 0; i < cn; ++i) out[oh * OW + c0 + i] = narrow<T>(acc[i]);
         }
-        for (int64_t i = 0; i < cn; ++i) out[oh * OW + c0 + i] = narrow<T>(acc[i]);
       }
     }
   }
@@ -539,9 +618,9 @@ struct ConvDecls {
 };
 
 /// The window (kernel from the weights) and the other attributes, per axis
-/// in 2-D coordinates.
+/// in 3-D coordinates.
 struct ConvAttrs : spatial::Window {
-  int64_t output_padding[2] = {0, 0};
+  int64_t output_padding[spatial::kAxes] = {0, 0, 0};
   int64_t groups = 1;
 };
 
@@ -568,8 +647,10 @@ Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, cons
     return fail(Error::InvalidType, cat(op, ": output dtype must match the input's ", dtype_name(x.dtype),
                                         ", got ", dtype_name(outputs[0].dtype)));
   }
-  if (x.rank != 3 && x.rank != 4) {
-    return fail(Error::InvalidShape, cat(op, ": expected a rank-3 (N, C, L) or rank-4 (N, C, H, W) input, got shape ",
+  if (x.rank < 3 || x.rank > 5) {
+    return fail(Error::InvalidShape, cat(op,
+                                         ": expected a rank-3 (N, C, L), rank-4 (N, C, H, W) or rank-5 (N, C, D, H, W) "
+                                         "input, got shape ",
                                          shape_string(x.shape())));
   }
   if (w.rank != x.rank) {
@@ -582,7 +663,7 @@ Error read_conv_common(std::string_view op, std::span<const Tensor> inputs, cons
     if (k < 1 || k > spatial::kMaxAttrValue) {
       return fail(Error::InvalidShape, cat(op, ": weight ", shape_string(w.shape()), " has an empty kernel"));
     }
-    ca.kernel[2 - ca.nd + i] = k;
+    ca.kernel[spatial::kAxes - ca.nd + i] = k;
   }
   EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().stride, ca.nd, 1, ca.stride));
   EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().dilation, ca.nd, 1, ca.dilation));
@@ -614,65 +695,72 @@ Error check_bias(std::string_view op, std::span<const Tensor> inputs, int64_t co
 /// but the weights' per-group, output-channel and input-channel steps and
 /// the channel counts per group).
 template <typename T>
-ConvOperands<T> base_operands(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
-                              const Tensor& w4, const int64_t out_hw[2], Tensor& out) {
+ConvOperands<T> base_operands(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x5,
+                              const Tensor& w5, const int64_t out_dhw[3], Tensor& out) {
   ConvOperands<T> op;
-  op.x = x4.data_as<T>();
-  for (int i = 0; i < 4; ++i) op.x_stride[i] = x4.strides[i];
-  op.in_h = x4.sizes[2];
-  op.in_w = x4.sizes[3];
-  op.w = w4.data_as<T>();
-  op.w_y = w4.strides[2];
-  op.w_x = w4.strides[3];
+  op.x = x5.data_as<T>();
+  for (int i = 0; i < 5; ++i) op.x_stride[i] = x5.strides[i];
+  op.in_d = x5.sizes[2];
+  op.in_h = x5.sizes[3];
+  op.in_w = x5.sizes[4];
+  op.w = w5.data_as<T>();
+  op.w_z = w5.strides[2];
+  op.w_y = w5.strides[3];
+  op.w_x = w5.strides[4];
   if (inputs.size() == 3) {
     op.bias = inputs[2].data_as<T>();
     op.bias_stride = inputs[2].strides[0];
   }
   op.out = out.data_as<T>();
-  op.out_h = out_hw[0];
-  op.out_w = out_hw[1];
+  op.out_d = out_dhw[0];
+  op.out_h = out_dhw[1];
+  op.out_w = out_dhw[2];
   op.groups = ca.groups;
   return op;
 }
 
-/// The typed body of conv or conv_transpose, on the 2-D views of x and w.
-using TypedConv = void (*)(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4, const Tensor& w4,
-                           int64_t cout, const int64_t out_hw[2], Tensor& out, int max_threads);
+/// The typed body of conv or conv_transpose, on the 3-D views of x and w.
+using TypedConv = void (*)(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x5, const Tensor& w5,
+                           int64_t cout, const int64_t out_dhw[3], Tensor& out, int max_threads);
 
-/// Sizes the output [N, cout, out_hw...] and runs the f32 or f16 body.
-Error run_conv(const ConvAttrs& ca, std::span<const Tensor> inputs, int64_t cout, const int64_t out_hw[2],
+/// Sizes the output [N, cout, out_dhw...] and runs the f32 or f16 body.
+Error run_conv(const ConvAttrs& ca, std::span<const Tensor> inputs, int64_t cout, const int64_t out_dhw[3],
                Tensor& out, int max_threads, TypedConv f32, TypedConv f16) {
   const Tensor& x = inputs[0];
-  EDGEC_TRY(spatial::resize_spatial(x, cout, out_hw, ca.nd, out));
-  const Tensor x4 = spatial::lift_to_2d(x);
-  const Tensor w4 = spatial::lift_to_2d(inputs[1]);
-  (x.dtype == DType::Float32 ? f32 : f16)(ca, inputs, x4, w4, cout, out_hw, out, max_threads);
+  EDGEC_TRY(spatial::resize_spatial(x, cout, out_dhw, ca.nd, out));
+  const Tensor x5 = spatial::lift_to_3d(x);
+  const Tensor w5 = spatial::lift_to_3d(inputs[1]);
+  (x.dtype == DType::Float32 ? f32 : f16)(ca, inputs, x5, w5, cout, out_dhw, out, max_threads);
   return Error::Ok;
 }
 
 // ---- conv -------------------------------------------------------------------
 
 template <typename T>
-void conv_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
-                const Tensor& w4, int64_t cout, const int64_t out_hw[2], Tensor& out, int max_threads) {
-  ConvOperands<T> op = base_operands<T>(ca, inputs, x4, w4, out_hw, out);
-  op.cig = w4.sizes[1];
+void conv_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x5,
+                const Tensor& w5, int64_t cout, const int64_t out_dhw[3], Tensor& out, int max_threads) {
+  ConvOperands<T> op = base_operands<T>(ca, inputs, x5, w5, out_dhw, out);
+  op.cig = w5.sizes[1];
   op.cog = cout / ca.groups;
-  op.w_group = op.cog * w4.strides[0];
-  op.w_m = w4.strides[0];
-  op.w_ci = w4.strides[1];
-  ConvAxis axis[2];
-  for (int a = 0; a < 2; ++a) {
-    axis[a].count = out_hw[a];
+  op.w_group = op.cog * w5.strides[0];
+  op.w_m = w5.strides[0];
+  op.w_ci = w5.strides[1];
+  ConvAxes axis;
+  for (int a = 0; a < 3; ++a) {
+    axis[a].count = out_dhw[a];
     axis[a].in_step = ca.stride[a];
     axis[a].off0 = -ca.pad_begin[a];
     axis[a].off_step = ca.dilation[a];
     axis[a].taps = ca.kernel[a];
   }
   if (op.cig == 1) {
-    depthwise_conv(op, axis, x4.sizes[0], max_threads);
+    if (ca.nd == 3) {
+      depthwise_conv<T, true>(op, axis, x5.sizes[0], max_threads);
+    } else {
+      depthwise_conv<T, false>(op, axis, x5.sizes[0], max_threads);
+    }
   } else {
-    run_phase(op, axis, x4.sizes[0], max_threads);
+    run_phase(op, axis, x5.sizes[0], max_threads);
   }
 }
 
@@ -696,9 +784,9 @@ Error conv(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attr
                                          cin));
   }
   EDGEC_TRY(check_bias(kOp, inputs, cout));
-  int64_t out_hw[2] = {1, 1};
-  for (int a = 2 - ca.nd; a < 2; ++a) {
-    const int64_t in = x.sizes[a - (2 - ca.nd) + 2];
+  int64_t out_dhw[3] = {1, 1, 1};
+  for (int a = spatial::kAxes - ca.nd; a < spatial::kAxes; ++a) {
+    const int64_t in = x.sizes[a - (spatial::kAxes - ca.nd) + 2];
     const int64_t span = ca.dilation[a] * (ca.kernel[a] - 1) + 1;
     const int64_t padded = in + ca.pad_begin[a] + ca.pad_end[a];
     if (padded < span) {
@@ -707,9 +795,9 @@ Error conv(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attr
                                            shape_string(x.shape()), " padded by ", axes_string(ca.pad_begin, ca.nd),
                                            " + ", axes_string(ca.pad_end, ca.nd)));
     }
-    out_hw[a] = (padded - span) / ca.stride[a] + 1;
+    out_dhw[a] = (padded - span) / ca.stride[a] + 1;
   }
-  return run_conv(ca, inputs, cout, out_hw, outputs[0], ctx.num_threads, conv_typed<float>, conv_typed<Half>);
+  return run_conv(ca, inputs, cout, out_dhw, outputs[0], ctx.num_threads, conv_typed<float>, conv_typed<Half>);
 }
 
 // ---- conv_transpose -------------------------------------------------------------
@@ -744,24 +832,25 @@ ConvAxis transpose_phase(int64_t r, int64_t out, int64_t k, int64_t s, int64_t d
 }
 
 template <typename T>
-void conv_transpose_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x4,
-                          const Tensor& w4, int64_t cout, const int64_t out_hw[2], Tensor& out,
+void conv_transpose_typed(const ConvAttrs& ca, std::span<const Tensor> inputs, const Tensor& x5,
+                          const Tensor& w5, int64_t cout, const int64_t out_dhw[3], Tensor& out,
                           int max_threads) {
-  ConvOperands<T> op = base_operands<T>(ca, inputs, x4, w4, out_hw, out);
-  op.cig = x4.sizes[1] / ca.groups;
+  ConvOperands<T> op = base_operands<T>(ca, inputs, x5, w5, out_dhw, out);
+  op.cig = x5.sizes[1] / ca.groups;
   op.cog = cout / ca.groups;
-  op.w_group = op.cig * w4.strides[0];
-  op.w_m = w4.strides[1];
-  op.w_ci = w4.strides[0];
-  for (int64_t ry = 0; ry < ca.stride[0]; ++ry) {
-    for (int64_t rx = 0; rx < ca.stride[1]; ++rx) {
-      ConvAxis axis[2];
-      const int64_t r[2] = {ry, rx};
-      for (int a = 0; a < 2; ++a) {
-        axis[a] = transpose_phase(r[a], out_hw[a], ca.kernel[a], ca.stride[a],
-                                  ca.dilation[a], ca.pad_begin[a]);
+  op.w_group = op.cig * w5.strides[0];
+  op.w_m = w5.strides[1];
+  op.w_ci = w5.strides[0];
+  for (int64_t rz = 0; rz < ca.stride[0]; ++rz) {
+    for (int64_t ry = 0; ry < ca.stride[1]; ++ry) {
+      for (int64_t rx = 0; rx < ca.stride[2]; ++rx) {
+        ConvAxes axis;
+        const int64_t r[3] = {rz, ry, rx};
+        for (int a = 0; a < 3; ++a) {
+          axis[a] = transpose_phase(r[a], out_dhw[a], ca.kernel[a], ca.stride[a], ca.dilation[a], ca.pad_begin[a]);
+        }
+        run_phase(op, axis, x5.sizes[0], max_threads);
       }
-      run_phase(op, axis, x4.sizes[0], max_threads);
     }
   }
 }
@@ -784,8 +873,8 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
   }
   const int64_t cout = w.sizes[1] * ca.groups;
   EDGEC_TRY(check_bias(kOp, inputs, cout));
-  int64_t out_hw[2] = {1, 1};
-  for (int a = 2 - ca.nd; a < 2; ++a) {
+  int64_t out_dhw[3] = {1, 1, 1};
+  for (int a = spatial::kAxes - ca.nd; a < spatial::kAxes; ++a) {
     // torch: output padding only selects among the sizes a strided conv
     // could have come from, so it must stay below stride or dilation.
     if (ca.output_padding[a] >= std::max(ca.stride[a], ca.dilation[a])) {
@@ -793,17 +882,17 @@ Error conv_transpose(KernelContext& ctx, std::span<const Tensor> inputs, const A
                                               " must be smaller than stride ", axes_string(ca.stride, ca.nd),
                                               " or dilation ", axes_string(ca.dilation, ca.nd)));
     }
-    const int64_t in = x.sizes[a - (2 - ca.nd) + 2];
-    out_hw[a] = (in - 1) * ca.stride[a] - ca.pad_begin[a] - ca.pad_end[a] +
-                ca.dilation[a] * (ca.kernel[a] - 1) + ca.output_padding[a] + 1;
-    if (in < 1 || out_hw[a] < 1) {
+    const int64_t in = x.sizes[a - (spatial::kAxes - ca.nd) + 2];
+    out_dhw[a] = (in - 1) * ca.stride[a] - ca.pad_begin[a] - ca.pad_end[a] +
+                 ca.dilation[a] * (ca.kernel[a] - 1) + ca.output_padding[a] + 1;
+    if (in < 1 || out_dhw[a] < 1) {
       return fail(Error::InvalidShape, cat(kOp, ": input ", shape_string(x.shape()), " with kernel ",
                                            axes_string(ca.kernel, ca.nd), " and padding ",
                                            axes_string(ca.pad_begin, ca.nd), " + ", axes_string(ca.pad_end, ca.nd),
                                            " gives an empty output"));
     }
   }
-  return run_conv(ca, inputs, cout, out_hw, outputs[0], ctx.num_threads, conv_transpose_typed<float>,
+  return run_conv(ca, inputs, cout, out_dhw, outputs[0], ctx.num_threads, conv_transpose_typed<float>,
                   conv_transpose_typed<Half>);
 }
 
@@ -817,10 +906,10 @@ std::span<const KernelEntry> convolution_kernels() {
   static const KernelEntry kConvolutionKernels[] = {
       {declare("conv", "nn", operands,
                {s.stride, s.padding, s.dilation, c.groups, c.weights_strides, c.weights_blocks, c.weights_block_dims},
-               kFloatDTypes, 0, "1-d / 2-d convolution (NCL / NCHW), weight [Cout, Cin/groups, k...]"),
+               kFloatDTypes, 0, "1-d / 2-d / 3-d convolution (NCL / NCHW / NCDHW), weight [Cout, Cin/groups, k...]"),
        conv},
       {declare("conv_transpose", "nn", operands, {s.stride, s.padding, c.output_padding, s.dilation, c.groups},
-               kFloatDTypes, 0, "1-d / 2-d transposed convolution, weight [Cin, Cout/groups, k...]"),
+               kFloatDTypes, 0, "1-d / 2-d / 3-d transposed convolution, weight [Cin, Cout/groups, k...]"),
        conv_transpose},
   };
   return kConvolutionKernels;

@@ -1,10 +1,16 @@
-// Pooling kernels over NCL / NCHW tensors with PyTorch semantics:
+// Pooling kernels over NCL / NCHW / NCDHW tensors with PyTorch semantics:
 //   max_pool(x; kernel_size, stride, padding, dilation, ceil_mode)
-//   avg_pool(x; kernel_size, stride, padding, ceil_mode, count_include_pad)
-//   adaptive_avg_pool(x; output_size)
-// 1-D pooling runs as 2-D pooling with a height-1 window (conv_spatial.h).
-// Padding may be asymmetric (ONNX pads); windows are clipped to the input, so
-// padded positions never read memory.
+//   avg_pool(x; kernel_size, stride, padding, ceil_mode, count_include_pad, dilation)
+//   adaptive_avg_pool(x; output_size)                     (1-D and 2-D only)
+// max_pool and avg_pool run as 3-D pooling with a depth-1 (and for 1-D a
+// height-1) window (conv_spatial.h). Padding may be asymmetric (ONNX pads);
+// windows are clipped to the input, so padded positions never read memory.
+//
+// avg_pool's dilation is ONNX AveragePool's (opset 19; torch has none): the
+// window's elements lie `dilation` apart; count_include_pad divides by the
+// elements that lie inside the input or its padding (never the ceil_mode
+// overhang, as without dilation), else by those inside the input. ONNX
+// Runtime computes the same.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -30,10 +36,11 @@ struct PoolDecls {
   AttrDecl count_include_pad = attr_bool("count_include_pad", true);
 };
 
-/// Where the windows of a pooling operator lie, per axis (index 0 = H, 1 = W).
+/// Where the windows of a pooling operator lie, per axis (index 0 = D,
+/// 1 = H, 2 = W).
 struct PoolGeometry : spatial::Window {
-  int64_t in[2] = {1, 1};
-  int64_t out[2] = {1, 1};
+  int64_t in[spatial::kAxes] = {1, 1, 1};
+  int64_t out[spatial::kAxes] = {1, 1, 1};
   bool ceil_mode = false;
 };
 
@@ -65,20 +72,17 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, std::span
 }
 
 /// Validates the pooling attributes against `x` and computes the output size.
-Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attrs, bool has_dilation,
-                         PoolGeometry& g) {
-  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, declared<PoolDecls>().kernel_size, "window", g.nd));
+Error read_pool_geometry(std::string_view op, const Tensor& x, const Attrs& attrs, PoolGeometry& g) {
+  constexpr int kAxes = spatial::kAxes;
+  EDGEC_TRY(spatial::read_spatial_rank(op, x, attrs, declared<PoolDecls>().kernel_size, "window", g.nd, kAxes));
   EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<PoolDecls>().kernel_size, g.nd, 1, g.kernel));
-  g.stride[0] = g.kernel[0];
-  g.stride[1] = g.kernel[1];
+  std::copy_n(g.kernel, kAxes, g.stride);
   EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().stride, g.nd, 1, g.stride));
   EDGEC_TRY(spatial::read_padding(op, attrs, g.nd, g.pad_begin, g.pad_end));
-  if (has_dilation) {
-    EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().dilation, g.nd, 1, g.dilation));
-  }
+  EDGEC_TRY(spatial::read_axis_ints(op, attrs, declared<spatial::SharedDecls>().dilation, g.nd, 1, g.dilation));
   g.ceil_mode = declared<PoolDecls>().ceil_mode.bool_value(attrs);
-  for (int a = 2 - g.nd; a < 2; ++a) {
-    g.in[a] = x.sizes[a - (2 - g.nd) + 2];
+  for (int a = kAxes - g.nd; a < kAxes; ++a) {
+    g.in[a] = x.sizes[a - (kAxes - g.nd) + 2];
     g.out[a] = pooled_size(g.in[a], g.kernel[a], g.stride[a], g.pad_begin[a], g.pad_end[a],
                            g.dilation[a], g.ceil_mode);
     if (g.out[a] < 1) {
@@ -127,48 +131,57 @@ constexpr A lowest_value() {
 /// Output columns per accumulator row; the row lives on the stack.
 constexpr int64_t kRowChunk = 256;
 
-// Each output row is built a window element at a time: for every (ky, kx)
-// one pass over the row's outputs, which vectorizes. (A loop over each
+// Each output row is built a window element at a time: for every (kz, ky,
+// kx) one pass over the row's outputs, which vectorizes. (A loop over each
 // output's window instead runs a compare-select chain per output, several
 // times slower.) Padding is never read: each pass covers only the outputs
-// whose element lies inside the input.
-template <typename T>
-void max_pool_typed(const Tensor& x4, const PoolGeometry& g, Tensor& out, int threads) {
+// whose element lies inside the input. kVolume false compiles the depth
+// loop away for 1-D and 2-D.
+template <typename T, bool kVolume>
+void max_pool_typed(const Tensor& x5, const PoolGeometry& g, Tensor& out, int threads) {
   using A = Compute<T>;
-  const int64_t H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sH = x4.strides[2], sW = x4.strides[3];
-  const int64_t OH = g.out[0], OW = g.out[1];
-  const int64_t kh = g.kernel[0], kw = g.kernel[1], dh = g.dilation[0], dw = g.dilation[1];
-  const int64_t step = g.stride[1] * sW;
-  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
+  const int64_t D = x5.sizes[2], H = x5.sizes[3], W = x5.sizes[4];
+  const int64_t sD = x5.strides[2], sH = x5.strides[3], sW = x5.strides[4];
+  const int64_t OD = kVolume ? g.out[0] : 1, OH = g.out[1], OW = g.out[2];
+  const int64_t kd = kVolume ? g.kernel[0] : 1, kh = g.kernel[1], kw = g.kernel[2];
+  const int64_t dd = g.dilation[0], dh = g.dilation[1], dw = g.dilation[2];
+  const int64_t step = g.stride[2] * sW;
+  spatial::for_each_plane<T>(x5, out, OD * OH, OW, threads, [&](const T* plane, T* op) {
     A acc[kRowChunk];
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      const int64_t hs = oh * g.stride[0] - g.pad_begin[0];
-      for (int64_t c0 = 0; c0 < OW; c0 += kRowChunk) {
-        const int64_t cn = std::min(kRowChunk, OW - c0);
-        std::fill_n(acc, cn, lowest_value<A>());
-        for (int64_t ky = 0; ky < kh; ++ky) {
-          const int64_t iy = hs + ky * dh;
-          if (iy < 0 || iy >= H) continue;
-          const T* row = plane + iy * sH;
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            int64_t lo, hi;
-            tap_columns(W, g.stride[1], g.pad_begin[1], dw, kx, c0, cn, lo, hi);
-            if (hi <= lo) continue;
-            const T* src = row + (lo * g.stride[1] - g.pad_begin[1] + kx * dw) * sW;
-            A* a = acc + (lo - c0);
-            if (step == 1) {
-              for (int64_t i = 0; i < hi - lo; ++i) take_max<A>(a[i], widen<T>(src[i]));
-            } else {
-              for (int64_t i = 0; i < hi - lo; ++i) take_max<A>(a[i], widen<T>(src[i * step]));
+    for (int64_t od = 0; od < OD; ++od) {
+      const int64_t zs = od * g.stride[0] - g.pad_begin[0];
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const int64_t hs = oh * g.stride[1] - g.pad_begin[1];
+        for (int64_t c0 = 0; c0 < OW; c0 += kRowChunk) {
+          const int64_t cn = std::min(kRowChunk, OW - c0);
+          std::fill_n(acc, cn, lowest_value<A>());
+          for (int64_t kz = 0; kz < kd; ++kz) {
+            const int64_t iz = kVolume ? zs + kz * dd : 0;
+            if (kVolume && (iz < 0 || iz >= D)) continue;
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              const int64_t iy = hs + ky * dh;
+              if (iy < 0 || iy >= H) continue;
+              const T* row = plane + iz * sD + iy * sH;
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                int64_t lo, hi;
+                tap_columns(W, g.stride[2], g.pad_begin[2], dw, kx, c0, cn, lo, hi);
+                if (hi <= lo) continue;
+                const T* src = row + (lo * g.stride[2] - g.pad_begin[2] + kx * dw) * sW;
+                A* a = acc + (lo - c0);
+                if (step == 1) {
+                  for (int64_t i = 0; i < hi - lo; ++i) take_max<A>(a[i], widen<T>(src[i]));
+                } else {
+                  for (int64_t i = 0; i < hi - lo; ++i) take_max<A>(a[i], widen<T>(src[i * step]));
+                }
+              }
             }
           }
-        }
-        T* orow = op + oh * OW + c0;
-        if constexpr (std::is_same_v<T, Half>) {
-          for (int64_t i = 0; i < cn; ++i) orow[i] = narrow<Half>(acc[i]);
-        } else {
-          std::copy_n(acc, cn, orow);
+          T* orow = op + (od * OH + oh) * OW + c0;
+          if constexpr (std::is_same_v<T, Half>) {
+            for (int64_t i = 0; i < cn; ++i) orow[i] = narrow<Half>(acc[i]);
+          } else {
+            std::copy_n(acc, cn, orow);
+          }
         }
       }
     }
@@ -181,18 +194,25 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   EDGEC_TRY(check_arity(kOp, inputs, outputs));
   const Tensor& x = inputs[0];
   PoolGeometry g;
-  EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/true, g));
+  EDGEC_TRY(read_pool_geometry(kOp, x, attrs, g));
   Tensor& out = outputs[0];
   EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
-  const Tensor x4 = spatial::lift_to_2d(x);
-  const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
+  const Tensor x5 = spatial::lift_to_3d(x);
+  const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1] * g.kernel[2]);
+  auto run = [&]<typename T>() {
+    if (g.nd == 3) {
+      max_pool_typed<T, true>(x5, g, out, threads);
+    } else {
+      max_pool_typed<T, false>(x5, g, out, threads);
+    }
+  };
   switch (x.dtype) {
-    case DType::Float32: max_pool_typed<float>(x4, g, out, threads); break;
-    case DType::Float16: max_pool_typed<Half>(x4, g, out, threads); break;
-    case DType::Int64: max_pool_typed<int64_t>(x4, g, out, threads); break;
-    case DType::Int32: max_pool_typed<int32_t>(x4, g, out, threads); break;
-    case DType::Int8: max_pool_typed<int8_t>(x4, g, out, threads); break;
-    case DType::UInt8: max_pool_typed<uint8_t>(x4, g, out, threads); break;
+    case DType::Float32: run.operator()<float>(); break;
+    case DType::Float16: run.operator()<Half>(); break;
+    case DType::Int64: run.operator()<int64_t>(); break;
+    case DType::Int32: run.operator()<int32_t>(); break;
+    case DType::Int8: run.operator()<int8_t>(); break;
+    case DType::UInt8: run.operator()<uint8_t>(); break;
     default:
       return fail(Error::InvalidType, cat(kOp, ": expected a float or integer input, got ", dtype_name(x.dtype)));
   }
@@ -201,44 +221,78 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
 
 // ---- avg_pool ---------------------------------------------------------------
 
-// The window of output `o` along axis `a` of an input of `size`, clipped to
-// the input: [lo, hi). Returns torch's count_include_pad extent: padded
-// positions count, but only up to the padded extent (the overhang ceil_mode
-// adds never counts).
-int64_t average_window(const PoolGeometry& g, int a, int64_t o, int64_t size, int64_t& lo, int64_t& hi) {
-  lo = o * g.stride[a] - g.pad_begin[a];
-  hi = std::min(lo + g.kernel[a], size + g.pad_end[a]);
-  const int64_t padded = hi - lo;
-  lo = std::max<int64_t>(lo, 0);
-  hi = std::min(hi, size);
-  return padded;
+/// The elements of output `o`'s window along axis `a` (window positions
+/// lo + t * dilation, t in [0, kernel)): those inside the input are taps
+/// [t0, t1); `padded` counts those inside the input or its padding, what
+/// count_include_pad divides by (never the ceil_mode overhang).
+struct WindowTaps {
+  int64_t lo = 0, t0 = 0, t1 = 0, padded = 0;
+};
+
+WindowTaps window_taps(const PoolGeometry& g, int a, int64_t o) {
+  WindowTaps w;
+  const int64_t k = g.kernel[a], d = g.dilation[a], size = g.in[a];
+  w.lo = o * g.stride[a] - g.pad_begin[a];
+  if (d == 1) {  // no division on the common path
+    w.t0 = std::max<int64_t>(0, -w.lo);
+    w.t1 = std::min(k, size - w.lo);
+    w.padded = std::min(k, size + g.pad_end[a] - w.lo);
+  } else {
+    w.t0 = w.lo >= 0 ? 0 : ceil_div(-w.lo, d);
+    w.t1 = std::min(k, ceil_div(size - w.lo, d));
+    w.padded = std::min(k, ceil_div(size + g.pad_end[a] - w.lo, d));
+  }
+  return w;
 }
 
+// Row passes as in max_pool: each window element adds into the row's sums
+// over the outputs whose element lies inside the input (so every output
+// still sums its elements in window order), then each sum is divided by its
+// output's count.
 template <typename T>
-void avg_pool_typed(const Tensor& x4, const PoolGeometry& g, bool count_include_pad, Tensor& out,
+void avg_pool_typed(const Tensor& x5, const PoolGeometry& g, bool count_include_pad, Tensor& out,
                     int threads) {
-  const int64_t H = x4.sizes[2], W = x4.sizes[3];
-  const int64_t sH = x4.strides[2], sW = x4.strides[3];
-  const int64_t OH = g.out[0], OW = g.out[1];
-  spatial::for_each_plane<T>(x4, out, OH, OW, threads, [&](const T* plane, T* op) {
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      int64_t h0, h1;
-      const int64_t padded_h = average_window(g, 0, oh, H, h0, h1);
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t w0, w1;
-        const int64_t padded_w = average_window(g, 1, ow, W, w0, w1);
-        // A window wholly inside the padding averages nothing; torch writes 0.
-        if (h0 >= h1 || w0 >= w1) {
-          op[oh * OW + ow] = narrow<T>(0.0f);
-          continue;
+  const int64_t W = x5.sizes[4];
+  const int64_t sD = x5.strides[2], sH = x5.strides[3], sW = x5.strides[4];
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const int64_t kw = g.kernel[2], dw = g.dilation[2];
+  const int64_t step = g.stride[2] * sW;
+  spatial::for_each_plane<T>(x5, out, OD * OH, OW, threads, [&](const T* plane, T* op) {
+    float acc[kRowChunk];
+    for (int64_t orow_index = 0; orow_index < OD * OH; ++orow_index) {
+      const int64_t od = orow_index / OH, oh = orow_index - od * OH;
+      const WindowTaps z = window_taps(g, 0, od);
+      const WindowTaps y = window_taps(g, 1, oh);
+      const int64_t zy_inside = std::max<int64_t>(z.t1 - z.t0, 0) * std::max<int64_t>(y.t1 - y.t0, 0);
+      const int64_t zy_padded = z.padded * y.padded;
+      T* orow = op + orow_index * OW;
+      for (int64_t c0 = 0; c0 < OW; c0 += kRowChunk) {
+        const int64_t cn = std::min(kRowChunk, OW - c0);
+        std::fill_n(acc, cn, 0.0f);
+        for (int64_t tz = z.t0; tz < z.t1; ++tz) {
+          for (int64_t ty = y.t0; ty < y.t1; ++ty) {
+            const T* row = plane + (z.lo + tz * g.dilation[0]) * sD + (y.lo + ty * g.dilation[1]) * sH;
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              int64_t lo, hi;
+              tap_columns(W, g.stride[2], g.pad_begin[2], dw, kx, c0, cn, lo, hi);
+              if (hi <= lo) continue;
+              const T* src = row + (lo * g.stride[2] - g.pad_begin[2] + kx * dw) * sW;
+              float* a = acc + (lo - c0);
+              if (step == 1) {
+                for (int64_t i = 0; i < hi - lo; ++i) a[i] += widen(src[i]);
+              } else {
+                for (int64_t i = 0; i < hi - lo; ++i) a[i] += widen(src[i * step]);
+              }
+            }
+          }
         }
-        float sum = 0.0f;
-        for (int64_t iy = h0; iy < h1; ++iy) {
-          const T* row = plane + iy * sH;
-          for (int64_t ix = w0; ix < w1; ++ix) sum += widen(row[ix * sW]);
+        for (int64_t i = 0; i < cn; ++i) {
+          const WindowTaps x = window_taps(g, 2, c0 + i);
+          const int64_t inside = zy_inside * std::max<int64_t>(x.t1 - x.t0, 0);
+          // A window wholly inside the padding averages nothing; torch writes 0.
+          const int64_t divisor = count_include_pad ? zy_padded * x.padded : inside;
+          orow[c0 + i] = narrow<T>(inside == 0 ? 0.0f : acc[i] / static_cast<float>(divisor));
         }
-        const int64_t divisor = count_include_pad ? padded_h * padded_w : (h1 - h0) * (w1 - w0);
-        op[oh * OW + ow] = narrow<T>(sum / static_cast<float>(divisor));
       }
     }
   });
@@ -250,20 +304,13 @@ Error avg_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
   EDGEC_TRY(check_arity(kOp, inputs, outputs, /*float_input=*/true));
   const Tensor& x = inputs[0];
   PoolGeometry g;
-  EDGEC_TRY(read_pool_geometry(kOp, x, attrs, /*has_dilation=*/false, g));
-  // Averaging over a dilated window is not a torch operator; refuse it rather
-  // than silently ignore the attribute.
-  int64_t dilation[2] = {1, 1};
-  EDGEC_TRY(spatial::read_axis_ints(kOp, attrs, declared<spatial::SharedDecls>().dilation, g.nd, 1, dilation));
-  if (dilation[0] != 1 || dilation[1] != 1) {
-    return fail(Error::NotSupported, cat(kOp, ": dilation ", axes_string(dilation, g.nd), " is not supported"));
-  }
+  EDGEC_TRY(read_pool_geometry(kOp, x, attrs, g));
   const bool count_include_pad = declared<PoolDecls>().count_include_pad.bool_value(attrs);
   Tensor& out = outputs[0];
   EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, out));
-  const Tensor x4 = spatial::lift_to_2d(x);
-  const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1]);
-  dispatch_float(x.dtype, [&]<typename T>() { avg_pool_typed<T>(x4, g, count_include_pad, out, threads); });
+  const Tensor x5 = spatial::lift_to_3d(x);
+  const int threads = spatial::threads_for(ctx.num_threads, out.numel() * g.kernel[0] * g.kernel[1] * g.kernel[2]);
+  dispatch_float(x.dtype, [&]<typename T>() { avg_pool_typed<T>(x5, g, count_include_pad, out, threads); });
   return Error::Ok;
 }
 
@@ -344,10 +391,10 @@ std::span<const KernelEntry> pooling_kernels() {
       {row("adaptive_avg_pool", {s.output_size}, kFloatDTypes, "1-d / 2-d average pooling to a given output size"),
        adaptive_avg_pool},
       {row("avg_pool", {p.kernel_size, s.stride, s.padding, p.ceil_mode, p.count_include_pad, s.dilation},
-           kFloatDTypes, "1-d / 2-d average pooling"),
+           kFloatDTypes, "1-d / 2-d / 3-d average pooling (dilation: ONNX AveragePool's)"),
        avg_pool},
       {row("max_pool", {p.kernel_size, s.stride, s.padding, s.dilation, p.ceil_mode}, kNumericDTypes,
-           "1-d / 2-d max pooling"),
+           "1-d / 2-d / 3-d max pooling"),
        max_pool},
   };
   return kPoolingKernels;

@@ -99,17 +99,19 @@ void read_padding(const ShapeQuery& q, size_t nd, std::vector<int64_t>& begin, s
 }
 
 /// The one input of pooling and resize: of a declared dtype, of rank nd + 2
-/// (N, C, spatial...) where nd is the length, 1 or 2, of the required int
-/// list `attr_name` (kernel_size, output_size); `what` names the list in
-/// the message. Returns nd.
-size_t spatial_rank_from(const ShapeQuery& q, std::string_view attr_name, const std::string& what) {
+/// (N, C, spatial...) where nd is the length, 1 to max_nd, of the required
+/// int list `attr_name` (kernel_size: up to 3, output_size: up to 2);
+/// `what` names the list in the message. Returns nd.
+size_t spatial_rank_from(const ShapeQuery& q, std::string_view attr_name, const std::string& what,
+                         size_t max_nd = 2) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
   expect_dtype(q, x, q.decl->dtypes, "input");
   const AttrDecl& decl = q.attr(attr_name);
   const std::vector<int64_t>* list = decl.ints_value(q.attrs);
-  if (list == nullptr || list->empty() || list->size() > 2)
-    op_error(q.op, "expected attribute '" + std::string(decl.name) + "' to be an int list with 1 or 2 entries, got " +
+  if (list == nullptr || list->empty() || list->size() > max_nd)
+    op_error(q.op, "expected attribute '" + std::string(decl.name) + "' to be an int list with 1 " +
+                       (max_nd == 2 ? "or 2" : "to " + num(static_cast<int64_t>(max_nd))) + " entries, got " +
                        (list == nullptr ? std::string("none") : list_str(*list)));
   const size_t nd = list->size();
   if (x.rank() != static_cast<int>(nd + 2))
@@ -217,8 +219,8 @@ ConvAttrs conv_common(const ShapeQuery& q) {
   expect_dtype(q, x, q.decl->dtypes, "input");
   expect_same_dtype(q, w, x, "weight");
   if (q.inputs.size() == 3) expect_same_dtype(q, q.inputs[2], x, "bias");
-  if (x.rank() != 3 && x.rank() != 4)
-    op_error(q.op, "expected a rank-3 (N, C, L) or rank-4 (N, C, H, W) input, got " + x.str());
+  if (x.rank() < 3 || x.rank() > 5)
+    op_error(q.op, "expected a rank-3 (N, C, L), rank-4 (N, C, H, W) or rank-5 (N, C, D, H, W) input, got " + x.str());
   if (w.rank() != x.rank())
     op_error(q.op, "expected a weight of the input's rank " + num(x.rank()) + ", got " + w.str() + " (input " +
                        x.str() + ")");
@@ -344,35 +346,28 @@ std::vector<TensorType> conv_transpose_shape(const ShapeQuery& q) {
 
 // ---- pooling -----------------------------------------------------------------
 
-std::vector<TensorType> pool_shape(const ShapeQuery& q, bool is_max) {
-  const size_t nd = spatial_rank_from(q, "kernel_size", "window");
+// max_pool and avg_pool (whose dilation is ONNX AveragePool's): 1-d to 3-d
+// windows.
+std::vector<TensorType> pool_shape(const ShapeQuery& q) {
+  const size_t nd = spatial_rank_from(q, "kernel_size", "window", 3);
   const TensorType& x = q.inputs[0];
   const std::vector<int64_t> kernel = axis_ints(q, "kernel_size", nd, 1, {});
   const std::vector<int64_t> stride = axis_ints(q, "stride", nd, 1, kernel);
   std::vector<int64_t> pad_begin, pad_end;
   read_padding(q, nd, pad_begin, pad_end);
-  // avg_pool reads dilation only to refuse anything but 1s.
   const std::vector<int64_t> dilation = axis_ints(q, "dilation", nd, 1, std::vector<int64_t>(nd, 1));
   const bool ceil_mode = q.attr("ceil_mode").bool_value(q.attrs);
   TensorType out(x.dtype, {x.dims[0], x.dims[1]});
   for (size_t i = 0; i < nd; ++i) {
-    const int64_t d = is_max ? dilation[i] : 1;
-    const AxisFormula f = window_formula(kernel[i], stride[i], d, pad_begin[i], pad_end[i], ceil_mode);
+    const AxisFormula f = window_formula(kernel[i], stride[i], dilation[i], pad_begin[i], pad_end[i], ceil_mode);
     out.dims.push_back(spatial_dim(x.dims[2 + i], f, [&](int64_t size) {
-      op_error(q.op, "expected the window " + list_str(kernel) + " (dilation " +
-                         list_str(is_max ? dilation : std::vector<int64_t>(nd, 1)) +
+      op_error(q.op, "expected the window " + list_str(kernel) + " (dilation " + list_str(dilation) +
                          ") to fit the input padded by " + list_str(pad_begin) + " + " + list_str(pad_end) +
                          ", got spatial size " + num(size) + " in input " + x.str());
     }));
   }
-  if (!is_max && std::any_of(dilation.begin(), dilation.end(), [](int64_t d) { return d != 1; }))
-    op_error(q.op, "expected dilation of 1s (dilated average pooling is not supported), got " +
-                       list_str(dilation));
   return {out};
 }
-
-std::vector<TensorType> max_pool_shape(const ShapeQuery& q) { return pool_shape(q, true); }
-std::vector<TensorType> avg_pool_shape(const ShapeQuery& q) { return pool_shape(q, false); }
 
 /// adaptive_avg_pool and the resizes: [N, C, output_size...] for a float
 /// input of rank nd + 2; an empty spatial dim cannot grow.
@@ -488,8 +483,8 @@ std::vector<TensorType> layer_norm_shape(const ShapeQuery& q) {
 std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
   return {{"conv", conv_shape},
           {"conv_transpose", conv_transpose_shape},
-          {"max_pool", max_pool_shape},
-          {"avg_pool", avg_pool_shape},
+          {"max_pool", pool_shape},
+          {"avg_pool", pool_shape},
           {"adaptive_avg_pool", output_size_shape},
           {"upsample_nearest", output_size_shape},
           {"upsample_bilinear", output_size_shape},

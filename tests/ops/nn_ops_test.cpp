@@ -110,6 +110,10 @@ TEST(NnRows, ConvShapes) {
   EXPECT_EQ(infer1("conv", {f32({1, 2, 1}), f32({3, 2, 3})}, attrs_of({{"padding", Ints{1}}})), f32({1, 3, 1}));
   // Floor division of the last window.
   EXPECT_EQ(infer1("conv", {f32({1, 1, 8}), f32({1, 1, 3})}, attrs_of({{"stride", Ints{3}}})), f32({1, 1, 2}));
+  // 3-d: D (5 + 1 + 0 - 3) / 1 + 1 = 4, H (6 + 2 - 3) / 2 + 1 = 3, W (7 + 2 - 2 * 2 - 1) / 1 + 1 = 5.
+  EXPECT_EQ(infer1("conv", {f32({1, 3, 5, 6, 7}), f32({4, 3, 3, 3, 3})},
+                   attrs_of({{"padding", Ints{1, 1, 1, 0, 1, 1}}, {"stride", Ints{1, 2, 1}}, {"dilation", Ints{1, 1, 2}}})),
+            f32({1, 4, 4, 3, 5}));
 }
 
 TEST(NnRows, ConvSymbolic) {
@@ -151,8 +155,8 @@ TEST(NnRows, ConvErrors) {
   expect_error("conv", {typed(DType::Int32, {1, 4, 8, 8}), typed(DType::Int32, {4, 4, 3, 3})}, {}, "i32");
   expect_error("conv", {x, f16({4, 4, 3, 3})}, {}, "weight: expected dtype f32");
   expect_error("conv", {x, f32({4, 4, 3, 3}), f16({4})}, {}, "bias: expected dtype f32");
-  expect_error("conv", {f32({4, 8}), f32({4, 4})}, {}, "rank-3 (N, C, L) or rank-4");
-  expect_error("conv", {f32({1, 1, 4, 8, 8}), f32({4, 1, 4, 3, 3})}, {}, "got f32[1, 1, 4, 8, 8]");
+  expect_error("conv", {f32({4, 8}), f32({4, 4})}, {}, "rank-3 (N, C, L), rank-4 (N, C, H, W) or rank-5");
+  expect_error("conv", {f32({1, 1, 4, 8, 8, 8}), f32({4, 1, 4, 3, 3, 3})}, {}, "got f32[1, 1, 4, 8, 8, 8]");
   expect_error("conv", {x, f32({4, 4, 3})}, {}, "weight of the input's rank 4");
   expect_error("conv", {x, f32({4, 4, 0, 3})}, {}, "non-empty kernel");
   // Channel mismatch: weight wants 3 * 1 = 3 channels, input has 4.
@@ -202,6 +206,10 @@ TEST(NnRows, ConvTransposeShapes) {
                    attrs_of({{"dilation", Ints{2}}, {"output_padding", Ints{1}}})),
             f32({1, 1, 6}));
   EXPECT_EQ(infer1("conv_transpose", {f32({0, 2, 3}), f32({2, 1, 2})}), f32({0, 1, 4}));
+  // 3-d: D (2 - 1) * 2 - 2 + 2 + 1 + 1 = 4, H (3 - 1) * 1 + 1 + 1 = 4, W (4 - 1) * 2 + 1 + 1 + 1 = 9.
+  EXPECT_EQ(infer1("conv_transpose", {f32({1, 2, 2, 3, 4}), f32({2, 3, 3, 2, 2})},
+                   attrs_of({{"stride", Ints{2, 1, 2}}, {"padding", Ints{1, 0, 0}}, {"output_padding", Ints{1, 0, 1}}})),
+            f32({1, 3, 4, 4, 9}));
 }
 
 TEST(NnRows, ConvTransposeSymbolic) {
@@ -265,10 +273,21 @@ TEST(NnRows, PoolShapes) {
             typed(DType::Int8, {2, 3, 3, 3}));
   EXPECT_EQ(infer1("max_pool", {typed(DType::Int64, {0, 3, 4})}, attrs_of({{"kernel_size", Ints{2}}})),
             typed(DType::Int64, {0, 3, 2}));
-  // avg_pool accepts dilation 1s.
+  // avg_pool accepts dilation: 1s, and (ONNX AveragePool's) others:
+  // (4 - 2 * 1 - 1) / 1 + 1 = 2, (5 - 2 - 1) / 1 + 1 = 3.
   EXPECT_EQ(infer1("avg_pool", {f16({1, 2, 4, 4})},
                    attrs_of({{"kernel_size", Ints{2, 2}}, {"dilation", Ints{1, 1}}, {"count_include_pad", false}})),
             f16({1, 2, 2, 2}));
+  EXPECT_EQ(infer1("avg_pool", {f32({1, 2, 4, 5})},
+                   attrs_of({{"kernel_size", Ints{2, 2}}, {"stride", Ints{1, 1}}, {"dilation", Ints{2, 2}}})),
+            f32({1, 2, 2, 3}));
+  // 3-d windows; with ceil_mode, D (5 - 2 + 1) / 2 + 1 = 3, H (6 - 3 + 1) / 2 + 1 = 3, W (7 - 2 + 1) / 2 + 1 = 4.
+  EXPECT_EQ(infer1("max_pool", {f32({1, 2, 5, 6, 7})},
+                   attrs_of({{"kernel_size", Ints{3, 3, 3}}, {"stride", Ints{2, 2, 2}}, {"padding", Ints{1, 1, 1}}})),
+            f32({1, 2, 3, 3, 4}));
+  EXPECT_EQ(infer1("avg_pool", {f32({1, 2, 5, 6, 7})},
+                   attrs_of({{"kernel_size", Ints{2, 2, 2}}, {"ceil_mode", true}, {"dilation", Ints{1, 2, 1}}})),
+            f32({1, 2, 3, 3, 4}));
 }
 
 TEST(NnRows, PoolSymbolic) {
@@ -297,9 +316,10 @@ TEST(NnRows, PoolErrors) {
                "expected 1 tensor input(s), got 2");
   expect_error("max_pool", {typed(DType::Bool, {1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}}), "got bool");
   expect_error("avg_pool", {typed(DType::Int32, {1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}}), "got i32");
-  expect_error("max_pool", {f32({1, 1, 4})}, {}, "'kernel_size' to be an int list with 1 or 2 entries, got none");
+  expect_error("max_pool", {f32({1, 1, 4})}, {}, "'kernel_size' to be an int list with 1 to 3 entries, got none");
   expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{}}}), "got []");
-  expect_error("max_pool", {f32({1, 1, 4, 4, 4})}, attrs_of({{"kernel_size", Ints{2, 2, 2}}}), "got [2, 2, 2]");
+  expect_error("max_pool", {f32({1, 1, 4, 4, 4, 4})}, attrs_of({{"kernel_size", Ints{2, 2, 2, 2}}}),
+               "got [2, 2, 2, 2]");
   expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{2, 2}}}),
                "expected a rank-4 input (N, C, spatial...) for a 2-d window, got f32[1, 1, 4]");
   expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{0}}}), "'kernel_size' entries in [1, ");
@@ -313,8 +333,8 @@ TEST(NnRows, PoolErrors) {
   expect_error("max_pool", {f32({1, 1, 2})}, attrs_of({{"kernel_size", Ints{3}}}), "spatial size 2");
   expect_error("max_pool", {f32({1, 1, 4})}, attrs_of({{"kernel_size", Ints{2}}, {"dilation", Ints{4}}}),
                "(dilation [4])");
-  expect_error("avg_pool", {f32({1, 1, 4, 4})}, attrs_of({{"kernel_size", Ints{2, 2}}, {"dilation", Ints{2, 1}}}),
-               "dilated average pooling is not supported");
+  expect_error("avg_pool", {f32({1, 1, 4, 4})}, attrs_of({{"kernel_size", Ints{2, 2}}, {"dilation", Ints{4, 1}}}),
+               "(dilation [4, 1])");
 }
 
 TEST(NnRows, AdaptiveAndResize) {

@@ -1,4 +1,4 @@
-"""Cases for conv and conv_transpose (NCL / NCHW, PyTorch semantics).
+"""Cases for conv and conv_transpose (NCL / NCHW / NCDHW, PyTorch semantics).
 
 References are written directly in numpy (float64 accumulation, then cast),
 one tap at a time: conv gathers a strided slice of the padded input per tap,
@@ -176,6 +176,37 @@ def cases():
              randn(3, dtype=np.float16), pads=[(2, 2)], attrs_pad=[2], tol=F16_TOL)
     add_conv('conv1d_empty_batch', randn(0, 4, 10), randn(3, 4, 5), randn(3), pads=[(2, 2)], attrs_pad=[2])
 
+    # --- conv3d (N, C, D, H, W) ---------------------------------------------------
+    add_conv('conv3d_3x3x3_pad1_bias', randn(2, 3, 5, 6, 7), randn(4, 3, 3, 3, 3), randn(4),
+             pads=[(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1])
+    add_conv('conv3d_stride_dilation_asymmetric', randn(1, 2, 9, 8, 7), randn(3, 2, 2, 3, 2), randn(3),
+             stride=[2, 1, 3], dilation=[2, 1, 2], pads=[(1, 0), (0, 2), (1, 1)])
+    add_conv('conv3d_nobias_stride2', randn(1, 4, 6, 7, 8), randn(5, 4, 3, 3, 3), stride=[2, 2, 2])
+    add_conv('conv3d_groups2', randn(2, 4, 5, 5, 5), randn(6, 2, 3, 3, 3), randn(6), groups=2,
+             pads=[(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1])
+    # Depthwise: the flattened padded planes (stride 1) and the row passes.
+    add_conv('conv3d_depthwise', randn(1, 4, 6, 5, 7), randn(4, 1, 3, 3, 3), randn(4), groups=4,
+             pads=[(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1])
+    add_conv('conv3d_depthwise_strided_dilated', randn(2, 3, 7, 8, 9), randn(6, 1, 3, 2, 3), randn(6), groups=3,
+             stride=[2, 2, 1], dilation=[1, 2, 2], pads=[(2, 1), (1, 1), (0, 2)])
+    add_conv('conv3d_1x1x1', randn(2, 8, 3, 4, 5), randn(6, 8, 1, 1, 1), randn(6))
+    add_conv('conv3d_1x1x1_stride2', randn(1, 8, 5, 4, 5), randn(6, 8, 1, 1, 1), randn(6), stride=[2, 1, 2])
+    # Small volumes pool their columns across the batch (the scatter walks
+    # depth too); a large one crosses every tile (K = 20 * 27 > 128, 336
+    # output positions > 128, Cout 70 > 64).
+    add_conv('conv3d_batch_folded', randn(3, 4, 2, 3, 3), randn(5, 4, 2, 2, 2), randn(5), pads=[(0, 1), (0, 0), (1, 0)])
+    add_conv('conv3d_tiled', randn(1, 20, 6, 7, 8), randn(70, 20, 3, 3, 3) * np.float32(0.2), randn(70),
+             pads=[(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1])
+    add_conv('conv3d_f16', randn(1, 3, 4, 5, 5, dtype=np.float16), randn(4, 3, 3, 3, 3, dtype=np.float16),
+             randn(4, dtype=np.float16), pads=[(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1], tol=F16_TOL)
+    x_ndhwc = randn(1, 4, 5, 6, 3)
+    add_conv('conv3d_input_ndhwc_view', x_ndhwc, randn(4, 3, 2, 3, 3), randn(4), pads=[(0, 1), (1, 1), (1, 1)],
+             perms=[[0, 4, 1, 2, 3], None, None], x_view=x_ndhwc.transpose(0, 4, 1, 2, 3))
+    w_dhwio = randn(2, 2, 2, 3, 5)  # [kd, kh, kw, cin, cout]
+    add_conv('conv3d_weight_dhwio_view', randn(1, 3, 4, 4, 4), w_dhwio, randn(5), stride=[1, 2, 1],
+             perms=[None, [4, 3, 0, 1, 2], None], w_view=w_dhwio.transpose(4, 3, 0, 1, 2))
+    add_conv('conv3d_empty_batch', randn(0, 3, 4, 4, 4), randn(2, 3, 3, 3, 3), randn(2))
+
     # --- conv errors -----------------------------------------------------------
     def error_adder(op):
         """A function that adds an error case of `op`: the kernel must refuse `inputs`."""
@@ -198,8 +229,15 @@ def cases():
                {'padding': [0, 0]}, 'conv: kernel [5, 5] (dilation [1, 1]) is larger than the input [1, 2, 3, 3]')
     conv_error('conv_error_dilated_kernel_too_large', [randn(1, 2, 8), randn(2, 2, 3)], {'dilation': [4]},
                'conv: kernel [3] (dilation [4]) is larger than the input [1, 2, 8]')
-    conv_error('conv_error_rank5_input', [randn(1, 2, 3, 3, 3), randn(2, 2, 1, 1, 1)], {},
-               'conv: expected a rank-3 (N, C, L) or rank-4 (N, C, H, W) input, got shape [1, 2, 3, 3, 3]')
+    conv_error('conv_error_rank6_input', [randn(1, 2, 3, 3, 3, 3), randn(2, 2, 1, 1, 1, 1)], {},
+               'conv: expected a rank-3 (N, C, L), rank-4 (N, C, H, W) or rank-5 (N, C, D, H, W) input, '
+               'got shape [1, 2, 3, 3, 3, 3]')
+    conv_error('conv_error_kernel_larger_than_padded_input_3d', [randn(1, 2, 2, 5, 5), randn(2, 2, 3, 3, 3)],
+               {'padding': [0, 1, 1]},
+               'conv: kernel [3, 3, 3] (dilation [1, 1, 1]) is larger than the input [1, 2, 2, 5, 5] padded by '
+               '[0, 1, 1] + [0, 1, 1]')
+    conv_error('conv_error_padding_count_3d', [randn(1, 2, 4, 4, 4), randn(3, 2, 3, 3, 3)], {'padding': [1, 1]},
+               "conv: expected 3 or 6 entries in 'padding', got 2")
     conv_error('conv_error_weight_rank', [randn(1, 2, 5, 5), randn(2, 2, 3)], {},
                'conv: weight [2, 2, 3] must have the input\'s rank 4')
     conv_error('conv_error_bias_shape', [randn(1, 2, 5, 5), randn(3, 2, 3, 3), randn(2)], {},
@@ -271,6 +309,25 @@ def cases():
               attrs_pad=[1], perms=[[0, 2, 1], None, None], x_view=x_nlc2.transpose(0, 2, 1))
     add_convt('convt1d_f16', randn(1, 4, 6, dtype=np.float16), randn(4, 3, 4, dtype=np.float16),
               randn(3, dtype=np.float16), stride=[2], pads=[(1, 1)], attrs_pad=[1], tol=F16_TOL)
+    # 3-d: a phase per (z, y, x) residue of the stride.
+    add_convt('convt3d_stride2_pad1_outpad', randn(1, 3, 3, 4, 3), randn(3, 2, 3, 3, 3), randn(2), stride=[2, 2, 2],
+              pads=[(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1], output_padding=[1, 0, 1])
+    add_convt('convt3d_basic', randn(2, 2, 3, 3, 4), randn(2, 3, 2, 3, 2), randn(3))
+    add_convt('convt3d_groups_dilation_asymmetric', randn(2, 4, 3, 3, 4), randn(4, 3, 2, 3, 2), randn(6),
+              stride=[1, 2, 3], dilation=[2, 1, 2], groups=2, pads=[(1, 0), (0, 1), (2, 1)])
+    add_convt('convt3d_depthwise_k2_s2', randn(1, 3, 2, 3, 3), randn(3, 1, 2, 2, 2), randn(3), stride=[2, 2, 2],
+              groups=3)
+    add_convt('convt3d_stride_gt_kernel_outpad', randn(1, 2, 2, 2, 3), randn(2, 2, 2, 1, 2), None,
+              stride=[3, 2, 3], output_padding=[2, 1, 0])
+    add_convt('convt3d_tiled', randn(1, 40, 3, 4, 5), randn(40, 70, 2, 2, 2) * np.float32(0.2), randn(70),
+              stride=[2, 2, 2])
+    add_convt('convt3d_f16', randn(1, 3, 3, 3, 3, dtype=np.float16), randn(3, 2, 3, 3, 3, dtype=np.float16),
+              randn(2, dtype=np.float16), stride=[2, 2, 2], pads=[(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1],
+              tol=F16_TOL)
+    x_ndhwc2 = randn(1, 3, 3, 2, 4)
+    add_convt('convt3d_input_ndhwc_view', x_ndhwc2, randn(4, 2, 2, 2, 2), randn(2), stride=[2, 1, 2],
+              perms=[[0, 4, 1, 2, 3], None, None], x_view=x_ndhwc2.transpose(0, 4, 1, 2, 3))
+    add_convt('convt3d_empty_batch', randn(0, 2, 2, 2, 2), randn(2, 2, 2, 2, 2), randn(2), stride=[2, 2, 2])
 
     convt_error = error_adder('conv_transpose')
 
@@ -284,7 +341,11 @@ def cases():
     convt_error('convt_error_padding_eats_output', [randn(1, 2, 2), randn(2, 2, 2)], {'padding': [2]},
                 'conv_transpose: input [1, 2, 2] with kernel [2] and padding [2] + [2] gives an empty output')
     convt_error('convt_error_rank2_input', [randn(2, 4), randn(4, 2)], {},
-                'conv_transpose: expected a rank-3 (N, C, L) or rank-4 (N, C, H, W) input, got shape [2, 4]')
+                'conv_transpose: expected a rank-3 (N, C, L), rank-4 (N, C, H, W) or rank-5 (N, C, D, H, W) input, '
+                'got shape [2, 4]')
+    convt_error('convt_error_output_padding_3d', [randn(1, 2, 2, 2, 2), randn(2, 2, 2, 2, 2)],
+                {'stride': [2, 1, 2], 'output_padding': [1, 1, 0]},
+                'conv_transpose: output_padding [1, 1, 0] must be smaller than stride [2, 1, 2] or dilation [1, 1, 1]')
     convt_error('convt_error_bias_shape', [randn(1, 2, 4, 4), randn(2, 3, 3, 3), randn(2)], {'groups': 2},
                 'conv_transpose: bias must have shape [6] (output channels), got [2]')
     return out

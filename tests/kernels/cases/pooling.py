@@ -1,14 +1,19 @@
-"""Cases for max_pool, avg_pool and adaptive_avg_pool (NCL / NCHW, PyTorch semantics).
+"""Cases for max_pool, avg_pool and adaptive_avg_pool (NCL / NCHW / NCDHW, PyTorch semantics).
 
 The references loop over output positions and clip each window to the input,
 written from torch's definitions: the ceil_mode rule (the last window must
 start inside the input or the left padding), avg_pool's divisor (padded
 positions count when count_include_pad, the ceil_mode overhang never does)
-and adaptive pooling's floor/ceil window bounds.
+and adaptive pooling's floor/ceil window bounds. avg_pool's dilation is ONNX
+AveragePool's (opset 19; torch has none): the window's elements lie
+`dilation` apart, and the divisor counts those of them inside the input (or,
+with count_include_pad, inside the input or its padding).
 """
+import itertools
+
 import numpy as np
 
-from common import case, flat_pads, given, lift, lifted_f64, unlift
+from common import case, flat_pads, given, lifted_f64, unlift
 
 F16_TOL = dict(atol=2e-3, rtol=2e-3)
 
@@ -20,64 +25,54 @@ def pooled_size(n, k, s, pb, pe, d, ceil_mode):
     return out
 
 
-def geometry(x, kernel, stride, pads, dilation):
+def window_axes(x, kernel, stride, pads, dilation, ceil_mode):
+    """Per spatial axis of x, per output index: (the input positions of the
+    window that lie inside the input, how many lie inside the input or its
+    padding)."""
     nd = x.ndim - 2
-    k = [1] * (2 - nd) + list(kernel)
-    s = [1] * (2 - nd) + list(stride or kernel)
-    d = [1] * (2 - nd) + list(dilation or [1] * nd)
-    p = [(0, 0)] * (2 - nd) + list(pads or [(0, 0)] * nd)
-    return k, s, d, p
+    stride = list(stride or kernel)
+    dilation = list(dilation or [1] * nd)
+    pads = list(pads or [(0, 0)] * nd)
+    axes = []
+    for a in range(nd):
+        size, k, s, d, (pb, pe) = x.shape[2 + a], kernel[a], stride[a], dilation[a], pads[a]
+        windows = []
+        for o in range(pooled_size(size, k, s, pb, pe, d, ceil_mode)):
+            positions = [o * s - pb + t * d for t in range(k)]
+            windows.append(([q for q in positions if 0 <= q < size], sum(1 for q in positions if q < size + pe)))
+        axes.append(windows)
+    return axes
 
 
 def max_pool_ref(x, kernel, stride=None, pads=None, dilation=None, ceil_mode=False):
-    nd = x.ndim - 2
-    k, s, d, p = geometry(x, kernel, stride, pads, dilation)
-    x4 = lift(x)
-    n, c, h, w = x4.shape
-    oh = pooled_size(h, k[0], s[0], p[0][0], p[0][1], d[0], ceil_mode)
-    ow = pooled_size(w, k[1], s[1], p[1][0], p[1][1], d[1], ceil_mode)
+    axes = window_axes(x, kernel, stride, pads, dilation, ceil_mode)
     if np.issubdtype(x.dtype, np.floating):
         lowest = -np.inf
     else:
         lowest = np.iinfo(x.dtype).min
-    out = np.full((n, c, oh, ow), lowest, dtype=np.float64 if x.dtype == np.float16 else x.dtype)
-    for i in range(oh):
-        for j in range(ow):
-            ys = [i * s[0] - p[0][0] + t * d[0] for t in range(k[0])]
-            xs = [j * s[1] - p[1][0] + t * d[1] for t in range(k[1])]
-            ys = [y for y in ys if 0 <= y < h]
-            xs = [v for v in xs if 0 <= v < w]
-            if ys and xs:
-                win = x4[:, :, ys][:, :, :, xs]
-                out[:, :, i, j] = win.max(axis=(2, 3))  # NaN propagates, as in torch
-    out = out.astype(x.dtype)
-    return unlift(out, nd)
+    out = np.full(x.shape[:2] + tuple(len(w) for w in axes), lowest,
+                  dtype=np.float64 if x.dtype == np.float16 else x.dtype)
+    for o in itertools.product(*[range(len(w)) for w in axes]):
+        inside = [axes[a][o[a]][0] for a in range(len(axes))]
+        if all(inside):
+            win = x[np.ix_(range(x.shape[0]), range(x.shape[1]), *inside)]
+            out[(slice(None), slice(None)) + o] = win.max(axis=tuple(range(2, x.ndim)))  # NaN propagates, as in torch
+    return out.astype(x.dtype)
 
 
-def avg_pool_ref(x, kernel, stride=None, pads=None, ceil_mode=False, count_include_pad=True):
-    nd = x.ndim - 2
-    k, s, _, p = geometry(x, kernel, stride, pads, None)
-    x4 = lift(x).astype(np.float64)
-    n, c, h, w = x4.shape
-    oh = pooled_size(h, k[0], s[0], p[0][0], p[0][1], 1, ceil_mode)
-    ow = pooled_size(w, k[1], s[1], p[1][0], p[1][1], 1, ceil_mode)
-    out = np.zeros((n, c, oh, ow))
-    for i in range(oh):
-        h0 = i * s[0] - p[0][0]
-        h1 = min(h0 + k[0], h + p[0][1])
-        ph = h1 - h0
-        h0, h1 = max(h0, 0), min(h1, h)
-        for j in range(ow):
-            w0 = j * s[1] - p[1][0]
-            w1 = min(w0 + k[1], w + p[1][1])
-            pw = w1 - w0
-            w0, w1 = max(w0, 0), min(w1, w)
-            if h0 >= h1 or w0 >= w1:
-                continue  # torch writes 0 for a window that is all padding
-            div = ph * pw if count_include_pad else (h1 - h0) * (w1 - w0)
-            out[:, :, i, j] = x4[:, :, h0:h1, w0:w1].sum(axis=(2, 3)) / div
-    out = out.astype(x.dtype)
-    return unlift(out, nd)
+def avg_pool_ref(x, kernel, stride=None, pads=None, ceil_mode=False, count_include_pad=True, dilation=None):
+    axes = window_axes(x, kernel, stride, pads, dilation, ceil_mode)
+    xd = x.astype(np.float64)
+    out = np.zeros(x.shape[:2] + tuple(len(w) for w in axes))
+    for o in itertools.product(*[range(len(w)) for w in axes]):
+        inside = [axes[a][o[a]][0] for a in range(len(axes))]
+        if not all(inside):
+            continue  # torch writes 0 for a window that is all padding
+        padded = [axes[a][o[a]][1] for a in range(len(axes))]
+        div = np.prod(padded) if count_include_pad else np.prod([len(i) for i in inside])
+        win = xd[np.ix_(range(x.shape[0]), range(x.shape[1]), *inside)]
+        out[(slice(None), slice(None)) + o] = win.sum(axis=tuple(range(2, x.ndim))) / div
+    return out.astype(x.dtype)
 
 
 def adaptive_avg_pool_ref(x, output_size):
@@ -163,6 +158,26 @@ def cases():
     add_max('max_pool1d_i64', randint(-50, 50, 2, 3, 9, dtype=np.int64), [4], [2], ceil_mode=True)
     x_nlc = randn(2, 10, 3)
     add_max('max_pool1d_nlc_view', x_nlc, [3], [1], perm=[0, 2, 1], x_view=x_nlc.transpose(0, 2, 1))
+    # 3-d (N, C, D, H, W): every axis its own stride, dilation and pads.
+    add_max('max_pool3d_k3_s2_pad1', randn(2, 3, 6, 7, 8), [3, 3, 3], [2, 2, 2], [(1, 1), (1, 1), (1, 1)],
+            attrs_pad=[1, 1, 1])
+    add_max('max_pool3d_default_stride', randn(1, 2, 4, 6, 5), [2, 2, 2])
+    add_max('max_pool3d_dilation_ceil_asymmetric', randn(1, 2, 7, 8, 9), [2, 3, 2], [2, 1, 3],
+            [(1, 0), (0, 1), (1, 1)], dilation=[2, 1, 2], ceil_mode=True)
+    add_max('max_pool3d_ceil_last_window_rule', randn(1, 2, 5, 5, 5), [2, 2, 2], [2, 2, 2],
+            [(1, 1), (1, 1), (1, 1)], ceil_mode=True, attrs_pad=[1, 1, 1])
+    add_max('max_pool3d_depth_only', randn(2, 2, 6, 3, 4), [3, 1, 1], [1, 1, 1], [(1, 1), (0, 0), (0, 0)])
+    add_max('max_pool3d_f16', randn(1, 3, 5, 6, 6, dtype=np.float16), [3, 3, 3], [2, 2, 2],
+            [(1, 1), (1, 1), (1, 1)], attrs_pad=[1, 1, 1])
+    add_max('max_pool3d_i32', randint(-1000, 1000, 2, 2, 4, 5, 6, dtype=np.int32), [2, 3, 2], [1, 2, 2],
+            [(0, 1), (1, 1), (0, 0)])
+    add_max('max_pool3d_u8', randint(0, 256, 1, 2, 4, 4, 4, dtype=np.uint8), [2, 2, 2], [2, 2, 2])
+    x_ndhwc = randn(1, 4, 5, 6, 3)
+    add_max('max_pool3d_ndhwc_view', x_ndhwc, [2, 3, 3], [2, 1, 2], [(0, 0), (1, 1), (1, 1)], attrs_pad=[0, 1, 1],
+            perm=[0, 4, 1, 2, 3], x_view=x_ndhwc.transpose(0, 4, 1, 2, 3))
+    add_max('max_pool3d_empty_batch', randn(0, 2, 4, 4, 4), [2, 2, 2])
+    add_max('max_pool3d_large_parallel', randn(2, 8, 12, 20, 20), [3, 3, 3], [2, 2, 2], [(1, 1), (1, 1), (1, 1)],
+            attrs_pad=[1, 1, 1])
 
     def pool_error(name, op, x, attrs, error, dtype='f32'):
         out.append(case(name, op, inputs=[x], attrs=attrs, outputs=[], error=error, out_specs=[(dtype, [1])]))
@@ -172,7 +187,11 @@ def cases():
     pool_error('max_pool_error_rank', 'max_pool', randn(2, 3, 8), {'kernel_size': [2, 2]},
                'max_pool: a 2-d window needs a rank-4 input (N, C, spatial...), got shape [2, 3, 8]')
     pool_error('max_pool_error_no_kernel_size', 'max_pool', randn(1, 2, 4, 4), {},
-               "max_pool: 'kernel_size' must be an int list with 1 or 2 entries, got none")
+               "max_pool: 'kernel_size' must be an int list with 1 to 3 entries, got none")
+    pool_error('max_pool_error_4d_window', 'max_pool', randn(1, 1, 2, 2, 2, 2), {'kernel_size': [1, 1, 1, 1]},
+               "max_pool: 'kernel_size' must be an int list with 1 to 3 entries, got 4 entries")
+    pool_error('max_pool_error_3d_window_rank', 'max_pool', randn(1, 2, 4, 4), {'kernel_size': [2, 2, 2]},
+               'max_pool: a 3-d window needs a rank-5 input (N, C, spatial...), got shape [1, 2, 4, 4]')
     pool_error('max_pool_error_kernel_zero', 'max_pool', randn(1, 2, 4, 4), {'kernel_size': [0, 2]},
                "max_pool: 'kernel_size' entries must be in [1, ")
     pool_error('max_pool_error_stride_count', 'max_pool', randn(1, 2, 4, 4), {'kernel_size': [2, 2], 'stride': [2]},
@@ -184,13 +203,14 @@ def cases():
 
     # --- avg_pool ------------------------------------------------------------------
     def add_avg(name, x, kernel, stride=None, pads=None, ceil_mode=None, count_include_pad=None, attrs_pad=None,
-                perm=None, x_view=None, tol=None):
+                perm=None, x_view=None, tol=None, dilation=None):
         attrs = {'kernel_size': list(kernel),
                  **given(stride=None if stride is None else list(stride), padding=padding_attr(attrs_pad, pads),
-                         ceil_mode=ceil_mode, count_include_pad=count_include_pad)}
+                         ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                         dilation=None if dilation is None else list(dilation))}
         xl = x if x_view is None else x_view
         cip = True if count_include_pad is None else count_include_pad
-        expected = avg_pool_ref(xl, kernel, stride, pads, bool(ceil_mode), cip)
+        expected = avg_pool_ref(xl, kernel, stride, pads, bool(ceil_mode), cip, dilation)
         out.append(case(name, 'avg_pool', inputs=[x], attrs=attrs, outputs=[expected],
                         perms=None if perm is None else [perm], **(tol or {})))
 
@@ -223,11 +243,62 @@ def cases():
     add_avg('avg_pool1d_ceil_exclude', randn(2, 3, 10), [4], [3], [(2, 2)], ceil_mode=True,
             count_include_pad=False, attrs_pad=[2])
     add_avg('avg_pool1d_f16', randn(1, 2, 9, dtype=np.float16), [2], [2], ceil_mode=True, tol=F16_TOL)
+    # 3-d.
+    add_avg('avg_pool3d_k2', randn(2, 3, 4, 6, 8), [2, 2, 2])
+    add_avg('avg_pool3d_pad_count_include', randn(1, 2, 5, 6, 7), [3, 3, 3], [2, 1, 2], [(1, 1), (1, 1), (1, 1)],
+            attrs_pad=[1, 1, 1])
+    add_avg('avg_pool3d_pad_count_exclude', randn(1, 2, 5, 6, 7), [3, 3, 3], [2, 1, 2], [(1, 1), (1, 1), (1, 1)],
+            count_include_pad=False, attrs_pad=[1, 1, 1])
+    add_avg('avg_pool3d_ceil_overhang_include', randn(1, 2, 6, 5, 7), [3, 2, 3], [2, 2, 2],
+            [(1, 1), (0, 1), (1, 0)], ceil_mode=True)
+    add_avg('avg_pool3d_ceil_overhang_exclude', randn(1, 2, 6, 5, 7), [3, 2, 3], [2, 2, 2],
+            [(1, 1), (0, 1), (1, 0)], ceil_mode=True, count_include_pad=False)
+    add_avg('avg_pool3d_f16', randn(1, 2, 4, 5, 6, dtype=np.float16), [2, 3, 3], [2, 1, 2],
+            [(0, 0), (1, 1), (1, 1)], attrs_pad=[0, 1, 1], tol=F16_TOL)
+    x_ndhwc2 = randn(2, 3, 4, 5, 3)
+    add_avg('avg_pool3d_ndhwc_view', x_ndhwc2, [2, 2, 3], [1, 2, 1], perm=[0, 4, 1, 2, 3],
+            x_view=x_ndhwc2.transpose(0, 4, 1, 2, 3))
+    add_avg('avg_pool3d_large_parallel', randn(2, 8, 12, 20, 20), [3, 3, 3], [2, 2, 2], [(1, 1), (1, 1), (1, 1)],
+            attrs_pad=[1, 1, 1], count_include_pad=False)
+    # Dilated (ONNX AveragePool's dilations): window elements `dilation`
+    # apart; the divisor counts those inside the input (and its padding,
+    # with count_include_pad), never the ceil_mode overhang.
+    add_avg('avg_pool1d_dilation2', randn(2, 3, 11), [3], [1], dilation=[2])
+    add_avg('avg_pool1d_dilation3_pads_include', randn(1, 2, 10), [3], [2], [(2, 3)], dilation=[3])
+    add_avg('avg_pool1d_dilation3_pads_exclude', randn(1, 2, 10), [3], [2], [(2, 3)], dilation=[3],
+            count_include_pad=False)
+    add_avg('avg_pool1d_dilation2_ceil_include', randn(1, 2, 9), [2], [3], [(1, 1)], dilation=[2], ceil_mode=True,
+            attrs_pad=[1])
+    add_avg('avg_pool2d_dilation2', randn(2, 3, 4, 5), [2, 2], [1, 1], dilation=[2, 2])
+    add_avg('avg_pool2d_dilation_pads_include', randn(1, 2, 7, 8), [3, 2], [2, 1], [(1, 2), (2, 1)],
+            dilation=[2, 3])
+    add_avg('avg_pool2d_dilation_pads_exclude', randn(1, 2, 7, 8), [3, 2], [2, 1], [(1, 2), (2, 1)],
+            dilation=[2, 3], count_include_pad=False)
+    add_avg('avg_pool2d_dilation_ceil_exclude', randn(1, 2, 8, 9), [2, 3], [3, 2], [(1, 1), (1, 1)],
+            dilation=[3, 2], ceil_mode=True, count_include_pad=False, attrs_pad=[1, 1])
+    add_avg('avg_pool2d_dilation_ceil_include', randn(1, 2, 8, 9), [2, 3], [3, 2], [(1, 1), (1, 1)],
+            dilation=[3, 2], ceil_mode=True, attrs_pad=[1, 1])
+    # A window whose dilated elements all miss the input (they fall in the
+    # padding on both sides of it): averages to 0.
+    add_avg('avg_pool2d_dilated_window_in_padding', randn(1, 1, 3, 2), [2, 2], [1, 1], [(0, 0), (3, 4)],
+            dilation=[1, 5], count_include_pad=False)
+    add_avg('avg_pool2d_dilated_window_in_padding_include', randn(1, 1, 3, 2), [2, 2], [1, 1], [(0, 0), (3, 4)],
+            dilation=[1, 5])
+    add_avg('avg_pool2d_dilation_f16', randn(1, 3, 6, 6, dtype=np.float16), [2, 2], [1, 1], [(1, 1), (1, 1)],
+            dilation=[2, 2], attrs_pad=[1, 1], tol=F16_TOL)
+    add_avg('avg_pool3d_dilation', randn(2, 2, 5, 6, 7), [2, 2, 3], [1, 2, 1], dilation=[2, 3, 2])
+    add_avg('avg_pool3d_dilation_pads_ceil_include', randn(1, 2, 6, 7, 8), [2, 3, 2], [2, 2, 3],
+            [(1, 1), (2, 1), (0, 1)], dilation=[2, 2, 3], ceil_mode=True)
+    add_avg('avg_pool3d_dilation_pads_ceil_exclude', randn(1, 2, 6, 7, 8), [2, 3, 2], [2, 2, 3],
+            [(1, 1), (2, 1), (0, 1)], dilation=[2, 2, 3], ceil_mode=True, count_include_pad=False)
 
     pool_error('avg_pool_error_int', 'avg_pool', rng.integers(0, 5, (1, 1, 4, 4)).astype(np.int32),
                {'kernel_size': [2, 2]}, 'avg_pool: expected an f32 or f16 input, got i32', dtype='i32')
-    pool_error('avg_pool_error_dilation', 'avg_pool', randn(1, 1, 6, 6), {'kernel_size': [2, 2], 'dilation': [2, 2]},
-               'avg_pool: dilation [2, 2] is not supported')
+    pool_error('avg_pool_error_dilated_window_too_large', 'avg_pool', randn(1, 1, 6, 6),
+               {'kernel_size': [2, 2], 'dilation': [1, 6]},
+               'avg_pool: window [2, 2] (dilation [1, 6]) does not fit the input [1, 1, 6, 6] padded by [0, 0] + [0, 0]')
+    pool_error('avg_pool_error_dilation_zero', 'avg_pool', randn(1, 1, 6, 6), {'kernel_size': [2, 2], 'dilation': [0, 1]},
+               "avg_pool: 'dilation' entries must be in [1, ")
     pool_error('avg_pool_error_window_too_large', 'avg_pool', randn(1, 1, 3), {'kernel_size': [5], 'padding': [0, 1]},
                'avg_pool: window [5] (dilation [1]) does not fit the input [1, 1, 3] padded by [0] + [1]')
     pool_error('avg_pool_error_padding_count', 'avg_pool', randn(1, 1, 6, 6), {'kernel_size': [2, 2], 'padding': [1]},
