@@ -83,6 +83,24 @@ def main():
              [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
               helper.make_node("Flatten", ["r"], ["y"])], [vi("y", None)], opset, [w])
 
+    # ---- AveragePool's dilations (opset 19) -----------------------------------------
+    # The window's elements lie `dilations` apart. 2-d on x; 3-d with
+    # asymmetric pads, excluding the padding from the divisor, and with
+    # ceil_mode including it (the last windows overhang the padding, and
+    # the overhang never counts). Own generator: the cases above keep
+    # their inputs.
+    case("averagepool_dilations_19",
+         [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2], strides=[1, 1])],
+         [vi("y", None)], 19)
+    x3 = np.random.default_rng(19).standard_normal((1, 2, 5, 6, 7)).astype(np.float32)
+    pool3 = dict(kernel_shape=[2, 3, 2], dilations=[2, 1, 2], strides=[1, 2, 2], pads=[1, 1, 0, 0, 1, 1])
+    case("averagepool_3d_dilations_pads_19",
+         [helper.make_node("AveragePool", ["x"], ["y"], count_include_pad=0, **pool3)], [vi("y", None)], 19,
+         feeds={"x": x3})
+    case("averagepool_3d_dilations_ceil_count_include_pad_19",
+         [helper.make_node("AveragePool", ["x"], ["y"], count_include_pad=1, ceil_mode=1, **pool3)],
+         [vi("y", None)], 19, feeds={"x": x3})
+
 
 if __name__ == "__main__":
     main()

@@ -841,9 +841,9 @@ std::vector<Case> cases() {
   }
   {
     Model m;
-    m.input("x", {"1", "2", "3", "3", "3"}).weight("w", {2, 2, 1, 1, 1}).node("Conv", {"x", "w"}, {"y"});
+    m.input("x", {"1", "2", "3", "3", "3", "3"}).weight("w", {2, 2, 1, 1, 1, 1}).node("Conv", {"x", "w"}, {"y"});
     m.output("y");
-    add(node_case("conv 3-d", m, "Conv", "input 0 'X' (value 'x', f32[1, 2, 3, 3, 3]) has rank 5"));
+    add(node_case("conv 4-d", m, "Conv", "input 0 'X' (value 'x', f32[1, 2, 3, 3, 3, 3]) has rank 6"));
   }
   add(node_case("conv weight rank", conv({2, 2, 1}), "Conv", "input 1 'W' (value 'w', f32[2, 2, 1]) has rank 3"));
   {

@@ -26,16 +26,6 @@ const char* const kSuites[] = {"pytorch-converted", "pytorch-operator", "simple"
 // is missing (issue 16 is delivering these). A listed model that passes
 // fails the test: take it off the list.
 const std::map<std::string, std::string> kNotYet = {
-    {"pytorch-converted/test_Conv3d", "3-d convolution"},
-    {"pytorch-converted/test_Conv3d_dilated", "3-d convolution"},
-    {"pytorch-converted/test_Conv3d_dilated_strided", "3-d convolution"},
-    {"pytorch-converted/test_Conv3d_groups", "3-d convolution"},
-    {"pytorch-converted/test_Conv3d_no_bias", "3-d convolution"},
-    {"pytorch-converted/test_Conv3d_stride", "3-d convolution"},
-    {"pytorch-converted/test_Conv3d_stride_padding", "3-d convolution"},
-    {"pytorch-converted/test_MaxPool3d", "3-d pooling"},
-    {"pytorch-converted/test_MaxPool3d_stride", "3-d pooling"},
-    {"pytorch-converted/test_MaxPool3d_stride_padding", "3-d pooling"},
     {"simple/test_sequence_model1", "sequence operators"},
     {"simple/test_sequence_model2", "sequence operators"},
     {"simple/test_sequence_model3", "sequence operators"},

@@ -137,9 +137,9 @@ std::vector<int64_t> weight_kernel(Value* w) {
 
 size_t spatial_rank(NodeContext& n, Value* x) {
   const int rank = x->type().rank();
-  if (rank != 3 && rank != 4)
+  if (rank < 3 || rank > 5)
     n.fail(n.typed_operand(0) + " has rank " + std::to_string(rank) +
-           "; expected a 1-d (N, C, L) or 2-d (N, C, H, W) input (3-d is not supported)");
+           "; expected a 1-d (N, C, L), 2-d (N, C, H, W) or 3-d (N, C, D, H, W) input");
   return static_cast<size_t>(rank - 2);
 }
 
@@ -289,7 +289,7 @@ void max_pool(NodeContext& n) {
 void average_pool(NodeContext& n) {
   const auto [x, kernel, win] = read_pool_operands(n);
   // AveragePool has dilations from opset 19 (its schema before has none,
-  // and read_window gives 1s).
+  // and read_window gives 1s); avg_pool's dilation is ONNX's.
   n.set_output(0, n.emit("avg_pool", {x},
                          attrs_of({{"kernel_size", kernel},
                                    {"stride", win.strides},
