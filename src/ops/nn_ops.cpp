@@ -13,6 +13,7 @@
 // over equal dims give equal dims (conv and floor-mode max_pool share the
 // formula, hence the name).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -385,6 +386,55 @@ std::vector<TensorType> output_size_shape(const ShapeQuery& q) {
   return {out};
 }
 
+// ---- resize (ONNX) -----------------------------------------------------------
+
+/// The float list `name`: `count` finite entries, or none (absent, or an
+/// empty list of either kind).
+std::vector<double> resize_floats(const ShapeQuery& q, std::string_view name, size_t count,
+                                  const std::string& what) {
+  const AttrDecl& decl = q.attr(name);
+  const AttrValue* v = find_attr(q, decl);
+  if (!v) return {};
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(v); ints && ints->empty()) return {};
+  const auto* values = std::get_if<std::vector<double>>(v);
+  if (!values) wrong_attr(q, decl, *v);
+  if (values->empty()) return {};
+  if (values->size() != count)
+    op_error(q.op, "expected " + num(static_cast<int64_t>(count)) + " entries in '" + std::string(name) + "' (" +
+                       what + "), got " + num(static_cast<int64_t>(values->size())));
+  for (double d : *values)
+    if (!std::isfinite(d))
+      op_error(q.op, "expected finite entries in '" + std::string(name) + "', got " + std::to_string(d));
+  return *values;
+}
+
+// resize: x's type with each of `axes` sized by `output_size`.
+std::vector<TensorType> resize_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, q.decl->dtypes, "input");
+  const std::vector<int64_t>& axes = required_ints(q, "axes");
+  const std::vector<int64_t>& sizes = required_ints(q, "output_size");
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] < 0 || axes[i] >= x.rank() || (i > 0 && axes[i] <= axes[i - 1]))
+      op_error(q.op, "expected 'axes' to be increasing axes of the input " + x.str() + ", got " + list_str(axes));
+  if (sizes.size() != axes.size())
+    op_error(q.op, "expected " + num(static_cast<int64_t>(axes.size())) + " entries in 'output_size' (one per axis " +
+                       list_str(axes) + "), got " + list_str(sizes));
+  for (double s : resize_floats(q, "scales", axes.size(), "one per axis"))
+    if (!(s > 0)) op_error(q.op, "expected 'scales' entries > 0, got " + std::to_string(s));
+  resize_floats(q, "roi", 2 * axes.size(), "the starts, then the ends, of each axis");
+  TensorType out = x;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    Dim& d = out.dims[static_cast<size_t>(axes[i])];
+    if (is_static_value(d, 0) && sizes[i] > 0)
+      op_error(q.op, "expected a non-empty axis " + num(axes[i]) + " to resize to " + num(sizes[i]) + ", got " +
+                         x.str());
+    d = Dim::fixed(sizes[i]);
+  }
+  return {out};
+}
+
 // ---- normalization -----------------------------------------------------------
 
 std::vector<TensorType> softmax_shape(const ShapeQuery& q) {
@@ -488,6 +538,7 @@ std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
           {"adaptive_avg_pool", output_size_shape},
           {"upsample_nearest", output_size_shape},
           {"upsample_bilinear", output_size_shape},
+          {"resize", resize_shape},
           {"softmax", softmax_shape},
           {"log_softmax", softmax_shape},
           {"batch_norm", batch_norm_shape},

@@ -102,6 +102,12 @@ TEST(SpatialThreads, PoolingAndResize) {
                           attrs_of({{"output_size", Ints{61, 80}}}));
   expect_thread_invariant("upsample_bilinear", {random_operand(DType::Float16, shape, 18)},
                           attrs_of({{"output_size", Ints{61, 80}}, {"align_corners", false}}));
+  // resize cuts rows into blocks and long rows into column chunks.
+  expect_thread_invariant("resize", {random_operand(DType::Float32, shape, 19)},
+                          attrs_of({{"axes", Ints{1, 2, 3}}, {"output_size", Ints{9, 61, 23}},
+                                    {"mode", std::string("cubic")}, {"antialias", true}}));
+  expect_thread_invariant("resize", {random_operand(DType::Float16, {2, 3000}, 20)},
+                          attrs_of({{"axes", Ints{1}}, {"output_size", Ints{7001}}, {"mode", std::string("linear")}}));
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ void expect_error(const std::string& op, std::vector<TensorType> inputs, const A
 TEST(NnRows, Schemas) {
   const char* names[] = {"conv",       "conv_transpose", "max_pool",   "avg_pool",      "adaptive_avg_pool",
                          "upsample_nearest", "upsample_bilinear", "softmax", "log_softmax", "batch_norm",
-                         "layer_norm", "group_norm",     "instance_norm"};
+                         "layer_norm", "group_norm",     "instance_norm", "resize"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     expect_core_row(r, n);
@@ -365,6 +365,40 @@ TEST(NnRows, AdaptiveAndResize) {
     expect_error(op, {f32({1, 1, 0, 3})}, attrs_of({{"output_size", Ints{2, 2}}}), "non-empty spatial dims");
     expect_error(op, {f32({1, 1, 4}), f32({1, 1, 4})}, attrs_of({{"output_size", Ints{2}}}), "got 2");
   }
+}
+
+// resize (ONNX Resize): the input's type with each resized axis fixed.
+TEST(NnRows, OnnxResize) {
+  using Floats = std::vector<double>;
+  EXPECT_EQ(infer1("resize", {f32({1, 3, 4, 5})}, attrs_of({{"axes", Ints{2, 3}}, {"output_size", Ints{8, 3}}})),
+            f32({1, 3, 8, 3}));
+  // Any axes; unresized symbolic dims stay; a resized one becomes static.
+  EXPECT_EQ(infer1("resize", {dims({sym("N"), fx(2), sym("H")})},
+                   attrs_of({{"axes", Ints{1, 2}}, {"output_size", Ints{5, 7}}, {"scales", Floats{2.5, 1.5}},
+                             {"mode", std::string("cubic")}})),
+            dims({sym("N"), fx(5), fx(7)}));
+  EXPECT_EQ(infer1("resize", {f16({4})}, attrs_of({{"axes", Ints{}}, {"output_size", Ints{}}})), f16({4}));
+  EXPECT_EQ(infer1("resize", {f32({1, 0, 3})}, attrs_of({{"axes", Ints{1}}, {"output_size", Ints{0}}})),
+            f32({1, 0, 3}));
+
+  const Attrs hw = attrs_of({{"axes", Ints{2, 3}}, {"output_size", Ints{2, 2}}});
+  expect_error("resize", {typed(DType::Int64, {1, 1, 4, 4})}, hw, "got i64");
+  expect_error("resize", {f32({1, 1, 4, 4})}, attrs_of({{"axes", Ints{3, 2}}, {"output_size", Ints{2, 2}}}),
+               "expected 'axes' to be increasing axes of the input f32[1, 1, 4, 4], got [3, 2]");
+  expect_error("resize", {f32({1, 1, 4})}, hw, "increasing axes of the input f32[1, 1, 4], got [2, 3]");
+  expect_error("resize", {f32({1, 1, 4, 4})}, attrs_of({{"axes", Ints{2, 3}}, {"output_size", Ints{2}}}),
+               "expected 2 entries in 'output_size' (one per axis [2, 3]), got [2]");
+  Attrs bad_scales = hw;
+  bad_scales.set("scales", Floats{0.5});
+  expect_error("resize", {f32({1, 1, 4, 4})}, bad_scales, "expected 2 entries in 'scales' (one per axis), got 1");
+  bad_scales.set("scales", Floats{0.5, -1.0});
+  expect_error("resize", {f32({1, 1, 4, 4})}, bad_scales, "expected 'scales' entries > 0, got -1.000000");
+  Attrs bad_roi = hw;
+  bad_roi.set("roi", Floats{0.0, 1.0});
+  expect_error("resize", {f32({1, 1, 4, 4})}, bad_roi,
+               "expected 4 entries in 'roi' (the starts, then the ends, of each axis), got 2");
+  expect_error("resize", {f32({1, 1, 0, 4})}, hw, "expected a non-empty axis 2 to resize to 2, got f32[1, 1, 0, 4]");
+  expect_error("resize", {f32({1, 1, 4, 4})}, attrs_of({{"output_size", Ints{2}}}), "'axes'");
 }
 
 // ---- normalization ------------------------------------------------------------
