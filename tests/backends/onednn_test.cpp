@@ -330,6 +330,51 @@ TEST(Onednn, Pooling) {
   expect_matches(ir, {"m", "c", "d", "a", "e", "o", "g"}, {"max_pool", "avg_pool", "adaptive_avg_pool"});
 }
 
+// 3-d (NCDHW): conv with bias, stride and padding, then relu; a grouped
+// dilated conv with asymmetric padding; max pooling; average pooling in
+// ceil mode without the padding counted, and padded with it; a transposed
+// conv; max pooling of a plain input of 8 channels (read reordered to the
+// blocked layout). oneDNN has all of them for ncdhw, in the layouts it
+// picks.
+TEST(Onednn, Conv3dAndPooling3d) {
+  Ir ir;
+  ir.input("x", {1, 4, 6, 7, 8}).input("z", {2, 8, 5, 6, 7}).constant("w", {8, 4, 3, 3, 3}).constant("b", {8});
+  ir.constant("wg", {8, 4, 2, 3, 2}).constant("wt", {8, 4, 2, 2, 2}).constant("bt", {4});
+  ir.op("%c = edge.conv.default(%x, %w, %b, stride = [1, 2, 1], padding = [1, 1, 1]) : f32[1, 8, 6, 4, 8]");
+  ir.op("%r = edge.relu.default(%c) : f32[1, 8, 6, 4, 8]");
+  ir.op("%g = edge.conv.default(%r, %wg, padding = [1, 0, 1, 0, 1, 0], dilation = [2, 1, 1], groups = 2) : "
+        "f32[1, 8, 5, 3, 8]");
+  ir.op("%m = edge.max_pool.default(%r, kernel_size = [3, 3, 3], stride = [2, 2, 2], padding = [1, 1, 1]) : "
+        "f32[1, 8, 3, 2, 4]");
+  ir.op("%a = edge.avg_pool.default(%r, kernel_size = [3, 2, 3], stride = [2, 2, 2], ceil_mode = true, "
+        "count_include_pad = false) : f32[1, 8, 3, 2, 4]");
+  ir.op("%p = edge.avg_pool.default(%r, kernel_size = [3, 3, 3], stride = [1, 1, 1], padding = [1, 1, 1]) : "
+        "f32[1, 8, 6, 4, 8]");
+  ir.op("%t = edge.conv_transpose.default(%m, %wt, %bt, stride = [2, 2, 2]) : f32[1, 4, 6, 4, 8]");
+  ir.op("%q = edge.max_pool.default(%z, kernel_size = [2, 3, 2], stride = [2, 1, 2], ceil_mode = true) : "
+        "f32[2, 8, 3, 4, 4]");
+  // 1e-4: sums of 108 products in another order than the portable kernels'.
+  const RunResult got = expect_matches(ir, {"r", "g", "m", "a", "p", "t", "q"},
+                                       {"conv", "relu", "max_pool", "avg_pool", "conv_transpose"}, 1e-4);
+  EXPECT_EQ(got.portable, 0u);
+}
+
+// Average pooling with dilation (ONNX AveragePool's): padding counted or
+// not, and in ceil mode.
+TEST(Onednn, DilatedAveragePooling) {
+  Ir ir;
+  ir.input("x", {1, 3, 11, 11}).input("y", {2, 3, 5, 6, 7});
+  ir.op("%a = edge.avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [2, 2], dilation = [2, 2]) : "
+        "f32[1, 3, 6, 6]");
+  ir.op("%e = edge.avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [2, 2], dilation = [2, 2], "
+        "count_include_pad = false) : f32[1, 3, 6, 6]");
+  ir.op("%c = edge.avg_pool.default(%x, kernel_size = [2, 2], stride = [3, 3], dilation = [3, 3], ceil_mode = true, "
+        "count_include_pad = false) : f32[1, 3, 4, 4]");
+  ir.op("%v = edge.avg_pool.default(%y, kernel_size = [2, 3, 2], stride = [1, 2, 2], padding = [1, 1, 0, 0, 1, 1], "
+        "dilation = [2, 1, 2], count_include_pad = false) : f32[2, 3, 4, 3, 3]");
+  expect_matches(ir, {"a", "e", "c", "v"}, {"avg_pool"});
+}
+
 TEST(Onednn, Reductions) {
   Ir ir;
   ir.input("x", {2, 3, 4}, 0.5f, 1.5f);

@@ -72,11 +72,10 @@ Reason check_pool(const CallView& call) {
   spatial_padding(call.attrs, nd, pb, pe);
   for (size_t i = 0; i < nd; ++i) {
     const int64_t stride = s[i] > 0 ? s[i] : k[i];
-    if (avg && d[i] != 1) return "attribute dilation != 1 for avg_pool";
     const int64_t pr = pool_pad_right(x[2 + i], y[2 + i], k[i], stride, d[i], pb[i]);
     if (pr < 0) return "pooling geometry oneDNN cannot express (negative right padding)";
-    // torch counts padding only up to the padded extent; oneDNN's
-    // include-padding divisor is always the full window.
+    // torch (and ONNX, dilated too) counts padding only up to the padded
+    // extent; oneDNN's include-padding divisor is always the full window.
     if (avg && pr > pe[i] && call.bool_attr("count_include_pad"))
       return "attribute ceil_mode with count_include_pad for avg_pool";
   }

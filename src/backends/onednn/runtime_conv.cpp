@@ -289,17 +289,19 @@ struct BuiltConv {
 // The oneDNN (de)convolution with a sum post-op when `sum` and `ops` as
 // eltwise post-ops after it.
 //
-// Layout: a 2-D convolution writes the blocked layout oneDNN chooses even
-// when its readers need plain data (a reorder makes it): oneDNN 2.6's
-// convolutions into plain NCHW fall back to im2col + GEMM, 3x slower on a
-// diffusion policy's 7x7 stem (244 us against 80 with the reorder) and
-// 1.2-2x on its small 3x3s. Other ranks stay plain. With a blocked result
-// oneDNN picks the source layout too (the one its producer chose, for a
-// chain of convolutions); src_as reorders if not.
+// Layout: a 2-D or 3-D convolution writes the layout oneDNN chooses
+// (blocked, or channels-last for some 3-D ones) even when its readers need
+// plain data (a reorder makes it): oneDNN 2.6's convolutions into plain
+// NCHW / NCDHW fall back to im2col + GEMM, 3x slower on a diffusion
+// policy's 7x7 stem (244 us against 80 with the reorder), 1.2-2x on its
+// small 3x3s, and 4.5x on two 3x3x3 convolutions of a 16x64x64 volume
+// (145 ms against 32, one thread). 1-D ones stay plain. With a chosen
+// result oneDNN picks the source layout too (the one its producer chose,
+// for a chain of convolutions); src_as reorders if not.
 BuiltConv make_conv_pd(Ctx& c, const ConvChain& ch, const ConvGeometry& g, bool sum, const std::vector<Eltwise>& ops) {
   const auto& x = c.shape(ch.x);
   const auto& yshape = c.shape(c.output());
-  const bool blocked = g.nd == 2;
+  const bool blocked = g.nd >= 2;
   const memory::desc src_want = blocked ? memory::desc(to_dims(x), kF32, memory::format_tag::any) : plain_md(x);
   const memory::desc dst_want =
       blocked ? memory::desc(to_dims(yshape), kF32, memory::format_tag::any) : plain_md(yshape);
