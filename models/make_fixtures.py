@@ -86,6 +86,10 @@ def _fixtures():
         Fixture("activations", "small", small.build_activations, ["y", "z"],
                 "SELU after a convolution, CELU (alpha 0.7) after a linear layer, and both on the input: "
                 "ONNX Selu and Celu (opset 17)."),
+        Fixture("conv3d", "small", small.build_conv3d, ["y"],
+                "3-d convolution and pooling: Conv3d (stride, padding), a grouped dilated Conv3d, MaxPool3d "
+                "(ceil mode), AvgPool3d (padding, count_include_pad=False), ConvTranspose3d (output padding), "
+                "on a 2x3x8x16x16 input."),
         Fixture("folded_output", "small", lambda: (small.FoldedOutput(), {"observation.state": torch.randn(1, 8)}),
                 ["action", "pos_embed", "action_scale"],
                 "Outputs: action (computed), pos_embed (a sine table that depends on no input: the exporter "

@@ -286,6 +286,30 @@ def build_activations():
     return Activations(), {"x": torch.randn(2, 4, 6, 6) * 2}, {}
 
 
+class Conv3dNet(nn.Module):
+    """3-d convolution and pooling (a block of a video or volume network):
+    Conv3d with stride and padding, a grouped dilated Conv3d, MaxPool3d in
+    ceil mode, AvgPool3d with padding left out of the divisor, and
+    ConvTranspose3d with output padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(3, 8, 3, stride=(1, 2, 2), padding=1)
+        self.grouped = nn.Conv3d(8, 8, (3, 3, 2), padding=(2, 1, 1), dilation=(2, 1, 1), groups=2)
+        self.max = nn.MaxPool3d(2, stride=2, ceil_mode=True)
+        self.avg = nn.AvgPool3d(3, stride=(1, 2, 1), padding=1, count_include_pad=False)
+        self.up = nn.ConvTranspose3d(8, 4, 3, stride=2, padding=1, output_padding=1)
+
+    def forward(self, x):
+        h = torch.relu(self.conv(x))
+        h = torch.relu(self.grouped(h))
+        return self.up(self.avg(self.max(h)))
+
+
+def build_conv3d():
+    return Conv3dNet(), {"x": torch.randn(2, 3, 8, 16, 16)}, {}
+
+
 def perturb_layer_norms(model):
     for m in model.modules():
         if isinstance(m, nn.LayerNorm):
