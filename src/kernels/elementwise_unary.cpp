@@ -181,6 +181,15 @@ EDGEC_FLOAT_UNARY(Reciprocal, "reciprocal", 1.0f / x)
 EDGEC_FLOAT_UNARY(Sin, "sin", std::sin(x))
 EDGEC_FLOAT_UNARY(Cos, "cos", std::cos(x))
 EDGEC_FLOAT_UNARY(Tanh, "tanh", vtanh(x))
+EDGEC_FLOAT_UNARY(Tan, "tan", std::tan(x))
+EDGEC_FLOAT_UNARY(Asin, "asin", std::asin(x))
+EDGEC_FLOAT_UNARY(Acos, "acos", std::acos(x))
+EDGEC_FLOAT_UNARY(Atan, "atan", std::atan(x))
+EDGEC_FLOAT_UNARY(Sinh, "sinh", std::sinh(x))
+EDGEC_FLOAT_UNARY(Cosh, "cosh", std::cosh(x))
+EDGEC_FLOAT_UNARY(Asinh, "asinh", std::asinh(x))
+EDGEC_FLOAT_UNARY(Acosh, "acosh", std::acosh(x))
+EDGEC_FLOAT_UNARY(Atanh, "atanh", std::atanh(x))
 EDGEC_FLOAT_UNARY(Erf, "erf", verf(x))
 EDGEC_FLOAT_UNARY(Floor, "floor", std::floor(x))
 EDGEC_FLOAT_UNARY(Ceil, "ceil", std::ceil(x))
@@ -456,6 +465,15 @@ std::span<const KernelEntry> elementwise_unary_kernels() {
       unary_entry<Sin, FloatTypes>("sine"),
       unary_entry<Cos, FloatTypes>("cosine"),
       unary_entry<Tanh, FloatTypes>("hyperbolic tangent"),
+      unary_entry<Tan, FloatTypes>("tangent"),
+      unary_entry<Asin, FloatTypes>("arcsine"),
+      unary_entry<Acos, FloatTypes>("arccosine"),
+      unary_entry<Atan, FloatTypes>("arctangent"),
+      unary_entry<Sinh, FloatTypes>("hyperbolic sine"),
+      unary_entry<Cosh, FloatTypes>("hyperbolic cosine"),
+      unary_entry<Asinh, FloatTypes>("inverse hyperbolic sine"),
+      unary_entry<Acosh, FloatTypes>("inverse hyperbolic cosine"),
+      unary_entry<Atanh, FloatTypes>("inverse hyperbolic tangent"),
       unary_entry<Sigmoid, FloatTypes>("1 / (1 + e^-x)"),
       unary_entry<Erf, FloatTypes>("error function"),
       unary_entry<Floor, FloatTypes>("round down"),
