@@ -106,7 +106,8 @@ void arg_reduce(NodeContext& n) {
 }
 
 // Reduce*: axes from the input (ReduceSum from opset 13, the others from
-// 18) or the attribute.
+// 18) or the attribute. ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum
+// and ReduceLogSumExp are composed of sum, amax and elementwise operators.
 void reduce(NodeContext& n) {
   const std::string& op_type = n.proto().op_type();
   std::optional<std::vector<int64_t>> axes;
@@ -127,6 +128,28 @@ void reduce(NodeContext& n) {
     Value* sq = n.im().emit("mul", {x, x}, {}, n.hint() + "_sq");
     Value* s = op_type == "ReduceL2" ? n.im().emit("sum", {sq}, attrs, n.hint() + "_sum") : n.emit("sum", {sq}, attrs);
     n.set_output(0, op_type == "ReduceL2" ? n.emit("sqrt", {s}) : s);
+    return;
+  }
+  Importer& im = n.im();
+  const std::string h = n.hint();
+  if (op_type == "ReduceL1") {
+    n.set_output(0, n.emit("sum", {im.emit("abs", {x}, {}, h + "_abs")}, attrs));
+    return;
+  }
+  if (op_type == "ReduceLogSum") {
+    n.set_output(0, n.emit("log", {im.emit("sum", {x}, attrs, h + "_sum")}));
+    return;
+  }
+  if (op_type == "ReduceLogSumExp") {
+    // log(sum(e^(x - m))) + m with m the maximum: e^x overflows float32
+    // from 89 (float16 from 12), e^(x - m) is at most 1.
+    Attrs kept = attrs;
+    kept.set("keepdim", true);
+    Value* shift = im.emit("amax", {x}, kept, h + "_max");
+    Value* e = im.emit("exp", {im.emit("sub", {x, shift}, {}, h + "_shifted")}, {}, h + "_exp");
+    Value* lse = im.emit("log", {im.emit("sum", {e}, attrs, h + "_sum")}, {}, h + "_log");
+    Value* m = keepdim ? shift : im.emit("amax", {x}, attrs, h + "_max");
+    n.set_output(0, n.emit("add", {lse, m}));
     return;
   }
   static const std::map<std::string, std::string> ops = {{"ReduceSum", "sum"},
@@ -272,7 +295,8 @@ void register_index_handlers(HandlerTable& t) {
   t["ArgMax"] = arg_reduce;
   t["ArgMin"] = arg_reduce;
   for (const char* name :
-       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL2"})
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1", "ReduceL2",
+        "ReduceLogSum", "ReduceLogSumExp"})
     t[name] = reduce;
   t["LpNormalization"] = lp_normalization;
   t["MeanVarianceNormalization"] = mean_variance_normalization;
