@@ -1474,6 +1474,45 @@ std::vector<Case> cases() {
     attr(t_node(m), "softmax_precision", int64_t{11});
     add(node_case("attention softmax in double", m, "Attention", "attribute 'softmax_precision' is 11", 23));
   }
+
+  // ---- ops_loss.cpp, and Hardmax before opset 13 (opsets.cpp) ----
+  auto nll = [](const std::string& op, const std::vector<std::string>& x, const std::vector<std::string>& t) {
+    Model m;
+    m.input("x", x).input("t", t, TensorProto::INT64).node(op, {"x", "t"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = nll("NegativeLogLikelihoodLoss", {"2", "3"}, {"2"});
+    attr(t_node(m), "reduction", "max");
+    add(node_case("nll reduction", m, "NegativeLogLikelihoodLoss",
+                  "attribute 'reduction' is 'max'; expected 'none', 'sum' or 'mean'"));
+  }
+  add(node_case("nll input rank 1", nll("NegativeLogLikelihoodLoss", {"3"}, {}), "NegativeLogLikelihoodLoss",
+                "input 0 'input' (value 'x', f32[3]) has rank 1; expected rank >= 2"));
+  add(node_case("nll target rank", nll("NegativeLogLikelihoodLoss", {"2", "3"}, {"2", "1"}),
+                "NegativeLogLikelihoodLoss", "input 1 'target' (value 't', i64[2, 1]) has rank 2; expected rank 1"));
+  add(node_case("sce scores rank 1", nll("SoftmaxCrossEntropyLoss", {"3"}, {}), "SoftmaxCrossEntropyLoss",
+                "input 0 'scores' (value 'x', f32[3]) has rank 1; expected rank >= 2"));
+  {
+    Model m;
+    attr(m.x().node("Hardmax", {"x"}, {"y"}), "axis", int64_t{4});
+    m.output("y");
+    add(node_case("hardmax axis", m, "Hardmax", "attribute 'axis' is 4; expected an axis in [-4, 3]"));
+  }
+  {
+    Model m(11);
+    attr(m.x().node("Hardmax", {"x"}, {"y"}), "axis", int64_t{-5});
+    m.output("y");
+    add(node_case("old hardmax axis", m, "Hardmax", "attribute 'axis' is -5; expected an axis in [-4, 3]", 11));
+  }
+  {
+    Model m(11);
+    m.input("x", {"n", "2", "h", "4"}).node("Hardmax", {"x"}, {"y"});
+    m.output("y");
+    add(node_case("old hardmax two symbolic dims", m, "Hardmax",
+                  "cannot coerce input 0 'input' (value 'x', f32[n, 2, h, 4]) to 2-D at axis 1", 11));
+  }
   return c;
 }
 

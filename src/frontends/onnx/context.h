@@ -237,6 +237,7 @@ void register_nn_handlers(HandlerTable& table);           // ops_nn.cpp
 void register_index_handlers(HandlerTable& table);        // ops_index.cpp
 void register_einsum_handlers(HandlerTable& table);       // ops_einsum.cpp
 void register_newer_handlers(HandlerTable& table);        // ops_newer.cpp
+void register_loss_handlers(HandlerTable& table);         // ops_loss.cpp
 
 // Attribute-building shorthands.
 Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items);

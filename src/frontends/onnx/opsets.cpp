@@ -4,6 +4,7 @@
 
 #include <onnx/version_converter/convert.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 #include <utility>
@@ -20,7 +21,8 @@ constexpr const char* kKeptDomain = "edgec.kept";
 constexpr const char* kKeptOpType = "edgec_op_type";
 
 bool kept_from_converter(const onnx::NodeProto& n) {
-  return (n.domain().empty() || n.domain() == "ai.onnx") && (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax");
+  return (n.domain().empty() || n.domain() == "ai.onnx") &&
+         (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax" || n.op_type() == "Hardmax");
 }
 
 void restore_kept(onnx::ModelProto& model) {
@@ -159,6 +161,7 @@ const std::multimap<std::string, MeaningChange>& meaning_changes() {
       {"ReduceSum", {13, "ReduceSum's 'axes' attribute became an input at opset 13"}},
       {"Softmax", {13, "Softmax over the 2-D coercion at 'axis' became Softmax along 'axis' at opset 13"}},
       {"LogSoftmax", {13, "LogSoftmax over the 2-D coercion at 'axis' became LogSoftmax along 'axis' at opset 13"}},
+      {"Hardmax", {13, "Hardmax over the 2-D coercion at 'axis' became Hardmax along 'axis' at opset 13"}},
   };
   return table;
 }
@@ -191,6 +194,46 @@ void legacy_softmax(NodeContext& n) {
   n.set_output(0, log ? n.emit("sub", {shifted, n.emit("log", {total})}) : n.emit("div", {e, total}));
 }
 
+// ---- Hardmax before opset 13 ---------------------------------------------------
+
+// The one-hot of the first maximum over all dims from 'axis' on (the 2-D
+// coercion), in row-major order: the input is reshaped to (dims before
+// 'axis', the rest flattened), the first maximum of each row is where a
+// running count of its maxima is 1, and the result is reshaped back. Each
+// reshape can leave one size to run time.
+void legacy_hardmax(NodeContext& n) {
+  Value* x = n.value(0);
+  const TensorType& xt = n.type(0);
+  const int64_t rank = xt.rank();
+  int64_t axis = n.attr_int("axis", 1);
+  if (rank == 0 || axis < -rank || axis >= rank)
+    n.fail("attribute 'axis' is " + std::to_string(axis) + "; expected an axis in [" + std::to_string(-rank) + ", " +
+           std::to_string(rank - 1) + "] for " + n.typed_operand(0));
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> rows, back;
+  int64_t tail = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    const Dim& dim = xt.dims[d];
+    back.push_back(dim.is_static() ? dim.value : -1);
+    if (d < axis) rows.push_back(back.back());
+    else tail = tail < 0 || !dim.is_static() ? -1 : tail * dim.value;
+  }
+  rows.push_back(tail);
+  if (std::count(back.begin(), back.end(), -1) > 1)
+    n.fail("cannot coerce " + n.typed_operand(0) + " to 2-D at axis " + std::to_string(axis) +
+           ": it has more than one symbolic dim, and a reshape can leave only one size to run time" +
+           n.im().dim_fix(xt.dims));
+  Value* flat = n.emit("reshape", {x}, attrs_of({{"shape", rows}}));
+  const int64_t last = static_cast<int64_t>(rows.size()) - 1;
+  Value* top = n.emit("amax", {flat}, attrs_of({{"dims", std::vector<int64_t>{last}}, {"keepdim", true}}));
+  Value* is_max = n.emit("eq", {flat, top});
+  Value* count = n.emit("cumsum", {n.emit("cast", {is_max}, attrs_of({{"dtype", DType::Int64}}))},
+                        attrs_of({{"dim", last}}));
+  Value* first = n.emit("logical_and", {is_max, n.emit("eq", {count, n.im().full({}, 1.0, DType::Int64, n.hint())})});
+  Value* y = n.emit("cast", {first}, attrs_of({{"dtype", xt.dtype}}));
+  n.set_output(0, n.emit("reshape", {y}, attrs_of({{"shape", back}})));
+}
+
 }  // namespace
 
 const char* meaning_changed_since(const std::string& op_type, int64_t opset) {
@@ -202,6 +245,7 @@ const char* meaning_changed_since(const std::string& op_type, int64_t opset) {
 
 Handler legacy_handler(const std::string& op_type, int64_t opset) {
   if ((op_type == "Softmax" || op_type == "LogSoftmax") && opset < 13) return legacy_softmax;
+  if (op_type == "Hardmax" && opset < 13) return legacy_hardmax;
   return nullptr;
 }
 
