@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -936,15 +937,73 @@ std::vector<Case> cases() {
     m.output("y");
     return m;
   };
+  auto resize_attr = [&](const std::string& label, const char* name, const char* value, const char* expect) {
+    Model m = resize({"x", "", "scales"});
+    m.floats("scales", {1, 1, 2, 2});
+    if (std::string(name) != "mode") attr(t_node(m), "mode", "linear");
+    attr(t_node(m), name, value);
+    add(node_case(label, m, "Resize", expect));
+  };
+  resize_attr("resize mode", "mode", "bicubic", "attribute 'mode' is 'bicubic'; expected nearest, linear or cubic");
+  resize_attr("resize coordinate mode", "coordinate_transformation_mode", "center",
+              "attribute 'coordinate_transformation_mode' is 'center'; expected half_pixel");
+  resize_attr("resize nearest mode", "nearest_mode", "round", "attribute 'nearest_mode' is 'round'; expected");
+  {
+    Model m = resize({"x", "", "scales"});
+    m.floats("scales", {1, 1, 2, 2});
+    attr(t_node(m), "mode", "cubic");
+    attr(t_node(m), "exclude_outside", int64_t{2});
+    add(node_case("resize exclude_outside", m, "Resize", "attribute 'exclude_outside' is 2; expected 0 or 1"));
+  }
+  // Opset 18's attributes.
+  auto resize18 = [](const std::vector<std::string>& ins) {
+    Model m(18);
+    m.x().node("Resize", ins, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = resize18({"x", "", "scales"});
+    m.floats("scales", {2});
+    attr(t_node(m), "axes", std::vector<int64_t>{4});
+    add(node_case("resize axes out of range", m, "Resize", "attribute 'axes' is [4]; expected axes in [-4, 3]", 18));
+  }
+  {
+    Model m = resize18({"x", "", "scales"});
+    m.floats("scales", {2, 2});
+    attr(t_node(m), "axes", std::vector<int64_t>{2, -2});
+    add(node_case("resize an axis twice", m, "Resize", "attribute 'axes' is [2, -2]; expected each axis once", 18));
+  }
+  {
+    Model m = resize18({"x", "", "", "sizes"});
+    m.ints("sizes", {1, 2, 8, 8});
+    attr(t_node(m), "keep_aspect_ratio_policy", "fit");
+    add(node_case("resize aspect policy", m, "Resize", "attribute 'keep_aspect_ratio_policy' is 'fit'", 18));
+  }
+  {
+    Model m = resize18({"x", "", "scales"});
+    m.floats("scales", {1, 1, 0.5f, 0.5f});
+    attr(t_node(m), "mode", "linear");
+    attr(t_node(m), "antialias", int64_t{3});
+    add(node_case("resize antialias", m, "Resize", "attribute 'antialias' is 3; expected 0 or 1", 18));
+  }
+  {
+    Model m = resize({"x", "", "scales", "sizes"});
+    m.floats("scales", {1, 1, 2, 2}).ints("sizes", {1, 2, 8, 8});
+    add(node_case("resize scales and sizes", m, "Resize", "both the scales, input 2 'scales', and the sizes"));
+  }
+  add(node_case("resize without scales or sizes", resize({"x"}), "Resize",
+                "neither the scales, input 2 'scales', nor the sizes, input 3 'sizes', are given"));
   {
     Model m = resize({"x", "", "", "sizes"});
     m.ints("sizes", {8, 8});
-    add(node_case("resize sizes count", m, "Resize", "the sizes, input 3 'sizes', are [8, 8]"));
+    add(node_case("resize sizes count", m, "Resize", "the sizes, input 3 'sizes', are [8, 8]; expected 4 sizes"));
   }
   {
     Model m = resize({"x", "", "", "sizes"});
-    m.ints("sizes", {2, 2, 8, 8});
-    add(node_case("resize sizes of the batch", m, "Resize", "the sizes, input 3 'sizes', are [2, 2, 8, 8]"));
+    m.ints("sizes", {1, 2, -8, 8});
+    add(node_case("resize negative size", m, "Resize",
+                  "the sizes, input 3 'sizes', are [1, 2, -8, 8]; expected sizes in"));
   }
   {
     Model m = resize({"x", "", "scales"});
@@ -954,12 +1013,12 @@ std::vector<Case> cases() {
   {
     Model m = resize({"x", "", "scales"});
     m.floats("scales", {2, 2});
-    add(node_case("resize scales count", m, "Resize", "the scales, input 2 'scales', hold 2 values"));
+    add(node_case("resize scales count", m, "Resize", "the scales, input 2 'scales', are [2, 2]; expected 4 scales"));
   }
   {
     Model m = resize({"x", "", "scales"});
-    m.floats("scales", {2, 1, 2, 2});
-    add(node_case("resize scales of the batch", m, "Resize", "the scales, input 2 'scales', resize the batch"));
+    m.floats("scales", {1, 1, 0, 2});
+    add(node_case("resize scale of 0", m, "Resize", "the scales, input 2 'scales', are [1, 1, 0, 2]; expected finite"));
   }
   {
     Model m;
@@ -969,28 +1028,47 @@ std::vector<Case> cases() {
   }
   {
     Model m = resize({"x", "", "scales"});
-    m.floats("scales", {1, 1, 1.1f, 1});
-    add(node_case("resize to a fractional size", m, "Resize", "the scales, input 2 'scales', give spatial dim 0"));
-  }
-  add(node_case("resize without scales or sizes", resize({"x"}), "Resize", "neither input 2 'scales' nor input 3"));
-  {
-    Model m = resize({"x", "", "scales"});
-    m.floats("scales", {1, 1, 2, 2});
-    add(node_case("resize nearest half_pixel", m, "Resize", "attributes 'coordinate_transformation_mode' half_pixel"));
+    m.floats("scales", {1, 1, 1e9f, 1});
+    add(node_case("resize to a huge size", m, "Resize", "the scales, input 2 'scales', give axis 2 of"));
   }
   {
-    Model m = resize({"x", "", "scales"});
-    m.floats("scales", {1, 1, 2, 2});
-    attr(t_node(m), "mode", "linear");
+    Model m = resize({"x", "", "", "sizes"});
+    m.ints("sizes", {1, 2, 3, 3});
     attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
-    add(node_case("resize linear tf_crop_and_resize", m, "Resize",
-                  "attribute 'coordinate_transformation_mode' tf_crop_and_resize"));
+    add(node_case("resize tf_crop_and_resize without roi", m, "Resize",
+                  "attribute 'coordinate_transformation_mode' is tf_crop_and_resize, but the roi, input 1 'roi'"));
   }
   {
-    Model m = resize({"x", "", "scales"});
-    m.floats("scales", {1, 1, 2, 2});
-    attr(t_node(m), "mode", "cubic");
-    add(node_case("resize cubic", m, "Resize", "attribute 'mode' is 'cubic'"));
+    Model m = resize({"x", "roi", "", "sizes"});
+    m.input("roi", {"8"}).ints("sizes", {1, 2, 3, 3});
+    attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
+    add(node_case("resize roi at run time", m, "Resize", "the roi, input 1 'roi',"));
+  }
+  {
+    Model m = resize({"x", "roi", "", "sizes"});
+    m.floats("roi", {0, 1}).ints("sizes", {1, 2, 3, 3});
+    attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
+    add(node_case("resize roi count", m, "Resize", "the roi, input 1 'roi', is [0, 1]; expected 8 values"));
+  }
+  {
+    Model m = resize({"x", "roi", "", "sizes"});
+    m.floats("roi", {0, 0, 0, 0, 1, 1, 1, std::numeric_limits<float>::infinity()}).ints("sizes", {1, 2, 3, 3});
+    attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
+    add(node_case("resize roi not finite", m, "Resize", "the roi, input 1 'roi', is [0, 0, 0, 0, 1, 1, 1, inf]"));
+  }
+  {
+    Model m;
+    m.input("x", {"1", "2", "h", "4"}).floats("roi", {0, 0, 0.5f, 0, 1, 1, 1, 1}).floats("scales", {1, 1, 1, 2});
+    attr(m.node("Resize", {"x", "roi", "scales"}, {"y"}), "coordinate_transformation_mode", "tf_crop_and_resize");
+    m.output("y");
+    add(node_case("resize crop of a symbolic dim", m, "Resize", "cropping the symbolic dim h of input 0 'X'"));
+  }
+  {
+    Model m;
+    m.input("x", {"1", "2", "4", "4"}, TensorProto::INT64).floats("scales", {1, 1, 2, 2});
+    m.node("Resize", {"x", "", "scales"}, {"y"});
+    m.output("y");
+    add(node_case("resize of integers", m, "Resize", "(value 'x', i64[1, 2, 4, 4]) is not a float tensor"));
   }
 
   // ---- graph input dims from the options (input_dims.cpp) ----

@@ -1,13 +1,15 @@
 // Neural-network ONNX operators: MatMul and Gemm (aten linear / addmm /
 // matmul), convolution and pooling (ONNX's per-axis attribute lists map
 // one to one: pads are all begins then all ends, as in our padding), the
-// normalizations, softmax and Resize (torch's nearest and linear modes).
+// normalizations, softmax and Resize (every mode; torch's on the fast
+// upsample kernels).
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sstream>
 
 #include "frontends/onnx/context.h"
+#include "kernels/resize_coords.h"
 
 namespace edgec::onnx_import {
 namespace {
@@ -362,74 +364,333 @@ void softmax(NodeContext& n) {
 }
 
 // ---- Resize ------------------------------------------------------------------
+//
+// Every Resize of opsets 11 to 17 (and opset 18's antialias, axes and
+// keep_aspect_ratio_policy) becomes the `resize` operator, which computes
+// ONNX's semantics in every mode. Two of ONNX's modes are torch's, which
+// the faster upsample_nearest / upsample_bilinear compute: those nodes use
+// them (resize_fast_path).
 
-// torch exports nearest as asymmetric + floor, and (bi)linear as
-// pytorch_half_pixel (align_corners=False) or align_corners.
-void resize(NodeContext& n) {
-  Value* x = n.value(0);
-  const size_t nd = spatial_rank(n, x);
-  const std::string mode = n.attr_string("mode", "nearest");
-  const std::string coord = n.attr_string("coordinate_transformation_mode", "half_pixel");
-  const std::string nearest_mode = n.attr_string("nearest_mode", "round_prefer_floor");
-  std::vector<int64_t> out;
-  const TensorType& xt = x->type();
-  if (n.input(3) && n.type(3).max_numel().value_or(0) > 0) {
+/// "[1, 1, 0.6, 0.6]".
+std::string floats_str(const std::vector<double>& v) {
+  std::ostringstream s;
+  s << "[";
+  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
+  s << "]";
+  return s.str();
+}
+
+/// Whether optional input i is given with elements (ONNX passes an empty
+/// tensor for an absent roi or scales).
+bool resize_input_given(NodeContext& n, size_t i) {
+  return n.input(i) != nullptr && n.type(i).max_numel().value_or(1) > 0;
+}
+
+/// One axis the node resizes: its input dim, output size, the scale its
+/// coordinates map with (none: out / in, the kernel's default, which also
+/// serves a symbolic input dim) and its region of interest.
+struct ResizedAxis {
+  int64_t axis = 0;
+  Dim in;
+  int64_t out = 0;
+  std::optional<double> scale;
+  double roi_start = 0, roi_end = 1;
+
+  resize::AxisGeometry geometry() const {
+    const double ratio = static_cast<double>(out) / static_cast<double>(in.value);
+    return {in.value, out, scale.value_or(ratio), roi_start, roi_end};
+  }
+};
+
+/// The node's mode attributes, checked.
+struct ResizeModes {
+  std::string mode, coord_name, nearest_name;
+  resize::CoordMode coord = resize::CoordMode::HalfPixel;
+  resize::NearestMode nearest = resize::NearestMode::RoundPreferFloor;
+  bool antialias = false;
+  bool exclude_outside = false;
+};
+
+/// Refuses Resize's attribute `name`, whose value `value` is not what
+/// `expected` says.
+[[noreturn]] void refuse_resize_attr(NodeContext& n, const std::string& name, const std::string& value,
+                                     const std::string& expected) {
+  n.fail("attribute '" + name + "' is " + value + "; expected " + expected);
+}
+
+/// An int attribute that ONNX defines as 0 or 1.
+bool resize_flag(NodeContext& n, const std::string& name) {
+  const int64_t v = n.attr_int(name, 0);
+  if (v != 0 && v != 1) refuse_resize_attr(n, name, std::to_string(v), "0 or 1");
+  return v == 1;
+}
+
+ResizeModes read_resize_modes(NodeContext& n) {
+  ResizeModes m;
+  m.mode = n.attr_string("mode", "nearest");
+  if (m.mode != "nearest" && m.mode != "linear" && m.mode != "cubic")
+    refuse_resize_attr(n, "mode", "'" + m.mode + "'", "nearest, linear or cubic");
+  m.coord_name = n.attr_string("coordinate_transformation_mode", "half_pixel");
+  const auto coord = resize::coord_mode_named(m.coord_name);
+  if (!coord)
+    refuse_resize_attr(n, "coordinate_transformation_mode", "'" + m.coord_name + "'",
+                       "half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, "
+                       "tf_half_pixel_for_nn or tf_crop_and_resize");
+  m.coord = *coord;
+  m.nearest_name = n.attr_string("nearest_mode", "round_prefer_floor");
+  const auto nearest = resize::nearest_mode_named(m.nearest_name);
+  if (!nearest)
+    refuse_resize_attr(n, "nearest_mode", "'" + m.nearest_name + "'",
+                       "round_prefer_floor, round_prefer_ceil, floor or ceil");
+  m.nearest = *nearest;
+  m.antialias = resize_flag(n, "antialias");  // opset 18
+  m.exclude_outside = resize_flag(n, "exclude_outside");
+  return m;
+}
+
+/// The axes that roi, scales and sizes list (opset 18's `axes`, else all),
+/// in the node's order.
+std::vector<int64_t> resize_listed_axes(NodeContext& n, int64_t rank) {
+  std::vector<int64_t> axes;
+  const auto given = n.attr_ints("axes");
+  if (!given) {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+    return axes;
+  }
+  for (int64_t a : *given) {
+    if (a < -rank || a >= rank)
+      refuse_resize_attr(n, "axes", list_str(*given),
+                         "axes in [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "] for " +
+                             n.typed_operand(0));
+    a = a < 0 ? a + rank : a;
+    if (std::find(axes.begin(), axes.end(), a) != axes.end())
+      refuse_resize_attr(n, "axes", list_str(*given), "each axis once, got axis " + std::to_string(a) + " twice");
+    axes.push_back(a);
+  }
+  return axes;
+}
+
+/// Output sizes and scales of the listed axes, from sizes (input 3) or
+/// scales (input 2).
+std::vector<ResizedAxis> resize_targets(NodeContext& n, const std::vector<int64_t>& axes) {
+  const TensorType& xt = n.type(0);
+  const size_t count = axes.size();
+  const bool has_scales = resize_input_given(n, 2), has_sizes = resize_input_given(n, 3);
+  if (has_scales && has_sizes)
+    n.fail("both the scales, " + n.operand(2) + ", and the sizes, " + n.operand(3) + ", are given; expected one");
+  if (!has_scales && !has_sizes)
+    n.fail("neither the scales, " + n.operand(2) + ", nor the sizes, " + n.operand(3) + ", are given; expected one");
+  std::vector<ResizedAxis> targets(count);
+  for (size_t i = 0; i < count; ++i) {
+    targets[i].axis = axes[i];
+    targets[i].in = xt.dims[static_cast<size_t>(axes[i])];
+  }
+  if (has_sizes) {
     const auto sizes = n.ints(3, "the sizes");
-    if (sizes.size() != nd + 2)
-      n.fail("the sizes, " + n.operand(3) + ", are " + list_str(sizes) + "; expected " + std::to_string(nd + 2) +
-             " sizes, one per dim of " + n.typed_operand(0));
-    out.assign(sizes.begin() + 2, sizes.end());
-    check_entries(n, "sizes", out, 1);
-    for (size_t i = 0; i < 2; ++i)
-      if (!xt.dims[i].is_static() || xt.dims[i].value != sizes[i])
-        n.fail("the sizes, " + n.operand(3) + ", are " + list_str(sizes) +
-               ", which resize the batch or channel dim of " + n.typed_operand(0) +
-               "; expected only spatial sizes to change");
-  } else if (n.input(2)) {
-    const TensorData* scales = n.data(2);
-    if (!scales) n.fail_not_known(2, "the scales");
-    const auto s = data_as_doubles(*scales);
-    if (s.size() != nd + 2)
-      n.fail("the scales, " + n.operand(2) + ", hold " + std::to_string(s.size()) + " values; expected " +
-             std::to_string(nd + 2) + ", one per dim of " + n.typed_operand(0));
-    if (s[0] != 1.0 || s[1] != 1.0)
-      n.fail("the scales, " + n.operand(2) + ", resize the batch or channel dim of " + n.typed_operand(0) +
-             "; expected scales of 1 for them");
-    // Our kernels map coordinates with in/out (torch's arithmetic), ONNX's
-    // with 1/scale: the same only when the scale gives a whole size.
-    for (size_t i = 0; i < nd; ++i) {
-      const Dim& d = xt.dims[2 + i];
-      if (!d.is_static())
-        n.fail("resizing the symbolic dim " + d.str() + " of " + n.typed_operand(0) + " by a scale (" + n.operand(2) +
-               ") is not supported" + n.im().dim_fix(d));
-      const double size = static_cast<double>(d.value) * s[2 + i];
-      if (!(size >= 1 && size <= static_cast<double>(kMaxWindowValue)) || std::abs(size - std::round(size)) > 1e-6)
-        n.fail("the scales, " + n.operand(2) + ", give spatial dim " + std::to_string(i) + " of " + n.typed_operand(0) +
-               " the size " + std::to_string(size) + "; expected scales giving whole sizes in [1, " +
+    if (sizes.size() != count)
+      n.fail("the sizes, " + n.operand(3) + ", are " + list_str(sizes) + "; expected " + std::to_string(count) +
+             " sizes, one per resized axis of " + n.typed_operand(0));
+    for (size_t i = 0; i < count; ++i) {
+      if (sizes[i] < 0 || sizes[i] > kMaxWindowValue)
+        n.fail("the sizes, " + n.operand(3) + ", are " + list_str(sizes) + "; expected sizes in [0, " +
                std::to_string(kMaxWindowValue) + "]");
-      out.push_back(static_cast<int64_t>(std::round(size)));
+      targets[i].out = sizes[i];
     }
-  } else {
-    n.fail("neither " + n.operand(2) + " nor " + n.operand(3) + " is given; expected one of them");
+    const std::string policy = n.attr_string("keep_aspect_ratio_policy", "stretch");  // opset 18
+    if (policy == "stretch") return targets;
+    if (policy != "not_larger" && policy != "not_smaller")
+      refuse_resize_attr(n, "keep_aspect_ratio_policy", "'" + policy + "'", "stretch, not_larger or not_smaller");
+    // One scale for every listed axis, the smallest (largest) of out / in,
+    // and the sizes it gives, rounded half up.
+    std::optional<double> scale;
+    for (const ResizedAxis& t : targets) {
+      if (!t.in.is_static() || t.in.value == 0)
+        refuse_resize_attr(n, "keep_aspect_ratio_policy", policy,
+                           "stretch for the symbolic or empty dims of " + n.typed_operand(0) + n.im().dim_fix(t.in));
+      const double s = static_cast<double>(t.out) / static_cast<double>(t.in.value);
+      if (!scale || (policy == "not_larger" ? s < *scale : s > *scale)) scale = s;
+    }
+    for (ResizedAxis& t : targets) {
+      t.scale = scale;
+      t.out = static_cast<int64_t>(*scale * static_cast<double>(t.in.value) + 0.5);
+    }
+    return targets;
   }
-  if (mode == "nearest") {
-    if (coord != "asymmetric" || nearest_mode != "floor")
-      n.fail("attributes 'coordinate_transformation_mode' " + coord + " and 'nearest_mode' " + nearest_mode +
-             " are not supported with 'mode' nearest; expected asymmetric and floor (torch's nearest)");
-    n.set_output(0, n.emit("upsample_nearest", {x}, attrs_of({{"output_size", out}})));
+  const TensorData* data = n.data(2);
+  if (!data) n.fail_not_known(2, "the scales");
+  const auto scales = data_as_doubles(*data);
+  if (scales.size() != count)
+    n.fail("the scales, " + n.operand(2) + ", are " + floats_str(scales) + "; expected " + std::to_string(count) +
+           " scales, one per resized axis of " + n.typed_operand(0));
+  for (size_t i = 0; i < count; ++i) {
+    ResizedAxis& t = targets[i];
+    const double s = scales[i];
+    if (!(s > 0) || !std::isfinite(s))
+      n.fail("the scales, " + n.operand(2) + ", are " + floats_str(scales) + "; expected finite scales > 0");
+    t.scale = s;
+    if (!t.in.is_static()) {
+      // Only a scale of 1 keeps a symbolic dim what it is.
+      if (s != 1)
+        n.fail("resizing the symbolic dim " + t.in.str() + " of " + n.typed_operand(0) + " by a scale (" +
+               n.operand(2) + ") is not supported" + n.im().dim_fix(t.in));
+      continue;
+    }
+    // ONNX: floor(in * scale), in double (the reference implementation's
+    // arithmetic; a float32 product could round 0.6 * 5 below 3).
+    const double size = std::floor(static_cast<double>(t.in.value) * s);
+    if (size > static_cast<double>(kMaxWindowValue))
+      n.fail("the scales, " + n.operand(2) + ", give axis " + std::to_string(t.axis) + " of " + n.typed_operand(0) +
+             " the size " + std::to_string(size) + "; expected sizes up to " + std::to_string(kMaxWindowValue));
+    t.out = static_cast<int64_t>(size);
+  }
+  return targets;
+}
+
+/// tf_crop_and_resize's region of interest (input 1): starts, then ends,
+/// of the listed axes, normalized.
+void read_resize_roi(NodeContext& n, std::vector<ResizedAxis>& targets) {
+  const size_t count = targets.size();
+  if (!resize_input_given(n, 1))
+    n.fail("attribute 'coordinate_transformation_mode' is tf_crop_and_resize, but the roi, " + n.operand(1) +
+           ", is not given; expected " + std::to_string(2 * count) + " values");
+  const TensorData* data = n.data(1);
+  if (!data) n.fail_not_known(1, "the roi");
+  const auto roi = data_as_doubles(*data);
+  if (roi.size() != 2 * count)
+    n.fail("the roi, " + n.operand(1) + ", is " + floats_str(roi) + "; expected " + std::to_string(2 * count) +
+           " values, the starts and then the ends of the resized axes of " + n.typed_operand(0));
+  for (double v : roi)
+    if (!std::isfinite(v)) n.fail("the roi, " + n.operand(1) + ", is " + floats_str(roi) + "; expected finite values");
+  for (size_t i = 0; i < count; ++i) {
+    targets[i].roi_start = roi[i];
+    targets[i].roi_end = roi[count + i];
+  }
+}
+
+/// Whether the axis changes anything: its size, its scale, or (in
+/// tf_crop_and_resize) its region. An axis of scale 1 maps every output
+/// coordinate onto itself in every other mode. A symbolic dim scaled by 1
+/// (the only scale resize_targets lets through for one) keeps its size,
+/// which the operator's static output_size cannot express: refused if its
+/// region crops it.
+bool resize_changes(NodeContext& n, const ResizedAxis& t, resize::CoordMode coord) {
+  const bool cropped = coord == resize::CoordMode::TfCropAndResize && (t.roi_start != 0 || t.roi_end != 1);
+  if (!t.in.is_static() && t.scale) {
+    if (cropped)
+      n.fail("cropping the symbolic dim " + t.in.str() + " of " + n.typed_operand(0) + " to its region of interest (" +
+             n.operand(1) + ") is not supported" + n.im().dim_fix(t.in));
+    return false;
+  }
+  if (!t.in.is_static() || t.in.value != t.out) return true;
+  return (t.scale && *t.scale != 1) || cropped;
+}
+
+/// Whether upsample_nearest's indices (torch's arithmetic) are ONNX's for
+/// this axis: checked output by output, with the same code the kernels run.
+bool torch_nearest_matches(const ResizedAxis& t, const ResizeModes& m) {
+  constexpr int64_t kMaxChecked = int64_t{1} << 20;  // beyond it, not worth proving
+  if (!t.in.is_static() || t.out > kMaxChecked) return false;
+  const resize::AxisGeometry g = t.geometry();
+  for (int64_t o = 0; o < t.out; ++o) {
+    const double x = resize::source_coordinate(m.coord, g, o);
+    if (!std::isfinite(x)) return false;
+    const int64_t index = std::clamp<int64_t>(resize::nearest_index(x, m.nearest), 0, t.in.value - 1);
+    if (index != resize::upsample_nearest_source(o, t.in.value, t.out)) return false;
+  }
+  return true;
+}
+
+/// Whether upsample_bilinear computes this axis: torch's linear modes map
+/// coordinates with in / out, ONNX's with the scale, the same when the
+/// scale gives the output size (up to float rounding of the weights).
+/// pytorch_half_pixel differs from torch for one output element (ONNX
+/// takes the first input element, torch the middle).
+bool torch_linear_matches(const ResizedAxis& t, const ResizeModes& m) {
+  using resize::CoordMode;
+  if (m.coord != CoordMode::HalfPixel && m.coord != CoordMode::PytorchHalfPixel && m.coord != CoordMode::AlignCorners)
+    return false;
+  if (t.scale) {
+    if (!t.in.is_static()) return false;
+    const double length = *t.scale * static_cast<double>(t.in.value);
+    if (std::abs(length - static_cast<double>(t.out)) > 1e-6 * std::max(1.0, length)) return false;
+    if (m.antialias && *t.scale < 1) return false;
+  } else if (m.antialias && (!t.in.is_static() || t.out < t.in.value)) {
+    return false;
+  }
+  return m.coord != CoordMode::PytorchHalfPixel || t.out > 1;
+}
+
+/// upsample_nearest / upsample_bilinear when they compute this node: an NCL
+/// or NCHW input whose resized axes are spatial, with static output sizes
+/// for every spatial axis; null otherwise.
+Value* resize_fast_path(NodeContext& n, const std::vector<ResizedAxis>& resized, const ResizeModes& m) {
+  const TensorType& xt = n.type(0);
+  const int64_t rank = xt.rank();
+  if ((rank != 3 && rank != 4) || m.mode == "cubic" || m.coord == resize::CoordMode::TfCropAndResize) return nullptr;
+  std::vector<int64_t> out;
+  for (int64_t a = 2; a < rank; ++a) {
+    const Dim& d = xt.dims[static_cast<size_t>(a)];
+    if (!d.is_static()) return nullptr;
+    out.push_back(d.value);
+  }
+  for (const ResizedAxis& t : resized) {
+    if (t.axis < 2 || t.out == 0) return nullptr;
+    out[static_cast<size_t>(t.axis - 2)] = t.out;
+    const bool same = m.mode == "nearest" ? torch_nearest_matches(t, m) : torch_linear_matches(t, m);
+    if (!same) return nullptr;
+  }
+  if (m.mode == "nearest") return n.emit("upsample_nearest", {n.value(0)}, attrs_of({{"output_size", out}}));
+  return n.emit("upsample_bilinear", {n.value(0)},
+                attrs_of({{"output_size", out}, {"align_corners", m.coord == resize::CoordMode::AlignCorners}}));
+}
+
+void resize(NodeContext& n) {
+  const ResizeModes m = read_resize_modes(n);
+  const TensorType& xt = n.type(0);
+  if (xt.dtype != DType::Float32 && xt.dtype != DType::Float16)
+    n.fail(n.typed_operand(0) + " is not a float tensor; expected f32 or f16 (edgec resizes floats only)");
+  const std::vector<int64_t> axes = resize_listed_axes(n, xt.rank());
+  std::vector<ResizedAxis> targets = resize_targets(n, axes);
+  if (m.coord == resize::CoordMode::TfCropAndResize) read_resize_roi(n, targets);
+
+  // The axes that change, in increasing order (the operator's convention).
+  std::vector<ResizedAxis> resized;
+  for (const ResizedAxis& t : targets)
+    if (resize_changes(n, t, m.coord)) resized.push_back(t);
+  std::sort(resized.begin(), resized.end(), [](const ResizedAxis& a, const ResizedAxis& b) { return a.axis < b.axis; });
+  if (resized.empty()) {
+    n.forward(0, 0);
     return;
   }
-  // pytorch_half_pixel maps an output of size 1 to 0 in ONNX, but to the
-  // middle of the input in torch; we follow torch (the exporter's source).
-  if (mode == "linear") {
-    if (coord != "pytorch_half_pixel" && coord != "half_pixel" && coord != "align_corners")
-      n.fail("attribute 'coordinate_transformation_mode' " + coord +
-             " is not supported with 'mode' linear; expected pytorch_half_pixel, half_pixel or align_corners");
-    n.set_output(0, n.emit("upsample_bilinear", {x},
-                           attrs_of({{"output_size", out}, {"align_corners", coord == "align_corners"}})));
+  if (Value* fast = resize_fast_path(n, resized, m)) {
+    n.set_output(0, fast);
     return;
   }
-  n.fail("attribute 'mode' is '" + mode + "'; expected nearest or linear (cubic is not supported)");
+
+  std::vector<int64_t> out_axes, sizes;
+  std::vector<double> scales, roi_starts, roi_ends;
+  for (const ResizedAxis& t : resized) {
+    out_axes.push_back(t.axis);
+    sizes.push_back(t.out);
+    if (t.scale) scales.push_back(*t.scale);
+    roi_starts.push_back(t.roi_start);
+    roi_ends.push_back(t.roi_end);
+  }
+  Attrs attrs = attrs_of({{"axes", out_axes}, {"output_size", sizes}, {"mode", m.mode},
+                          {"coordinate_transformation_mode", m.coord_name}});
+  // Scales come all from the node or none (sizes: out / in, computed by
+  // the kernel, which also serves symbolic input dims).
+  if (!scales.empty()) attrs.set("scales", scales);
+  if (m.coord == resize::CoordMode::TfCropAndResize) {
+    roi_starts.insert(roi_starts.end(), roi_ends.begin(), roi_ends.end());
+    attrs.set("roi", roi_starts);
+    attrs.set("extrapolation_value", n.attr_float("extrapolation_value", 0.0));
+  }
+  if (m.mode == "nearest") attrs.set("nearest_mode", m.nearest_name);
+  if (m.mode == "cubic") attrs.set("cubic_coeff_a", n.attr_float("cubic_coeff_a", -0.75));
+  if (m.mode != "nearest" && m.exclude_outside) attrs.set("exclude_outside", true);
+  if (m.mode != "nearest" && m.antialias) attrs.set("antialias", true);
+  n.set_output(0, n.emit("resize", {n.value(0)}, attrs));
 }
 
 }  // namespace
