@@ -1591,6 +1591,38 @@ std::vector<Case> cases() {
     add(node_case("old hardmax two symbolic dims", m, "Hardmax",
                   "cannot coerce input 0 'input' (value 'x', f32[n, 2, h, 4]) to 2-D at axis 1", 11));
   }
+  // ---- ops_generators.cpp ----
+  {
+    Model m;
+    attr(m.input("x", {"2", "3"}).node("EyeLike", {"x"}, {"y"}), "dtype", int64_t{8});
+    m.output("y");
+    add(node_case("eyelike dtype", m, "EyeLike", "attribute 'dtype' is 8 (string), which edgec does not compute with"));
+  }
+  {
+    Model m;
+    m.input("x", {"n", "3"}).node("EyeLike", {"x"}, {"y"});
+    m.output("y");
+    add(node_case("eyelike symbolic shape", m, "EyeLike", "input 0 'input' (value 'x', f32[n, 3]) is not of a static 2-D"));
+  }
+  auto one_hot = [](const std::function<void(Model&)>& depth) {
+    Model m;
+    m.x().floats("v", {0, 1});
+    depth(m);
+    m.node("OneHot", {"x", "d", "v"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  add(node_case("onehot depth at run time", one_hot([](Model& m) { m.input("d", {}); }), "OneHot",
+                "must be known at import time"));
+  add(node_case("onehot depth of two values", one_hot([](Model& m) { m.ints("d", {2, 3}); }), "OneHot",
+                "holds 2 values; expected one"));
+  add(node_case("onehot depth 0", one_hot([](Model& m) { m.ints("d", {0}, {}); }), "OneHot",
+                "the depth, input 1 'depth' (value 'd'), is 0; expected >= 1"));
+  {
+    Model m = one_hot([](Model& m) { m.ints("d", {3}, {}); });
+    attr(t_node(m), "axis", int64_t{5});
+    add(node_case("onehot axis", m, "OneHot", "attribute 'axis' is 5; expected an axis in [-5, 4]"));
+  }
   return c;
 }
 
