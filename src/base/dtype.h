@@ -18,9 +18,14 @@ enum class DType : uint8_t {
   Int8 = 4,
   UInt8 = 5,
   Bool = 6,
+  Float64 = 7,
+  Int16 = 8,
+  UInt16 = 9,
+  UInt32 = 10,
+  UInt64 = 11,
 };
 
-inline constexpr int kNumDTypes = 7;
+inline constexpr int kNumDTypes = 12;
 
 /// Bytes one element of `dtype` takes in memory.
 constexpr size_t dtype_size(DType dtype) {
@@ -32,11 +37,17 @@ constexpr size_t dtype_size(DType dtype) {
     case DType::Int8: return 1;
     case DType::UInt8: return 1;
     case DType::Bool: return 1;
+    case DType::Float64: return 8;
+    case DType::Int16: return 2;
+    case DType::UInt16: return 2;
+    case DType::UInt32: return 4;
+    case DType::UInt64: return 8;
   }
   return 0;
 }
 
-/// Short name used by the textual IR and in messages: f32, f16, i64, i32, i8, u8, bool.
+/// Short name used by the textual IR and in messages: f32, f16, i64, i32, i8, u8, bool,
+/// f64, i16, u16, u32, u64.
 constexpr std::string_view dtype_name(DType dtype) {
   switch (dtype) {
     case DType::Float32: return "f32";
@@ -46,6 +57,11 @@ constexpr std::string_view dtype_name(DType dtype) {
     case DType::Int8: return "i8";
     case DType::UInt8: return "u8";
     case DType::Bool: return "bool";
+    case DType::Float64: return "f64";
+    case DType::Int16: return "i16";
+    case DType::UInt16: return "u16";
+    case DType::UInt32: return "u32";
+    case DType::UInt64: return "u64";
   }
   return "?";
 }
@@ -58,9 +74,12 @@ inline std::optional<DType> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-constexpr bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float16; }
+constexpr bool is_floating(DType d) {
+  return d == DType::Float32 || d == DType::Float16 || d == DType::Float64;
+}
 constexpr bool is_integral(DType d) {
-  return d == DType::Int64 || d == DType::Int32 || d == DType::Int8 || d == DType::UInt8;
+  return d == DType::Int64 || d == DType::Int32 || d == DType::Int16 || d == DType::Int8 ||
+         d == DType::UInt8 || d == DType::UInt16 || d == DType::UInt32 || d == DType::UInt64;
 }
 constexpr bool is_valid_dtype(uint8_t raw) { return raw < kNumDTypes; }
 

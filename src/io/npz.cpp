@@ -111,6 +111,11 @@ const char* npy_descr(DType dtype) {
     case DType::Int8: return "|i1";
     case DType::UInt8: return "|u1";
     case DType::Bool: return "|b1";
+    case DType::Float64: return "<f8";
+    case DType::Int16: return "<i2";
+    case DType::UInt16: return "<u2";
+    case DType::UInt32: return "<u4";
+    case DType::UInt64: return "<u8";
   }
   return "?";
 }
@@ -160,6 +165,11 @@ DType parse_descr(std::string_view descr, const std::string& what, std::string_v
   if (kind == 'i' && itemsize == 4) dtype = DType::Int32;
   if (kind == 'i' && itemsize == 1) dtype = DType::Int8;
   if (kind == 'u' && itemsize == 1) dtype = DType::UInt8;
+  if (kind == 'f' && itemsize == 8) dtype = DType::Float64;
+  if (kind == 'i' && itemsize == 2) dtype = DType::Int16;
+  if (kind == 'u' && itemsize == 2) dtype = DType::UInt16;
+  if (kind == 'u' && itemsize == 4) dtype = DType::UInt32;
+  if (kind == 'u' && itemsize == 8) dtype = DType::UInt64;
   if ((kind == 'b' || kind == '?') && itemsize == 1) dtype = DType::Bool;
 
   if (dtype && order == '>' && itemsize > 1) {
@@ -171,7 +181,7 @@ DType parse_descr(std::string_view descr, const std::string& what, std::string_v
     std::string name, hint;
     describe_unsupported(kind, itemsize, name, hint);
     std::string msg = "unsupported dtype '" + printable(descr) + "' (" + name +
-                      "); expected one of f32, f16, i64, i32, i8, u8, bool";
+                      "); expected one of f32, f16, f64, i64, i32, i16, i8, u64, u32, u16, u8, bool";
     if (!hint.empty()) msg += " \xe2\x80\x94 convert with " + hint;
     fail_array(what, array, msg);
   }

@@ -267,7 +267,7 @@ class Parser {
   TensorType parse_type() {
     Token t = expect(Tok::Ident, "a tensor type like f32[2, 3]");
     auto dtype = parse_dtype(t.text);
-    if (!dtype) fail(t, "unknown dtype '" + t.text + "'; expected f32, f16, i64, i32, i8, u8 or bool");
+    if (!dtype) fail(t, "unknown dtype '" + t.text + "'; expected f32, f16, f64, i64, i32, i16, i8, u64, u32, u16, u8 or bool");
     TensorType type;
     type.dtype = *dtype;
     expect_punct("[");
@@ -680,6 +680,11 @@ class Parser {
       return;
     }
     if (is_bool_word) fail(t, "expected a number for a " + std::string(dtype_name(dtype)) + " tensor, got '" + t.text + "'");
+    if (dtype == DType::Float64) {
+      const double d = parse_float(t);
+      std::memcpy(out, &d, 8);
+      return;
+    }
     if (is_floating(dtype)) {
       const float f = static_cast<float>(parse_float(t));
       if (dtype == DType::Float32) {
@@ -700,6 +705,11 @@ class Parser {
       case DType::Int32: { check_range(INT32_MIN, INT32_MAX); int32_t x = static_cast<int32_t>(v); std::memcpy(out, &x, 4); break; }
       case DType::Int8: { check_range(-128, 127); *out = static_cast<std::byte>(static_cast<int8_t>(v)); break; }
       case DType::UInt8: { check_range(0, 255); *out = static_cast<std::byte>(static_cast<uint8_t>(v)); break; }
+      case DType::Int16: { check_range(INT16_MIN, INT16_MAX); int16_t x = static_cast<int16_t>(v); std::memcpy(out, &x, 2); break; }
+      case DType::UInt16: { check_range(0, UINT16_MAX); uint16_t x = static_cast<uint16_t>(v); std::memcpy(out, &x, 2); break; }
+      case DType::UInt32: { check_range(0, UINT32_MAX); uint32_t x = static_cast<uint32_t>(v); std::memcpy(out, &x, 4); break; }
+      // Read as int64: u64 values from 2^63 are written as their wrapped negatives.
+      case DType::UInt64: { uint64_t x = static_cast<uint64_t>(v); std::memcpy(out, &x, 8); break; }
       default: break;
     }
   }

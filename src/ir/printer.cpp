@@ -60,6 +60,12 @@ std::string element_str(DType dtype, const std::byte* p) {
     case DType::Int8: return std::to_string(static_cast<int>(static_cast<int8_t>(*p)));
     case DType::UInt8: return std::to_string(static_cast<int>(static_cast<uint8_t>(*p)));
     case DType::Bool: return *p != std::byte{0} ? "true" : "false";
+    case DType::Float64: { double d; std::memcpy(&d, p, 8); return format_float(d, false); }
+    case DType::Int16: { int16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
+    case DType::UInt16: { uint16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
+    case DType::UInt32: { uint32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
+    // As int64, which the parser reads back (values from 2^63 wrapped).
+    case DType::UInt64: { int64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
   }
   return "?";
 }

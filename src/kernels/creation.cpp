@@ -105,6 +105,10 @@ Error arange_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs&
       case DType::Int32: arange_ints(out.data_as<int32_t>(), n, start.i, step.i); break;
       case DType::Int8: arange_ints(out.data_as<int8_t>(), n, start.i, step.i); break;
       case DType::UInt8: arange_ints(out.data_as<uint8_t>(), n, start.i, step.i); break;
+      case DType::Int16: arange_ints(out.data_as<int16_t>(), n, start.i, step.i); break;
+      case DType::UInt16: arange_ints(out.data_as<uint16_t>(), n, start.i, step.i); break;
+      case DType::UInt32: arange_ints(out.data_as<uint32_t>(), n, start.i, step.i); break;
+      case DType::UInt64: arange_ints(out.data_as<uint64_t>(), n, start.i, step.i); break;
       default: break;
     }
     return Error::Ok;

@@ -143,31 +143,34 @@ T int_remainder(T a, T b) {
 
 // numpy's npy_divmod: the quotient is computed from fmod so that
 // a == floor_div * b + remainder holds as closely as floats allow.
-inline float float_remainder(float a, float b) {
-  float mod = std::fmod(a, b);
+template <typename F>
+inline F float_remainder(F a, F b) {
+  F mod = std::fmod(a, b);
   if (b == 0) return mod;
   if (mod != 0) {
     if ((b < 0) != (mod < 0)) mod += b;
   } else {
-    mod = std::copysign(0.0f, b);
+    mod = std::copysign(F(0), b);
   }
   return mod;
 }
 
-inline float float_floor_div(float a, float b) {
+template <typename F>
+inline F float_floor_div(F a, F b) {
   if (b == 0) return a / b;
-  const float mod = std::fmod(a, b);
-  float div = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0f;
-  if (div == 0) return std::copysign(0.0f, a / b);
-  float floor_div = std::floor(div);
-  if (div - floor_div > 0.5f) floor_div += 1.0f;
+  const F mod = std::fmod(a, b);
+  F div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= F(1);
+  if (div == 0) return std::copysign(F(0), a / b);
+  F floor_div = std::floor(div);
+  if (div - floor_div > F(0.5)) floor_div += F(1);
   return floor_div;
 }
 
 struct DivTrue {
   static constexpr std::string_view kName = "div";
   float operator()(float a, float b) const { return a / b; }
+  double operator()(double a, double b) const { return a / b; }
 };
 
 EDGEC_INT_FLOAT_BINARY(DivTrunc, "div", NonZero, int_div_trunc(a, b), std::trunc(a / b))
@@ -192,7 +195,7 @@ Error div_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
                 "div: rounding_mode 'none' expected float inputs, got " +
                     std::string(dtype_name(inputs[0].dtype)) + " (use 'trunc' or 'floor')");
   }
-  return binary_kernel<DivTrue, FloatTypes>(ctx, inputs, attrs, outputs);
+  return binary_kernel<DivTrue, Float64Types>(ctx, inputs, attrs, outputs);
 }
 
 EDGEC_INT_FLOAT_BINARY(Remainder, "remainder", NonZero, int_remainder(a, b), float_remainder(a, b))

@@ -45,10 +45,16 @@ std::span<const KernelEntry> elementwise_copy_kernels();    // elementwise_cast.
 template <typename... Ts>
 struct TypeList {};
 
+// FloatTypes is what the vectorized float math takes (float16 computed in
+// float32); Float64Types adds double, computed as itself, for the kernels
+// that take it.
 using FloatTypes = TypeList<float, Half>;
-using IntegerTypes = TypeList<int64_t, int32_t, int8_t, uint8_t>;
-using NumericTypes = TypeList<float, Half, int64_t, int32_t, int8_t, uint8_t>;
-using AllTypes = TypeList<float, Half, int64_t, int32_t, int8_t, uint8_t, bool>;
+using Float64Types = TypeList<float, Half, double>;
+using IntegerTypes = TypeList<int64_t, int32_t, int16_t, int8_t, uint64_t, uint32_t, uint16_t, uint8_t>;
+using NumericTypes = TypeList<float, Half, double, int64_t, int32_t, int16_t, int8_t, uint64_t, uint32_t,
+                              uint16_t, uint8_t>;
+using AllTypes = TypeList<float, Half, double, int64_t, int32_t, int16_t, int8_t, uint64_t, uint32_t,
+                          uint16_t, uint8_t, bool>;
 using BoolTypes = TypeList<bool>;
 
 template <typename T>
@@ -59,6 +65,11 @@ constexpr DType dtype_of() {
   else if constexpr (std::is_same_v<T, int32_t>) return DType::Int32;
   else if constexpr (std::is_same_v<T, int8_t>) return DType::Int8;
   else if constexpr (std::is_same_v<T, uint8_t>) return DType::UInt8;
+  else if constexpr (std::is_same_v<T, double>) return DType::Float64;
+  else if constexpr (std::is_same_v<T, int16_t>) return DType::Int16;
+  else if constexpr (std::is_same_v<T, uint16_t>) return DType::UInt16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return DType::UInt32;
+  else if constexpr (std::is_same_v<T, uint64_t>) return DType::UInt64;
   else {
     static_assert(std::is_same_v<T, bool>, "no DType for this type");
     return DType::Bool;

@@ -34,6 +34,14 @@ inline T narrow(float v) {
   }
 }
 
+/// A computed double stored as double (float64 is computed as itself; the
+/// float overload above would round it to float).
+template <typename T>
+  requires std::is_same_v<T, double>
+inline T narrow(double v) {
+  return v;
+}
+
 /// Runs a float kernel's typed body, `fn.template operator()<T>()`, with T the
 /// storage type of `dtype`: float for f32, Half for f16 (the kernel has
 /// refused every other dtype before).

@@ -283,6 +283,10 @@ struct F32Nonzero {
   using T = float;
   static bool test(float v) { return v != 0.0f; }
 };
+struct F64Nonzero {
+  using T = double;
+  static bool test(double v) { return v != 0.0; }
+};
 struct F16Nonzero {
   using T = uint16_t;
   static bool test(uint16_t v) { return (v & 0x7fffu) != 0; }
@@ -303,6 +307,11 @@ void dispatch_nonzero(DType dtype, Fn&& fn) {
     case DType::Int8:
     case DType::UInt8:
     case DType::Bool: fn(IntNonzero<uint8_t>{}); break;
+    case DType::Float64: fn(F64Nonzero{}); break;
+    case DType::Int16:
+    case DType::UInt16: fn(IntNonzero<uint16_t>{}); break;
+    case DType::UInt32: fn(IntNonzero<uint32_t>{}); break;
+    case DType::UInt64: fn(IntNonzero<uint64_t>{}); break;
   }
 }
 

@@ -18,7 +18,7 @@ std::string str(int64_t v) { return std::to_string(v); }
 
 // The dtypes matmul computes on, declared once: the row at the end of this
 // file and the kernel read them.
-constexpr DTypeSet kMatmulTypes = kFloatDTypes;
+constexpr DTypeSet kMatmulTypes = {DType::Float32, DType::Float16, DType::Float64};
 
 // Below this many multiply-adds per matrix, a batch is spread over threads
 // one matrix each instead of splitting each matrix.
@@ -29,9 +29,27 @@ struct MatrixOperand {
   int64_t col_stride;
 };
 
+// float64: a plain loop, accumulated in double (float64 is for accuracy,
+// not speed). C = A B, with C's rows ldc apart.
+void gemm_f64(int64_t M, int64_t N, int64_t K, const double* a, MatrixOperand ma, const double* b,
+              MatrixOperand mb, double* c, int64_t ldc) {
+  for (int64_t i = 0; i < M; ++i) {
+    double* row = c + i * ldc;
+    for (int64_t j = 0; j < N; ++j) row[j] = 0.0;
+    for (int64_t k = 0; k < K; ++k) {
+      const double av = a[i * ma.row_stride + k * ma.col_stride];
+      const double* brow = b + k * mb.row_stride;
+      for (int64_t j = 0; j < N; ++j) row[j] += av * brow[j * mb.col_stride];
+    }
+  }
+}
+
 void run_gemm(DType dtype, int64_t M, int64_t N, int64_t K, const char* a, MatrixOperand ma,
               const char* b, MatrixOperand mb, char* c, int64_t ldc, int threads) {
-  if (dtype == DType::Float32) {
+  if (dtype == DType::Float64) {
+    gemm_f64(M, N, K, reinterpret_cast<const double*>(a), ma, reinterpret_cast<const double*>(b), mb,
+             reinterpret_cast<double*>(c), ldc);
+  } else if (dtype == DType::Float32) {
     gemm_f32(M, N, K, reinterpret_cast<const float*>(a), ma.row_stride, ma.col_stride,
              reinterpret_cast<const float*>(b), mb.row_stride, mb.col_stride,
              reinterpret_cast<float*>(c), ldc, false, threads);
@@ -53,7 +71,7 @@ Error check_matmul_operands(std::span<const Tensor> inputs, std::span<Tensor> ou
   const Tensor& b = inputs[1];
   const Tensor& y = outputs[0];
   if (!kMatmulTypes.contains(a.dtype) || a.dtype != b.dtype) {
-    return fail(Error::InvalidType, "matmul: expected two f32 or two f16 inputs, got " +
+    return fail(Error::InvalidType, "matmul: expected two f32, two f16 or two f64 inputs, got " +
                                         std::string(dtype_name(a.dtype)) + " and " +
                                         std::string(dtype_name(b.dtype)));
   }

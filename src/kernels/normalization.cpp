@@ -259,6 +259,36 @@ void run_softmax(const AxisPlan& plan, const T* x, T* y, const KernelContext& ct
   });
 }
 
+// float64: each line in double with std::exp, a plain loop (float64 is for
+// accuracy, not speed). NaN poisons its line, as in the float path.
+template <bool kLog>
+void softmax_line_f64(const double* x, int64_t n, int64_t xs, double* y, int64_t ys) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x[i * xs];
+    m = (v > m || v != v) ? v : m;
+  }
+  double total = 0.0;
+  for (int64_t i = 0; i < n; ++i) total += std::exp(x[i * xs] - m);
+  if constexpr (kLog) {
+    const double log_total = std::log(total);
+    for (int64_t i = 0; i < n; ++i) y[i * ys] = (x[i * xs] - m) - log_total;
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i * ys] = std::exp(x[i * xs] - m) / total;
+  }
+}
+
+template <bool kLog>
+void run_softmax_f64(const AxisPlan& plan, const double* x, double* y, const KernelContext& ctx, int64_t work) {
+  const int64_t in_step = plan.outer.line_stride(0);
+  const int64_t out_step = plan.outer.line_stride(1);
+  axis::run_axis_tasks(plan, x, y, ctx.num_threads, work, [&](const double* in, double* out, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) {
+      softmax_line_f64<kLog>(in + j * in_step, plan.len, plan.in_stride, out + j * out_step, plan.out_stride);
+    }
+  });
+}
+
 template <bool kLog>
 Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                      std::span<Tensor> outputs) {
@@ -267,7 +297,7 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   EDGEC_TRY(check_arity(op, inputs, 1, 1, outputs));
   const Tensor& x = inputs[0];
   Tensor& y = outputs[0];
-  EDGEC_TRY(check_float_io(op, x, y));
+  if (x.dtype != DType::Float64 || y.dtype != DType::Float64) EDGEC_TRY(check_float_io(op, x, y));
   int dim = 0;
   EDGEC_TRY(read_dim(op, attrs, declared<NormDecls>().dim, x, &dim));
 
@@ -277,6 +307,10 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 
   // Normalize.
   const AxisPlan plan = axis::make_axis_plan(x, dim, y.strides.data());
+  if (x.dtype == DType::Float64) {
+    run_softmax_f64<kLog>(plan, x.data_as<double>(), y.data_as<double>(), ctx, x.numel());
+    return Error::Ok;
+  }
   dispatch_float(x.dtype, [&]<typename T>() {
     run_softmax<kLog>(plan, x.data_as<T>(), y.data_as<T>(), ctx, x.numel());
   });
@@ -649,9 +683,10 @@ std::span<const KernelEntry> normalization_kernels() {
   const OperandDecl opt_weight{"weight", OperandKind::Optional};
   const OperandDecl opt_bias{"bias", OperandKind::Optional};
   auto row = [](std::string_view name, std::vector<OperandDecl> operands, std::vector<AttrDecl> attrs,
-                std::string_view summary) {
-    return declare(name, "nn", std::move(operands), std::move(attrs), kFloatDTypes, 0, summary);
+                std::string_view summary, DTypeSet dtypes = kFloatDTypes) {
+    return declare(name, "nn", std::move(operands), std::move(attrs), dtypes, 0, summary);
   };
+  constexpr DTypeSet kSoftmaxTypes = kFloatDTypes | DTypeSet{DType::Float64};
   static const KernelEntry kNormalizationKernels[] = {
       {row("batch_norm", {input, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}}, {d.eps},
            "inference batch normalization over channel dim 1"),
@@ -665,8 +700,8 @@ std::span<const KernelEntry> normalization_kernels() {
       {row("layer_norm", {input, opt_weight, opt_bias}, {d.axis, d.eps},
            "normalization over dims [axis, rank) with optional affine"),
        layer_norm_kernel},
-      {row("log_softmax", {{"self"}}, {d.dim}, "log of softmax along dim"), softmax_kernel<true>},
-      {row("softmax", {{"self"}}, {d.dim}, "softmax along dim"), softmax_kernel<false>},
+      {row("log_softmax", {{"self"}}, {d.dim}, "log of softmax along dim", kSoftmaxTypes), softmax_kernel<true>},
+      {row("softmax", {{"self"}}, {d.dim}, "softmax along dim", kSoftmaxTypes), softmax_kernel<false>},
   };
   return kNormalizationKernels;
 }

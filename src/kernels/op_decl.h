@@ -105,11 +105,17 @@ class DTypeSet {
   uint32_t bits_ = 0;
 };
 
-/// Dtype sets that many declarations share.
+/// Dtype sets that many declarations share. kFloatDTypes and kNumericDTypes
+/// are what the tuned kernels (convolution, pooling, normalization, resize)
+/// take; float64 and the wider integer types (i16, u16, u32, u64) are taken
+/// by the portable kernels that list them (kAllDTypes: every dtype, for the
+/// operators that only move bytes).
 inline constexpr DTypeSet kFloatDTypes = {DType::Float32, DType::Float16};
 inline constexpr DTypeSet kNumericDTypes = {DType::Float32, DType::Float16, DType::Int64,
                                             DType::Int32,   DType::Int8,    DType::UInt8};
-inline constexpr DTypeSet kAllDTypes = kNumericDTypes | DTypeSet{DType::Bool};
+inline constexpr DTypeSet kExtraDTypes = {DType::Float64, DType::Int16, DType::UInt16, DType::UInt32,
+                                          DType::UInt64};
+inline constexpr DTypeSet kAllDTypes = kNumericDTypes | kExtraDTypes | DTypeSet{DType::Bool};
 
 /// How a call's result types follow from its inputs, for the operators
 /// whose rule is one of a few (elementwise ones); others name a shape

@@ -11,7 +11,7 @@
 //
 // Integer sums and products wrap modulo 2^64 and are truncated to the output
 // dtype (unsigned arithmetic: signed overflow would be undefined). float16 is
-// accumulated in float32.
+// accumulated in float32, float64 in float64.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -41,9 +41,13 @@ std::string shape_of(const Tensor& t) { return shape_string(t.shape()); }
 // Reduction operators: identity, load (element -> accumulator), combine, and
 // finish (accumulator -> element).
 
+/// The accumulator of a float element: double for double, float otherwise.
+template <typename T>
+using FloatAcc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
 template <typename T>
 struct SumOp {
-  using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, float>;
+  using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, FloatAcc<T>>;
   static Acc identity() { return Acc(0); }
   static Acc load(T v) {
     if constexpr (std::is_integral_v<T>) {
@@ -72,17 +76,19 @@ struct ProdOp : SumOp<T> {
 // NaN wins both amax and amin, like numpy and torch.
 template <typename T, bool kMax>
 struct ExtremumOp {
-  using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, float>;
+  // Integers compare in int64, but uint64 in itself (its upper half is not an int64).
+  using IntAcc = std::conditional_t<std::is_same_v<T, uint64_t>, uint64_t, int64_t>;
+  using Acc = std::conditional_t<std::is_integral_v<T>, IntAcc, FloatAcc<T>>;
   static Acc identity() {
     if constexpr (std::is_integral_v<T>) {
-      return kMax ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+      return kMax ? std::numeric_limits<Acc>::min() : std::numeric_limits<Acc>::max();
     } else {
-      return kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+      return kMax ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::infinity();
     }
   }
   static Acc load(T v) {
     if constexpr (std::is_integral_v<T>) {
-      return static_cast<int64_t>(v);
+      return static_cast<Acc>(v);
     } else {
       return axis::widen(v);
     }
@@ -218,11 +224,13 @@ enum class ReduceKind { Sum, Mean, Prod, Max, Min };
 
 // The dtypes and attributes of the family, declared once: the rows at the
 // end of this file and the kernels read them.
-constexpr DTypeSet kSumTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32};
-constexpr DTypeSet kMeanTypes = {DType::Float32, DType::Float16};
-constexpr DTypeSet kExtremumTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32, DType::Bool};
-constexpr DTypeSet kArgTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32,
-                                DType::Int8,    DType::UInt8,   DType::Bool};
+constexpr DTypeSet kSumTypes = {DType::Float32, DType::Float16, DType::Float64, DType::Int64, DType::Int32,
+                                DType::UInt64,  DType::UInt32};
+constexpr DTypeSet kMeanTypes = {DType::Float32, DType::Float16, DType::Float64};
+constexpr DTypeSet kExtremumTypes = {DType::Float32, DType::Float16, DType::Float64, DType::Int64,
+                                     DType::Int32,   DType::Int16,   DType::Int8,    DType::UInt64,
+                                     DType::UInt32,  DType::UInt16,  DType::UInt8,   DType::Bool};
+constexpr DTypeSet kArgTypes = kExtremumTypes;
 
 struct ReduceDecls {
   AttrDecl dims = attr_ints("dims");
@@ -266,12 +274,13 @@ void reduce_typed(ReduceKind kind, const ReducePlan& plan, const Tensor& x, Tens
       case ReduceKind::Mean:
         if constexpr (!std::is_integral_v<T>) {
           // An empty reduction is 0 / 0 = NaN, as in numpy.
-          const float inv_count = 1.0f / static_cast<float>(count);
+          using Acc = typename SumOp<T>::Acc;
+          const Acc inv_count = Acc(1) / static_cast<Acc>(count);
           const bool empty = count == 0;
           run_reduce<SumOp<T>>(
               plan, in, out,
-              [=](float acc) {
-                return axis::narrow<T>(empty ? std::numeric_limits<float>::quiet_NaN()
+              [=](Acc acc) {
+                return axis::narrow<T>(empty ? std::numeric_limits<Acc>::quiet_NaN()
                                              : acc * inv_count);
               },
               ctx, work);
@@ -385,6 +394,13 @@ Error reduce_kernel(ReduceKind kind, std::string_view op, KernelContext& ctx,
     case DType::Int64: reduce_typed<int64_t>(kind, plan, x, y, count, ctx); break;
     case DType::Int32: reduce_typed<int32_t>(kind, plan, x, y, count, ctx); break;
     case DType::Bool: reduce_typed<BoolByte>(kind, plan, x, y, count, ctx); break;
+    case DType::Float64: reduce_typed<double>(kind, plan, x, y, count, ctx); break;
+    case DType::Int16: reduce_typed<int16_t>(kind, plan, x, y, count, ctx); break;
+    case DType::Int8: reduce_typed<int8_t>(kind, plan, x, y, count, ctx); break;
+    case DType::UInt64: reduce_typed<uint64_t>(kind, plan, x, y, count, ctx); break;
+    case DType::UInt32: reduce_typed<uint32_t>(kind, plan, x, y, count, ctx); break;
+    case DType::UInt16: reduce_typed<uint16_t>(kind, plan, x, y, count, ctx); break;
+    case DType::UInt8: reduce_typed<uint8_t>(kind, plan, x, y, count, ctx); break;
     default: return unsupported_dtype(op, x.dtype);
   }
   return Error::Ok;
@@ -413,6 +429,8 @@ template <typename T>
 inline auto arg_value(T v) {
   if constexpr (std::is_same_v<T, BoolByte>) {
     return static_cast<int>(v.bits != 0);
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    return v;
   } else if constexpr (std::is_integral_v<T>) {
     return static_cast<int64_t>(v);
   } else {
@@ -567,6 +585,11 @@ Error arg_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
     case DType::Int8: arg_typed<kMax, int8_t>(last, plan, x, y, ctx); break;
     case DType::UInt8: arg_typed<kMax, uint8_t>(last, plan, x, y, ctx); break;
     case DType::Bool: arg_typed<kMax, BoolByte>(last, plan, x, y, ctx); break;
+    case DType::Float64: arg_typed<kMax, double>(last, plan, x, y, ctx); break;
+    case DType::Int16: arg_typed<kMax, int16_t>(last, plan, x, y, ctx); break;
+    case DType::UInt64: arg_typed<kMax, uint64_t>(last, plan, x, y, ctx); break;
+    case DType::UInt32: arg_typed<kMax, uint32_t>(last, plan, x, y, ctx); break;
+    case DType::UInt16: arg_typed<kMax, uint16_t>(last, plan, x, y, ctx); break;
   }
   return Error::Ok;
 }
@@ -667,6 +690,9 @@ Error cumsum_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
     case DType::Float16: scan(Half{}); break;
     case DType::Int64: scan(int64_t{}); break;
     case DType::Int32: scan(int32_t{}); break;
+    case DType::Float64: scan(double{}); break;
+    case DType::UInt64: scan(uint64_t{}); break;
+    case DType::UInt32: scan(uint32_t{}); break;
     default: return unsupported_dtype(op, x.dtype);
   }
   return Error::Ok;

@@ -152,10 +152,20 @@ uint64_t scalar_bits(DType dtype, const Number& value) {
       return bits;
     }
     case DType::Float16: return float_to_half(static_cast<float>(value.as_double())).bits;
+    case DType::Float64: {
+      const double f = value.as_double();
+      uint64_t bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      return bits;
+    }
     case DType::Bool: return value.is_int ? value.i != 0 : value.f != 0.0;
     case DType::Int64:
     case DType::Int32:
+    case DType::Int16:
     case DType::Int8:
+    case DType::UInt64:
+    case DType::UInt32:
+    case DType::UInt16:
     case DType::UInt8: {
       // Narrow types keep the low bytes (two's complement wrap, as numpy's astype).
       const int64_t i = value.is_int ? value.i : saturating_int(value.f);

@@ -28,7 +28,8 @@ struct TopkDecls {
 };
 
 // Every dtype but bool: the order needs numbers.
-constexpr DTypeSet kTopkTypes = kNumericDTypes;
+constexpr DTypeSet kTopkTypes = kNumericDTypes | DTypeSet{DType::Float64, DType::Int16, DType::UInt16,
+                                                            DType::UInt32, DType::UInt64};
 
 template <typename S>
 inline auto load_key(const S* p) {
@@ -206,6 +207,11 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
     case DType::Int32: dispatch(int32_t{}); break;
     case DType::Int8: dispatch(int8_t{}); break;
     case DType::UInt8: dispatch(uint8_t{}); break;
+    case DType::Float64: dispatch(double{}); break;
+    case DType::Int16: dispatch(int16_t{}); break;
+    case DType::UInt16: dispatch(uint16_t{}); break;
+    case DType::UInt32: dispatch(uint32_t{}); break;
+    case DType::UInt64: dispatch(uint64_t{}); break;
     case DType::Bool: break;  // rejected above
   }
   return Error::Ok;

@@ -76,6 +76,11 @@ std::vector<double> as_doubles(const TensorData& d) {
       case DType::Int8: out.push_back(element<int8_t>(p, i)); break;
       case DType::UInt8:
       case DType::Bool: out.push_back(element<uint8_t>(p, i)); break;
+      case DType::Float64: out.push_back(element<double>(p, i)); break;
+      case DType::Int16: out.push_back(element<int16_t>(p, i)); break;
+      case DType::UInt16: out.push_back(element<uint16_t>(p, i)); break;
+      case DType::UInt32: out.push_back(element<uint32_t>(p, i)); break;
+      case DType::UInt64: out.push_back(static_cast<double>(element<uint64_t>(p, i))); break;
     }
   }
   return out;

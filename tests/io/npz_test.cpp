@@ -141,8 +141,9 @@ std::string error_of_npz(std::span<const std::byte> bytes) {
   return "<no error>";
 }
 
-const std::vector<DType> kAllDTypes = {DType::Float32, DType::Float16, DType::Int64, DType::Int32,
-                                       DType::Int8,    DType::UInt8,   DType::Bool};
+const std::vector<DType> kAllDTypes = {DType::Float32, DType::Float16, DType::Int64,  DType::Int32,
+                                       DType::Int8,    DType::UInt8,   DType::Bool,   DType::Float64,
+                                       DType::Int16,   DType::UInt16,  DType::UInt32, DType::UInt64};
 
 // ---------------------------------------------------------------------------
 // round trips
@@ -243,6 +244,11 @@ arrays = {
   'i8': np.array([-128, -1, 0, 127], dtype=np.int8),
   'u8': np.array([[0, 255], [7, 9]], dtype=np.uint8),
   'b': np.array([True, False, True]),
+  'f64': np.array([0.1, -1e300, 5e-324, np.nan]),
+  'i16': np.array([-32768, -1, 32767], dtype=np.int16),
+  'u16': np.array([0, 65535], dtype=np.uint16),
+  'u32': np.array([[0, 4294967295]], dtype=np.uint32),
+  'u64': np.array([0, 2**64 - 1, 2**63], dtype=np.uint64),
   'scalar': np.array(3.5, dtype=np.float32),
   'empty': np.zeros((2, 0, 3), dtype=np.int32),
   'fortran': np.asfortranarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4)),
@@ -282,10 +288,11 @@ np.save(os.path.join(out, 'single.npy'), arrays['i32'])
     e.raw = read_bytes(dir.file(name + ".raw"));
     expected[name] = e;
   }
-  ASSERT_EQ(expected.size(), 12u);
+  ASSERT_EQ(expected.size(), 17u);
   const std::map<std::string, DType> dtypes = {
-      {"<f4", DType::Float32}, {"<f2", DType::Float16}, {"<i8", DType::Int64}, {"<i4", DType::Int32},
-      {"|i1", DType::Int8},    {"|u1", DType::UInt8},   {"|b1", DType::Bool}};
+      {"<f4", DType::Float32}, {"<f2", DType::Float16}, {"<i8", DType::Int64},  {"<i4", DType::Int32},
+      {"|i1", DType::Int8},    {"|u1", DType::UInt8},   {"|b1", DType::Bool},   {"<f8", DType::Float64},
+      {"<i2", DType::Int16},   {"<u2", DType::UInt16},  {"<u4", DType::UInt32}, {"<u8", DType::UInt64}};
 
   for (const char* file : {"plain.npz", "compressed.npz"}) {
     SCOPED_TRACE(file);
@@ -340,7 +347,7 @@ import sys, os
 import numpy as np
 out = sys.argv[1]
 z = np.load(os.path.join(out, 'ours.npz'))
-names = ['f32', 'f16', 'i64', 'i32', 'i8', 'u8', 'bool', 'scalar', 'empty']
+names = ['f32', 'f16', 'i64', 'i32', 'i8', 'u8', 'bool', 'f64', 'i16', 'u16', 'u32', 'u64', 'scalar', 'empty']
 assert list(z.keys()) == names, list(z.keys())
 for name in names:
   ours = np.load(os.path.join(out, name + '.npy'))
@@ -354,6 +361,7 @@ for name in names:
     assert buf.getvalue() == f.read(), name
 assert z['scalar'].shape == () and z['empty'].shape == (0, 4)
 assert z['bool'].dtype == np.bool_ and z['f16'].dtype == np.float16
+assert [z[n].dtype.str for n in ('f64', 'i16', 'u16', 'u32', 'u64')] == ['<f8', '<i2', '<u2', '<u4', '<u8']
 )PY";
   EXPECT_EQ(run_python(dir, script), 0);
 }
@@ -416,11 +424,11 @@ TEST(Npz, ConvertsFortranOrder) {
 // refused and corrupt input
 
 TEST(Npz, RefusesUnsupportedDTypesWithAHint) {
-  EXPECT_EQ(error_of_npy(npy_of("<f8", "(1,)", std::string(8, '\0'))),
-            "t.npy: array 'x': unsupported dtype '<f8' (float64); expected one of f32, f16, i64, i32, "
-            "i8, u8, bool \xe2\x80\x94 convert with .astype(np.float32)");
-  EXPECT_THAT(error_of_npy(npy_of("<u2", "(1,)", std::string(2, '\0'))),
-              HasSubstr("(uint16); expected one of"));
+  EXPECT_EQ(error_of_npy(npy_of("<f16", "(1,)", std::string(16, '\0'))),
+            "t.npy: array 'x': unsupported dtype '<f16' (float128); expected one of f32, f16, f64, i64, i32, "
+            "i16, i8, u64, u32, u16, u8, bool \xe2\x80\x94 convert with .astype(np.float32)");
+  EXPECT_THAT(error_of_npy(npy_of("<c8", "(1,)", std::string(8, '\0'))),
+              HasSubstr("(complex64); expected one of"));
   EXPECT_THAT(error_of_npy(npy_of("|O", "(1,)", std::string(8, '\0'))),
               HasSubstr("unsupported dtype '|O' (Python object)"));
   EXPECT_THAT(error_of_npy(npy_of("<U3", "(1,)", std::string(12, '\0'))),
@@ -507,7 +515,7 @@ with zipfile.ZipFile(os.path.join(out, 'junk.npz'), 'w') as z:
   z.writestr('x.npy', 'definitely not an array')
 with zipfile.ZipFile(os.path.join(out, 'bzip.npz'), 'w', compression=zipfile.ZIP_BZIP2) as z:
   buf = io.BytesIO(); np.save(buf, np.zeros(3, np.float32)); z.writestr('x.npy', buf.getvalue())
-np.savez(os.path.join(out, 'f64.npz'), obs=np.zeros(3))
+np.savez(os.path.join(out, 'f128.npz'), obs=np.zeros(3, np.longdouble))
 np.savez(os.path.join(out, 'big_endian.npz'), obs=np.zeros(3, dtype='>i4'))
 )PY";
   ASSERT_EQ(run_python(dir, script), 0);
@@ -522,10 +530,10 @@ np.savez(os.path.join(out, 'big_endian.npz'), obs=np.zeros(3, dtype='>i4'))
   EXPECT_THAT(error_of_file("notes.npz"), HasSubstr("member 'notes.txt' is not a .npy array"));
   EXPECT_THAT(error_of_file("junk.npz"), HasSubstr("junk.npz: array 'x': not a .npy: missing the"));
   EXPECT_THAT(error_of_file("bzip.npz"), HasSubstr("unsupported zip compression method 12"));
-  EXPECT_EQ(error_of_file("f64.npz"),
-            dir.file("f64.npz") +
-                ": array 'obs': unsupported dtype '<f8' (float64); expected one of f32, f16, i64, i32, i8, "
-                "u8, bool \xe2\x80\x94 convert with .astype(np.float32)");
+  EXPECT_EQ(error_of_file("f128.npz"),
+            dir.file("f128.npz") +
+                ": array 'obs': unsupported dtype '<f16' (float128); expected one of f32, f16, f64, i64, i32, "
+                "i16, i8, u64, u32, u16, u8, bool \xe2\x80\x94 convert with .astype(np.float32)");
   EXPECT_THAT(error_of_file("big_endian.npz"), HasSubstr("array 'obs': big-endian dtype '>i4'"));
   EXPECT_THAT(error_of_file("missing.npz"), HasSubstr("missing.npz: cannot open: No such file"));
   EXPECT_THAT(error_of_file("."), HasSubstr(": expected a regular file, got a directory"));

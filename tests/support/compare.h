@@ -109,19 +109,26 @@ T load(const void* data, int64_t i) {
 }
 
 inline double load_float(const ArrayView& a, int64_t i) {
+  if (a.dtype == DType::Float64) return load<double>(a.data, i);
   return a.dtype == DType::Float16 ? half_to_float(load<Half>(a.data, i)) : load<float>(a.data, i);
 }
 
-// Integers as int64 (exact for every integer dtype edgec has).
+// Integers as int64 (exact for every integer dtype edgec has; uint64 as
+// its bits, so equal values still compare equal).
 inline int64_t load_int(const ArrayView& a, int64_t i) {
   switch (a.dtype) {
     case DType::Int64: return load<int64_t>(a.data, i);
     case DType::Int32: return load<int32_t>(a.data, i);
+    case DType::Int16: return load<int16_t>(a.data, i);
     case DType::Int8: return load<int8_t>(a.data, i);
+    case DType::UInt64: return load<int64_t>(a.data, i);
+    case DType::UInt32: return load<uint32_t>(a.data, i);
+    case DType::UInt16: return load<uint16_t>(a.data, i);
     case DType::UInt8:
     case DType::Bool: return load<uint8_t>(a.data, i);
     case DType::Float32:
-    case DType::Float16: break;
+    case DType::Float16:
+    case DType::Float64: break;
   }
   return 0;
 }
@@ -131,9 +138,10 @@ inline std::string element_text(const ArrayView& a, int64_t i) {
     const int64_t b = load_int(a, i);
     return b == 0 ? "false" : b == 1 ? "true" : "invalid bool byte " + std::to_string(b);
   }
+  if (a.dtype == DType::UInt64) return std::to_string(static_cast<uint64_t>(load_int(a, i)));
   if (!is_floating(a.dtype)) return std::to_string(load_int(a, i));
   std::ostringstream os;
-  os.precision(9);
+  os.precision(a.dtype == DType::Float64 ? 17 : 9);
   os << load_float(a, i);
   return os.str();
 }

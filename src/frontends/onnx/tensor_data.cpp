@@ -265,40 +265,55 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
     bytes = std::make_shared<std::vector<std::byte>>(nbytes);
     if (nbytes > 0) std::memcpy(bytes->data(), t.raw_data().data(), nbytes);
   } else {
-    // float in float_data, int64 in int64_data, every other type in int32_data.
-    const int count = *dtype == DType::Float32 ? t.float_data_size()
-                      : *dtype == DType::Int64 ? t.int64_data_size()
-                                               : t.int32_data_size();
+    // float in float_data, double in double_data, int64 in int64_data,
+    // uint32 and uint64 in uint64_data, every other type in int32_data.
+    const DType d = *dtype;
+    const int count = d == DType::Float32                             ? t.float_data_size()
+                      : d == DType::Float64                           ? t.double_data_size()
+                      : d == DType::Int64                             ? t.int64_data_size()
+                      : d == DType::UInt32 || d == DType::UInt64      ? t.uint64_data_size()
+                                                                      : t.int32_data_size();
     if (static_cast<int64_t>(count) != numel)
-      mismatch(static_cast<size_t>(count), *dtype == DType::Float32 ? "float_data values"
-                                           : *dtype == DType::Int64 ? "int64_data values"
-                                                                    : "int32_data values");
+      mismatch(static_cast<size_t>(count), d == DType::Float32                        ? "float_data values"
+                                           : d == DType::Float64                      ? "double_data values"
+                                           : d == DType::Int64                        ? "int64_data values"
+                                           : d == DType::UInt32 || d == DType::UInt64 ? "uint64_data values"
+                                                                                      : "int32_data values");
     check_memory_limit(t, what, shape, nbytes);
     bytes = std::make_shared<std::vector<std::byte>>(nbytes);
     std::byte* out = bytes->data();
-    switch (*dtype) {
+    // Narrower types are stored widened; each is narrowed back to its width.
+    auto narrow_each = [&]<typename T>(const auto& values) {
+      for (int64_t i = 0; i < numel; ++i) {
+        const T v = static_cast<T>(values[static_cast<int>(i)]);
+        std::memcpy(out + sizeof(T) * static_cast<size_t>(i), &v, sizeof(T));
+      }
+    };
+    switch (d) {
       case DType::Float32:
         if (nbytes > 0) std::memcpy(out, t.float_data().data(), nbytes);
+        break;
+      case DType::Float64:
+        if (nbytes > 0) std::memcpy(out, t.double_data().data(), nbytes);
         break;
       case DType::Int64:
         if (nbytes > 0) std::memcpy(out, t.int64_data().data(), nbytes);
         break;
+      case DType::UInt64:
+        if (nbytes > 0) std::memcpy(out, t.uint64_data().data(), nbytes);
+        break;
       case DType::Int32:
         if (nbytes > 0) std::memcpy(out, t.int32_data().data(), nbytes);
         break;
+      case DType::UInt32: narrow_each.operator()<uint32_t>(t.uint64_data()); break;
       case DType::Float16:
-        for (int64_t i = 0; i < numel; ++i) {
-          const uint16_t bits = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
-          std::memcpy(out + 2 * i, &bits, 2);
-        }
-        break;
+      case DType::Int16:
+      case DType::UInt16: narrow_each.operator()<uint16_t>(t.int32_data()); break;
       case DType::Int8:
-      case DType::UInt8:
+      case DType::UInt8: narrow_each.operator()<uint8_t>(t.int32_data()); break;
       case DType::Bool:
         for (int64_t i = 0; i < numel; ++i) {
-          int32_t v = t.int32_data(static_cast<int>(i));
-          if (*dtype == DType::Bool) v = v != 0;
-          const uint8_t b = static_cast<uint8_t>(v);
+          const uint8_t b = t.int32_data(static_cast<int>(i)) != 0;
           std::memcpy(out + i, &b, 1);
         }
         break;
@@ -330,6 +345,11 @@ void store_element(std::byte* out, size_t i, DType dtype, V v) {
     case DType::Int8: put(static_cast<int8_t>(v)); break;
     case DType::UInt8: put(static_cast<uint8_t>(v)); break;
     case DType::Bool: put(static_cast<uint8_t>(v != 0)); break;
+    case DType::Float64: put(static_cast<double>(v)); break;
+    case DType::Int16: put(static_cast<int16_t>(v)); break;
+    case DType::UInt16: put(static_cast<uint16_t>(v)); break;
+    case DType::UInt32: put(static_cast<uint32_t>(v)); break;
+    case DType::UInt64: put(static_cast<uint64_t>(v)); break;
   }
 }
 
@@ -387,6 +407,21 @@ std::vector<R> convert_all(const TensorData& d) {
     case DType::UInt8:
     case DType::Bool:
       for_each_element<uint8_t>(d, push);
+      break;
+    case DType::Float64:
+      for_each_element<double>(d, push);
+      break;
+    case DType::Int16:
+      for_each_element<int16_t>(d, push);
+      break;
+    case DType::UInt16:
+      for_each_element<uint16_t>(d, push);
+      break;
+    case DType::UInt32:
+      for_each_element<uint32_t>(d, push);
+      break;
+    case DType::UInt64:
+      for_each_element<uint64_t>(d, push);
       break;
   }
   return out;

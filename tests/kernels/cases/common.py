@@ -17,6 +17,11 @@ DTYPE_NAMES = {
     np.dtype(np.int8): "i8",
     np.dtype(np.uint8): "u8",
     np.dtype(np.bool_): "bool",
+    np.dtype(np.float64): "f64",
+    np.dtype(np.int16): "i16",
+    np.dtype(np.uint16): "u16",
+    np.dtype(np.uint32): "u32",
+    np.dtype(np.uint64): "u64",
 }
 EDGEC_DTYPES = tuple(DTYPE_NAMES.values())
 MAX_RANK = 8  # kernels/tensor.h kMaxRank

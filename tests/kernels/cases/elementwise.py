@@ -20,13 +20,16 @@ rng = np.random.default_rng(20240607)
 F32 = dict(atol=1e-5, rtol=1e-5)
 F16 = dict(atol=1e-3, rtol=2e-3)
 
+# FLOATS: what the float math takes; float64 is taken by arithmetic,
+# comparisons, where, the sign/abs/clamp family and cast.
 FLOATS = [np.float32, np.float16]
-INTS = [np.int64, np.int32, np.int8, np.uint8]
-NUMERIC = FLOATS + INTS
+INTS = [np.int64, np.int32, np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.uint64]
+NUMERIC = FLOATS + [np.float64] + INTS
 ALL = NUMERIC + [np.bool_]
 
 NAMES = {np.float32: "f32", np.float16: "f16", np.int64: "i64", np.int32: "i32", np.int8: "i8",
-         np.uint8: "u8", np.bool_: "bool"}
+         np.uint8: "u8", np.bool_: "bool", np.float64: "f64", np.int16: "i16", np.uint16: "u16",
+         np.uint32: "u32", np.uint64: "u64"}
 
 
 def tol(dt):
@@ -85,13 +88,15 @@ def floor_div_ref(a, b):
         return quiet(np.floor_divide, a.astype(np.int64), b.astype(np.int64)).astype(a.dtype)
     # numpy's float floor_divide in the input precision (float32 for both):
     # its divmod snapping is what the kernel reproduces.
-    return quiet(np.floor_divide, a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    w = np.float64 if a.dtype == np.float64 else np.float32  # float64 is computed as itself
+    return quiet(np.floor_divide, a.astype(w), b.astype(w)).astype(a.dtype)
 
 
 def remainder_ref(a, b):
     if np.issubdtype(a.dtype, np.integer):
         return quiet(np.remainder, a.astype(np.int64), b.astype(np.int64)).astype(a.dtype)
-    return quiet(np.remainder, a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    w = np.float64 if a.dtype == np.float64 else np.float32
+    return quiet(np.remainder, a.astype(w), b.astype(w)).astype(a.dtype)
 
 
 def fmod_ref(a, b):
@@ -192,7 +197,7 @@ def arithmetic_cases():
 def division_cases():
     out = []
     # True division (floats only).
-    for dt in FLOATS:
+    for dt in FLOATS + [np.float64]:
         out += binary_cases("div", lambda a, b: float_ref(np.divide, a, b), [dt], make_b=nonzero)
     a = np.array([1.0, -1.0, 0.0, np.inf], np.float32)
     b = np.array([0.0, 0.0, 0.0, np.inf], np.float32)
@@ -259,7 +264,7 @@ def division_cases():
 
 def pow_cases():
     out = []
-    for dt in FLOATS:
+    for dt in FLOATS + [np.float64]:
         n = NAMES[dt]
         a = rng.uniform(0.1, 3.0, (3, 4)).astype(dt)
         b = rng.uniform(-2.0, 3.0, (4,)).astype(dt)
@@ -311,7 +316,7 @@ COMPARISONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_
 
 def small(shape, dt):
     """Values in [-3, 3] (whole numbers for floats) so that equal elements occur."""
-    if dt in FLOATS:
+    if np.issubdtype(dt, np.floating):
         return np.round(rng.uniform(-3, 3, shape)).astype(dt)
     return rand(shape, dt, -3, 3)
 
@@ -428,9 +433,9 @@ def bitwise_cases():
             out.append(case("%s_%s_empty" % (op, n), op, [np.zeros((0, 3), dt), full_range((3,), dt)],
                             outputs=[np.zeros((0, 3), dt)]))
         out.append(case("%s_float_rejected" % op, op, [np.ones(2, np.float32)] * 2,
-                        error="%s: expected dtype i64, i32, i8, u8, got f32" % op, out_specs=[("f32", [2])]))
+                        error="%s: expected dtype i64, i32, i16, i8, u64, u32, u16, u8, got f32" % op, out_specs=[("f32", [2])]))
         out.append(case("%s_bool_rejected" % op, op, [np.ones(2, np.bool_)] * 2,
-                        error="%s: expected dtype i64, i32, i8, u8, got bool" % op, out_specs=[("bool", [2])]))
+                        error="%s: expected dtype i64, i32, i16, i8, u64, u32, u16, u8, got bool" % op, out_specs=[("bool", [2])]))
         out.append(case("%s_mixed_dtypes" % op, op, [np.ones(2, np.int32), np.ones(2, np.uint8)],
                         error="%s: expected inputs of the same dtype, got i32 and u8" % op, out_specs=[("i32", [2])]))
     for dt in INTS:
@@ -442,9 +447,9 @@ def bitwise_cases():
                         outputs=[np.invert(x.transpose(1, 2, 0))]))
     out.append(case("bitwise_not_empty", "bitwise_not", [np.zeros((2, 0), np.int8)], outputs=[np.zeros((2, 0), np.int8)]))
     out.append(case("bitwise_not_float_rejected", "bitwise_not", [np.ones(2, np.float16)],
-                    error="bitwise_not: expected dtype i64, i32, i8, u8, got f16", out_specs=[("f16", [2])]))
+                    error="bitwise_not: expected dtype i64, i32, i16, i8, u64, u32, u16, u8, got f16", out_specs=[("f16", [2])]))
     out.append(case("bitwise_not_bool_rejected", "bitwise_not", [np.ones(2, np.bool_)],
-                    error="bitwise_not: expected dtype i64, i32, i8, u8, got bool", out_specs=[("bool", [2])]))
+                    error="bitwise_not: expected dtype i64, i32, i16, i8, u64, u32, u16, u8, got bool", out_specs=[("bool", [2])]))
     return out
 
 
@@ -481,7 +486,7 @@ def thresholded_relu_ref(x, alpha=1.0):
 
 def shrink_ref(x, lambd=0.5, bias=0.0):
     """ONNX Shrink; integers in float64, truncated and saturated to their range."""
-    if x.dtype in (np.float32, np.float16):
+    if x.dtype in (np.float32, np.float16, np.float64):
         wide = x.astype(np.float64)
         return quiet(lambda: np.where(wide < -lambd, wide + bias, np.where(wide > lambd, wide - bias, 0))).astype(x.dtype)
     wide = x.astype(np.float64)
@@ -752,7 +757,7 @@ def cast_source(src, dst, shape):
     """Values of dtype `src` whose cast to `dst` numpy defines on every platform."""
     if src == np.bool_:
         return rand(shape, np.bool_)
-    if src in FLOATS:
+    if np.issubdtype(src, np.floating):
         if dst in INTS:
             info = np.iinfo(dst)
             lo, hi = max(info.min, -1000), min(info.max, 1000)

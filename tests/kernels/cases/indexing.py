@@ -17,8 +17,10 @@ from common import case, dtype_tag as tag, given, random_array, view
 
 rng = np.random.default_rng(99)
 
-ALL = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8, np.bool_]
-NUMERIC = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8]
+ALL = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8, np.bool_,
+       np.float64, np.int16, np.uint16, np.uint32, np.uint64]
+NUMERIC = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8,
+           np.float64, np.int16, np.uint16, np.uint32, np.uint64]
 
 
 def rand(shape, dtype):

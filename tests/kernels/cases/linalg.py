@@ -71,6 +71,14 @@ def cases():
     out.append(mm("f16_thin", rand((2, 70), f16), rand((70, 30), f16)))
     out.append(mm("f16_batch_transposed", rand((3, 20, 40), f16), rand((3, 50, 40), f16), perms=[None, [0, 2, 1]]))
     out.append(mm("f16_vec_vec", rand((9,), f16), rand((9,), f16)))
+    # float64 (a plain loop in double): matrices, transposed and broadcast batches, vectors.
+    f64 = np.float64
+    out.append(mm("f64_2d", rand((13, 9), f64), rand((9, 31), f64), atol=1e-12, rtol=1e-12))
+    out.append(mm("f64_batch_transposed", rand((3, 5, 7), f64), rand((3, 6, 7), f64), perms=[None, [0, 2, 1]],
+                  atol=1e-12, rtol=1e-12))
+    out.append(mm("f64_broadcast_batch", rand((2, 1, 4, 3), f64), rand((5, 3, 2), f64), atol=1e-12, rtol=1e-12))
+    out.append(mm("f64_vec_mat", rand((6,), f64), rand((2, 6, 4), f64), atol=1e-12, rtol=1e-12))
+    out.append(mm("f64_vec_vec", rand((9,), f64), rand((9,), f64), atol=1e-12, rtol=1e-12))
     # Empty dims: no rows, no columns, nothing to contract (zeros), empty batch.
     out.append(mm("empty_m", rand((0, 5)), rand((5, 3))))
     out.append(mm("empty_n", rand((4, 5)), rand((5, 0))))
@@ -84,7 +92,7 @@ def cases():
     out.append(err("err_batch_mismatch", rand((2, 3, 4)), rand((3, 4, 5)), "matmul: batch dims do not broadcast"))
     out.append(err("err_scalar", np.array(2.0, dtype=np.float32), rand((3,)), "matmul: expected inputs of rank >= 1"))
     out.append(err("err_int", np.ones((2, 2), dtype=np.int64), np.ones((2, 2), dtype=np.int64),
-                   "matmul: expected two f32 or two f16 inputs, got i64 and i64", "i64"))
+                   "matmul: expected two f32, two f16 or two f64 inputs, got i64 and i64", "i64"))
     out.append(err("err_mixed", rand((2, 2)), rand((2, 2), f16), "got f32 and f16"))
     out.append(err("err_out_dtype", rand((2, 2)), rand((2, 2)), "matmul: expected output dtype f32, got f16", "f16"))
     return out

@@ -24,6 +24,8 @@ def rand(shape, dtype=np.float32, scale=1.0, shift=0.0):
 
 
 def tol(dtype):
+    if dtype == np.float64:
+        return dict(atol=1e-12, rtol=1e-12)
     return F16 if dtype == np.float16 else F32
 
 
@@ -94,7 +96,7 @@ def cases():
     # softmax / log_softmax: inner, outer and middle dims, permuted views, both dtypes.
     for log in (False, True):
         op = "log_softmax" if log else "softmax"
-        for dt in (f32, f16):
+        for dt in (f32, f16, np.float64):
             tag = np.dtype(dt).name
             x = rand((3, 4, 37), dt, scale=3.0)
             out.append(softmax_case(f"{op}_{tag}_inner", x, dim=-1, log=log))

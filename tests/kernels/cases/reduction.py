@@ -47,7 +47,7 @@ def _reduce_ref(op, x, dims, keepdim):
     if op == "mean":
         wide = np.float32 if x.dtype == np.float16 else np.float64
         return np.asarray(np.mean(x.astype(wide), axis=ax, keepdims=keepdim)).astype(x.dtype)
-    if x.dtype in (np.float16, np.float32):
+    if x.dtype in (np.float16, np.float32, np.float64):
         wide = x.astype(np.float32 if x.dtype == np.float16 else np.float64)
         f = {"sum": np.sum, "prod": np.prod, "amax": np.amax, "amin": np.amin}[op]
         return np.asarray(f(wide, axis=ax, keepdims=keepdim)).astype(x.dtype)
@@ -101,7 +101,8 @@ def cumsum_ref(x, dim, exclusive, reverse):
     if x.ndim == 0:
         return (np.zeros_like(x) if exclusive else x.copy())
     d = dim % x.ndim
-    wide = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float64}.get(x.dtype, np.int64)
+    wide = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float64,
+            np.dtype(np.float64): np.float64}.get(x.dtype, np.int64)
     w = x.astype(wide)
     if reverse:
         w = np.flip(w, axis=d)
@@ -130,15 +131,19 @@ def cases():
     f32, f16, i64, i32 = np.float32, np.float16, np.int64, np.int32
 
     # Every op x dtype on a small 3-D tensor, reducing inner, outer, middle and all dims.
-    dtypes = {"sum": [f32, f16, i64, i32], "mean": [f32, f16], "prod": [f32, f16, i64, i32],
-              "amax": [f32, f16, i64, i32, np.bool_], "amin": [f32, f16, i64, i32, np.bool_]}
+    f64, wide_ints = np.float64, [np.uint64, np.uint32]
+    small_ints = [np.int16, np.int8, np.uint16, np.uint8]
+    dtypes = {"sum": [f32, f16, f64, i64, i32] + wide_ints, "mean": [f32, f16, f64],
+              "prod": [f32, f16, f64, i64, i32] + wide_ints,
+              "amax": [f32, f16, f64, i64, i32, np.bool_] + wide_ints + small_ints,
+              "amin": [f32, f16, f64, i64, i32, np.bool_] + wide_ints + small_ints}
     for op, dts in dtypes.items():
         for dt in dts:
             tag = np.dtype(dt).name
             x = rand((3, 4, 5), dt)
-            if op == "prod" and dt in (f32, f16):
+            if op == "prod" and dt in (f32, f16, f64):
                 x = (rng.random((3, 4, 5)) + 0.5).astype(dt)  # keep products in range
-            if op == "prod" and dt in (i64, i32):
+            if op == "prod" and np.issubdtype(dt, np.integer):
                 x = rng.integers(-3, 4, size=(3, 4, 5)).astype(dt)
             out.append(reduce_case(f"{op}_{tag}_inner", op, x, dims=[2]))
             out.append(reduce_case(f"{op}_{tag}_outer", op, x, dims=[0]))
@@ -212,9 +217,12 @@ def cases():
 
     # argmax / argmin.
     for op in ("argmax", "argmin"):
-        for dt in (f32, f16, i64, i32, np.int8, np.uint8, np.bool_):
+        for dt in (f32, f16, np.float64, i64, i32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8,
+                   np.bool_):
             tag = np.dtype(dt).name
             x = rand((4, 6, 5), dt)
+            if dt == np.uint64:  # values on both sides of 2^63
+                x = rng.integers(0, 2**64 - 1, size=(4, 6, 5), dtype=np.uint64)
             if dt == np.uint8:
                 x = rng.integers(0, 200, size=(4, 6, 5)).astype(dt)
             out.append(arg_case(f"{op}_{tag}_inner", op, x, dim=2))
@@ -241,7 +249,7 @@ def cases():
         out.append(error_case(f"{op}_wrong_output_dtype", op, rand((3, 2), f32), {"dim": 0}, "i32", f"{op}: expected output dtype i64, got i32"))
 
     # cumsum.
-    for dt in (f32, f16, i64, i32):
+    for dt in (f32, f16, np.float64, i64, i32, np.uint64, np.uint32):
         tag = np.dtype(dt).name
         x = rand((3, 4, 5), dt)
         for exclusive in (False, True):

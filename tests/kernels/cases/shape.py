@@ -14,7 +14,8 @@ from common import case, dtype_tag as tag, given, random_array, view
 
 rng = np.random.default_rng(2024)
 
-ALL = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8, np.bool_]
+ALL = [np.float32, np.float16, np.int64, np.int32, np.int8, np.uint8, np.bool_,
+       np.float64, np.int16, np.uint16, np.uint32, np.uint64]
 INT64_MAX = 2**63 - 1
 INT64_MIN = -2**63
 
