@@ -825,11 +825,59 @@ std::vector<Case> cases() {
     add(node_case("pads with auto_pad", m, "Conv", "attribute 'pads' is given with attribute 'auto_pad'"));
   }
   {
+    // SAME: outputs 4 * 4; stride 4 and a 1x1 kernel give 13 unpadded,
+    // which would need a begin pad of -2.
     Model m;
     m.x().weight("w", {2, 2, 1, 1});
-    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "auto_pad", "SAME_UPPER");
+    auto* n = m.node("ConvTranspose", {"x", "w"}, {"y"});
+    attr(n, "auto_pad", "SAME_UPPER");
+    attr(n, "strides", std::vector<int64_t>{4, 4});
     m.output("y");
-    add(node_case("conv_transpose SAME", m, "ConvTranspose", "attribute 'auto_pad' SAME_UPPER"));
+    add(node_case("conv_transpose SAME", m, "ConvTranspose",
+                  "attribute 'auto_pad' SAME_UPPER needs pads -2 and -1 in spatial dim 0"));
+  }
+  {
+    Model m;
+    m.x().input("w", {"2", "2", "k", "1"});
+    attr(m.node("Conv", {"x", "w"}, {"y"}), "auto_pad", "SAME_UPPER");
+    m.output("y");
+    add(node_case("SAME with a symbolic kernel", m, "Conv",
+                  "attribute 'auto_pad' SAME_UPPER is not supported without static kernel sizes"));
+  }
+  {
+    Model m;
+    m.input("x", {"1", "2", "h", "4"}).weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "auto_pad", "SAME_LOWER");
+    m.output("y");
+    add(node_case("conv_transpose SAME of a symbolic size", m, "ConvTranspose",
+                  "attribute 'auto_pad' SAME_LOWER needs static spatial sizes, got input 0 'X' (value 'x', "
+                  "f32[1, 2, h, 4])"));
+  }
+  {
+    Model m;
+    m.x().input("w", {"2", "2", "k", "1"});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_shape", std::vector<int64_t>{4, 4});
+    m.output("y");
+    add(node_case("conv_transpose output_shape of a symbolic kernel", m, "ConvTranspose",
+                  "attribute 'output_shape' [4, 4] needs static kernel sizes, got input 1 'W' (value 'w', "
+                  "f32[2, 2, k, 1])"));
+  }
+  {
+    Model m;
+    m.x().weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_shape", std::vector<int64_t>{4});
+    m.output("y");
+    add(node_case("conv_transpose output_shape for one dim", m, "ConvTranspose",
+                  "attribute 'output_shape' [4] has 1 entries; expected 2"));
+  }
+  {
+    // 5 rows from 4 with stride 1: an output padding of 1, not below the stride.
+    Model m;
+    m.x().weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_shape", std::vector<int64_t>{5, 4});
+    m.output("y");
+    add(node_case("conv_transpose output_shape too large", m, "ConvTranspose",
+                  "attribute 'output_shape' [5, 4] is 1 larger than the output in spatial dim 0"));
   }
   {
     Model m;

@@ -76,8 +76,10 @@ struct Window {
 /// the default too) for `nd` spatial dims of `x`, checking their counts and
 /// ranges. auto_pad SAME_UPPER / SAME_LOWER (output = ceil(in / stride))
 /// become explicit pads from the window sizes `kernel`, which needs static
-/// spatial sizes; `kernel` empty refuses them.
-Window read_window(NodeContext& n, size_t nd, const TensorType& x, const std::vector<int64_t>& kernel) {
+/// spatial sizes; `kernel` empty refuses them. `transposed`: leaves SAME's
+/// pads 0 for ConvTranspose, whose SAME is its own (transpose_pads).
+Window read_window(NodeContext& n, size_t nd, const TensorType& x, const std::vector<int64_t>& kernel,
+                   bool transposed = false) {
   Window w;
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
@@ -101,7 +103,7 @@ Window read_window(NodeContext& n, size_t nd, const TensorType& x, const std::ve
       n.fail("attribute 'pads' is given with attribute 'auto_pad' " + auto_pad + "; expected one of the two");
     w.pads.assign(2 * nd, 0);
   }
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+  if (!transposed && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
     if (kernel.size() != nd)
       n.fail("attribute 'auto_pad' " + auto_pad +
              " is not supported without static kernel sizes (export with "
@@ -241,17 +243,73 @@ void conv(NodeContext& n) {
                                    {"groups", c.group}})));
 }
 
+/// ConvTranspose's output_shape, or auto_pad SAME (output = in * stride):
+/// the pads that give that output, from ONNX's total padding (stride * (in -
+/// 1) + output_padding + (kernel - 1) * dilation + 1 - output), split as
+/// ONNX's spec says (SAME_UPPER: the smaller half first; otherwise the
+/// larger, Python's floor division for a negative total). An output larger
+/// than the natural one (a negative end pad) is more output padding, which
+/// conv_transpose keeps below stride or dilation; a negative begin pad
+/// would drop outputs from the front and is refused.
+void transpose_pads(NodeContext& n, const ConvOperands& c, Window& win, std::vector<int64_t>& output_padding) {
+  const size_t nd = c.nd;
+  const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
+  const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  const auto output_shape = n.attr_ints("output_shape");
+  if (!output_shape && !same) return;
+  const std::string what =
+      output_shape ? "attribute 'output_shape' " + list_str(*output_shape) : "attribute 'auto_pad' " + auto_pad;
+  std::vector<int64_t> out;
+  if (output_shape) {
+    out = *output_shape;
+    if (out.size() == nd + 2) out.erase(out.begin(), out.begin() + 2);  // N and C given too
+    if (out.size() != nd)
+      n.fail(what + " has " + std::to_string(output_shape->size()) + " entries; expected " + std::to_string(nd) +
+             " (the spatial dims of " + n.typed_operand(0) + ")");
+    check_entries(n, "output_shape", out, 1);
+  }
+  const std::vector<int64_t> kernel = weight_kernel(c.w);
+  if (kernel.size() != nd) n.fail(what + " needs static kernel sizes, got " + n.typed_operand(1));
+  for (size_t i = 0; i < nd; ++i) {
+    const Dim& d = c.x->type().dims[2 + i];
+    if (!d.is_static())
+      n.fail(what + " needs static spatial sizes, got " + n.typed_operand(0) + n.im().dim_fix(d));
+    // In 128 bits: sizes near 2^63 times strides up to 2^31.
+    const __int128 s = win.strides[i], in = d.value;
+    const __int128 natural = s * (in - 1) + output_padding[i] + __int128{kernel[i] - 1} * win.dilations[i] + 1;
+    const __int128 target = output_shape ? __int128{out[i]} : in * s;
+    const __int128 total = natural - target;
+    const __int128 half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2)
+    const __int128 begin = auto_pad == "SAME_UPPER" ? half : total - half, end = total - begin;
+    if (begin < 0 || begin > kMaxWindowValue || end > kMaxWindowValue || -end > kMaxWindowValue)
+      n.fail(what + " needs pads " + std::to_string(static_cast<int64_t>(begin)) + " and " +
+             std::to_string(static_cast<int64_t>(end)) + " in spatial dim " + std::to_string(i) + " of " +
+             n.typed_operand(0) + "; expected a begin pad in [0, " + std::to_string(kMaxWindowValue) + "]");
+    win.pads[i] = static_cast<int64_t>(begin);
+    win.pads[nd + i] = std::max<int64_t>(static_cast<int64_t>(end), 0);
+    if (end < 0) {
+      output_padding[i] -= static_cast<int64_t>(end);
+      const int64_t most = std::max(win.strides[i], win.dilations[i]) - 1;
+      if (output_padding[i] > most)
+        n.fail(what + " is " + std::to_string(static_cast<int64_t>(-end)) + " larger than the output in spatial dim " +
+               std::to_string(i) + " of " + n.typed_operand(0) + " can be (output padding " +
+               std::to_string(output_padding[i]) + "); expected at most " + std::to_string(most) +
+               " more (stride or dilation less 1)");
+    }
+  }
+}
+
 void conv_transpose(NodeContext& n) {
   const ConvOperands c = read_conv_operands(n, true);
   const size_t nd = c.nd;
-  if (n.attr("output_shape")) n.fail("attribute 'output_shape' is not supported (export with explicit pads)");
-  const Window win = read_window(n, nd, c.x->type(), {});
+  Window win = read_window(n, nd, c.x->type(), {}, /*transposed=*/true);
   std::vector<int64_t> output_padding = n.attr_ints("output_padding").value_or(std::vector<int64_t>{});
   if (output_padding.empty()) output_padding.assign(nd, 0);
   if (output_padding.size() != nd)
     n.fail("attribute 'output_padding' is " + list_str(output_padding) + "; expected " + std::to_string(nd) +
            " entries for the spatial dims of " + n.typed_operand(0));
   check_entries(n, "output_padding", output_padding, 0);
+  transpose_pads(n, c, win, output_padding);
   n.set_output(0, n.emit("conv_transpose", conv_inputs(n, c),
                          attrs_of({{"stride", win.strides},
                                    {"padding", win.pads},
