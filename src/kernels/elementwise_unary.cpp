@@ -173,8 +173,18 @@ struct Clamp {
     static constexpr std::string_view kName = name; \
     float operator()(float x) const { return expr; } \
   };
-EDGEC_FLOAT_UNARY(Exp, "exp", vexp(x))
-EDGEC_FLOAT_UNARY(Log, "log", std::log(x))
+// exp and log also take float64 (ONNX's ReduceLogSumExp and friends on
+// double), computed with the C library in double.
+struct Exp {
+  static constexpr std::string_view kName = "exp";
+  float operator()(float x) const { return vexp(x); }
+  double operator()(double x) const { return std::exp(x); }
+};
+struct Log {
+  static constexpr std::string_view kName = "log";
+  float operator()(float x) const { return std::log(x); }
+  double operator()(double x) const { return std::log(x); }
+};
 EDGEC_FLOAT_UNARY(Sqrt, "sqrt", std::sqrt(x))
 EDGEC_FLOAT_UNARY(Rsqrt, "rsqrt", 1.0f / std::sqrt(x))
 EDGEC_FLOAT_UNARY(Reciprocal, "reciprocal", 1.0f / x)
@@ -457,8 +467,8 @@ std::span<const KernelEntry> elementwise_unary_kernels() {
       unary_entry<Sign, NumericTypes>("-1, 0 or 1"),
       unary_entry<Clamp, NumericTypes>("min(max(x, min), max); either bound optional"),
       unary_entry<Shrink, NumericTypes>("x + bias if x < -lambd, x - bias if x > lambd, else 0"),
-      unary_entry<Exp, FloatTypes>("e^x"),
-      unary_entry<Log, FloatTypes>("natural log"),
+      unary_entry<Exp, Float64Types>("e^x"),
+      unary_entry<Log, Float64Types>("natural log"),
       unary_entry<Sqrt, FloatTypes>("square root"),
       unary_entry<Rsqrt, FloatTypes>("1 / sqrt(x)"),
       unary_entry<Reciprocal, FloatTypes>("1 / x"),

@@ -427,18 +427,18 @@ TEST(OnnxImportErrors, UndefinedInput) {
 
 TEST(OnnxImportErrors, UnsupportedInputType) {
   auto m = relu_model();
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::DOUBLE);
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BFLOAT16);
   const std::string msg = import_error(m);
-  EXPECT_NE(msg.find("graph input 'x' has element type double"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("graph input 'x' has element type bfloat16"), std::string::npos) << msg;
 }
 
-TEST(OnnxImportErrors, CastToDouble) {
+TEST(OnnxImportErrors, CastToBFloat16) {
   auto m = relu_model();
   auto* n = m.mutable_graph()->mutable_node(0);
   n->set_op_type("Cast");
-  set_int_attr(n, "to", onnx::TensorProto::DOUBLE);
+  set_int_attr(n, "to", onnx::TensorProto::BFLOAT16);
   const std::string msg = import_error(m);
-  EXPECT_NE(msg.find("attribute 'to' is double, which edgec does not compute with"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("attribute 'to' is bfloat16, which edgec does not compute with"), std::string::npos) << msg;
 }
 
 TEST(OnnxImportErrors, UndefinedGraphOutput) {

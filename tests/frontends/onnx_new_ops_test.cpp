@@ -447,7 +447,7 @@ TEST(OnnxEinsum, RefusesEquationsItCannotMean) {
       {"ijk,jkl->il", {{"2", "m", "4"}, {"m", "4", "5"}},
        {"contracts several labels in one matmul, which needs the size of label 'j', m, to be static"}},
       {"abij,abjk->abik", {{"n", "m", "3", "4"}, {"n", "m", "4", "5"}}, {}},  // imports: no merging needed
-      {"i->i", {{"3"}}, {"input 0 'Inputs' (value 'x0', u8[3]) is of type u8; expected f32, f16, i64 or i32"},
+      {"i->i", {{"3"}}, {"input 0 'Inputs' (value 'x0', u8[3]) is of type u8; expected f32, f16, f64, i64 or i32"},
        TensorProto::UINT8},
   };
   for (const Refused& c : cases) {

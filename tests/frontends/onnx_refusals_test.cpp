@@ -337,9 +337,9 @@ std::vector<Case> cases() {
   }
   {
     Model m;
-    m.input("x", {"2"}, TensorProto::DOUBLE).node("Relu", {"x"}, {"y"});
+    m.input("x", {"2"}, TensorProto::BFLOAT16).node("Relu", {"x"}, {"y"});
     m.output("y");
-    add(graph_case("input of type double", m, {"graph input 'x' has element type double"}));
+    add(graph_case("input of type bfloat16", m, {"graph input 'x' has element type bfloat16"}));
   }
   {
     Model m;
@@ -626,9 +626,9 @@ std::vector<Case> cases() {
   {
     Model m;
     m.x();
-    attr(m.node("Cast", {"x"}, {"y"}), "to", int64_t{TensorProto::DOUBLE});
+    attr(m.node("Cast", {"x"}, {"y"}), "to", int64_t{TensorProto::BFLOAT16});
     m.output("y");
-    add(node_case("cast to double", m, "Cast", "attribute 'to' is double"));
+    add(node_case("cast to bfloat16", m, "Cast", "attribute 'to' is bfloat16"));
   }
   {
     Model m;

@@ -258,7 +258,8 @@ class ModelImporter {
     const auto dtype = onnx_import::dtype_from_onnx(tt.elem_type());
     if (!dtype)
       refuse(where + " has element type " + onnx_import::onnx_type_name(tt.elem_type()) +
-             ", which edgec does not support (float, float16, int64, int32, int8, uint8, bool)");
+             ", which edgec does not support (float, float16, double, int64, int32, int16, int8, uint64, "
+             "uint32, uint16, uint8, bool)");
     if (!tt.has_shape()) refuse(where + " has no shape; re-export the model with a fixed rank");
     if (tt.shape().dim_size() > kMaxRank)
       refuse(where + " has rank " + std::to_string(tt.shape().dim_size()) + "; edgec supports ranks up to " +

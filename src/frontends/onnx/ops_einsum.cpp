@@ -396,9 +396,10 @@ class Lowering {
 void einsum(NodeContext& n) {
   const std::string equation = n.attr_string("equation", "");
   const DType dt = n.type(0).dtype;
-  if (dt != DType::Float32 && dt != DType::Float16 && dt != DType::Int64 && dt != DType::Int32)
+  if (dt != DType::Float32 && dt != DType::Float16 && dt != DType::Float64 && dt != DType::Int64 &&
+      dt != DType::Int32)
     n.fail(n.typed_operand(0) + " is of type " + std::string(dtype_name(dt)) +
-           "; expected f32, f16, i64 or i32 (those ONNX Runtime's Einsum takes that edgec has)");
+           "; expected f32, f16, f64, i64 or i32 (those ONNX Runtime's Einsum takes that edgec has)");
   std::vector<int64_t> ranks;
   for (size_t i = 0; i < n.num_inputs(); ++i) ranks.push_back(n.type(i).rank());
   Equation eq;

@@ -48,7 +48,9 @@ constexpr std::pair<int32_t, DType> kElemTypes[] = {
     {onnx::TensorProto::FLOAT, DType::Float32}, {onnx::TensorProto::FLOAT16, DType::Float16},
     {onnx::TensorProto::INT64, DType::Int64},   {onnx::TensorProto::INT32, DType::Int32},
     {onnx::TensorProto::INT8, DType::Int8},     {onnx::TensorProto::UINT8, DType::UInt8},
-    {onnx::TensorProto::BOOL, DType::Bool},
+    {onnx::TensorProto::BOOL, DType::Bool},     {onnx::TensorProto::DOUBLE, DType::Float64},
+    {onnx::TensorProto::INT16, DType::Int16},   {onnx::TensorProto::UINT16, DType::UInt16},
+    {onnx::TensorProto::UINT32, DType::UInt32}, {onnx::TensorProto::UINT64, DType::UInt64},
 };
 
 }  // namespace
@@ -232,7 +234,8 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
   const auto dtype = dtype_from_onnx(t.data_type());
   if (!dtype)
     throw CompileError(what + " has element type " + onnx_type_name(t.data_type()) +
-                       ", which edgec does not support (float, float16, int64, int32, int8, uint8, bool)");
+                       ", which edgec does not support (float, float16, double, int64, int32, int16, int8, uint64, "
+                       "uint32, uint16, uint8, bool)");
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   if (shape.size() > static_cast<size_t>(kMaxRank))
     throw CompileError(what + " has rank " + std::to_string(shape.size()) + "; edgec supports ranks up to " +
