@@ -1113,10 +1113,11 @@ std::vector<Case> cases() {
   }
   {
     Model m;
-    m.input("x", {"1", "2", "4", "4"}, TensorProto::INT64).floats("scales", {1, 1, 2, 2});
+    m.input("x", {"1", "2", "4", "4"}, TensorProto::DOUBLE).floats("scales", {1, 1, 2, 2});
     m.node("Resize", {"x", "", "scales"}, {"y"});
     m.output("y");
-    add(node_case("resize of integers", m, "Resize", "(value 'x', i64[1, 2, 4, 4]) is not a float tensor"));
+    add(node_case("resize of doubles", m, "Resize",
+                  "(value 'x', f64[1, 2, 4, 4]) is of type f64; expected f32 or f16 (the types the resize kernels"));
   }
 
   // ---- graph input dims from the options (input_dims.cpp) ----

@@ -706,7 +706,8 @@ void resize(NodeContext& n) {
   const ResizeModes m = read_resize_modes(n);
   const TensorType& xt = n.type(0);
   if (xt.dtype != DType::Float32 && xt.dtype != DType::Float16)
-    n.fail(n.typed_operand(0) + " is not a float tensor; expected f32 or f16 (edgec resizes floats only)");
+    n.fail(n.typed_operand(0) + " is of type " + std::string(dtype_name(xt.dtype)) +
+           "; expected f32 or f16 (the types the resize kernels compute)");
   const std::vector<int64_t> axes = resize_listed_axes(n, xt.rank());
   std::vector<ResizedAxis> targets = resize_targets(n, axes);
   if (m.coord == resize::CoordMode::TfCropAndResize) read_resize_roi(n, targets);
