@@ -5,16 +5,14 @@
 // memory_plan), serialization to a program file, loading that file with the
 // runtime library and executing it; the outputs are compared with ONNX's.
 //
-// The denominator ("cases for operators we claim"): a case counts when every
-// node in it is of the default domain and of an op_type the importer
-// handles (onnx_supported_operators()). Of those, the cases listed below
-// must pass (a regression fails the test), at least 90% must pass, and a
-// case that passes without being listed is reported (add it). The claimed
-// cases that fail are summarized by cause; they fail for reasons of scope,
-// each a clean CompileError: element types edgec does not compute with
-// (double, int16, uint16/32/64, strings), opsets below 13, sequence and
-// optional types, training-mode outputs, and shape/size inputs that are
-// fed at run time (edgec needs them at import time to plan memory).
+// The claimed cases: every node of the default domain and of an op_type the
+// importer handles (onnx_supported_operators()), at an opset it imports, on
+// element types it computes with, and not declined by design (kDeclined,
+// below). Every claimed case must pass; the cases listed below must stay
+// claimed and passing (a regression fails the test), and a case that
+// passes without being listed is reported (add it). The claimed cases must
+// be at least kClaimedShare of all cases. Operands that fix shapes are
+// bound at compile time, as `edgec compile --fix-inputs` does.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -37,9 +35,9 @@ const fs::path kNodeCases = "/usr/share/libonnx-testdata/data/node";
 // Case names without the "test_" prefix.
 // clang-format off
 const char* const kExpectedToPass[] = {
-    "abs", "add", "add_bcast", "add_uint8", "and2d", "and3d", "and4d", "and_bcast3v1d", "and_bcast3v2d",
-    "and_bcast4v2d", "and_bcast4v3d", "and_bcast4v4d", "argmax_default_axis_example",
-    "argmax_default_axis_example_select_last_index", "argmax_default_axis_random",
+    "abs", "acos", "acos_example", "acosh", "acosh_example", "add", "add_bcast", "add_uint8", "and2d", "and3d",
+    "and4d", "and_bcast3v1d", "and_bcast3v2d", "and_bcast4v2d", "and_bcast4v3d", "and_bcast4v4d",
+    "argmax_default_axis_example", "argmax_default_axis_example_select_last_index", "argmax_default_axis_random",
     "argmax_default_axis_random_select_last_index", "argmax_keepdims_example",
     "argmax_keepdims_example_select_last_index", "argmax_keepdims_random", "argmax_keepdims_random_select_last_index",
     "argmax_negative_axis_keepdims_example", "argmax_negative_axis_keepdims_example_select_last_index",
@@ -52,51 +50,64 @@ const char* const kExpectedToPass[] = {
     "argmin_negative_axis_keepdims_example", "argmin_negative_axis_keepdims_example_select_last_index",
     "argmin_negative_axis_keepdims_random", "argmin_negative_axis_keepdims_random_select_last_index",
     "argmin_no_keepdims_example", "argmin_no_keepdims_example_select_last_index", "argmin_no_keepdims_random",
-    "argmin_no_keepdims_random_select_last_index", "averagepool_1d_default", "averagepool_2d_ceil",
+    "argmin_no_keepdims_random_select_last_index", "asin", "asin_example", "asinh", "asinh_example", "atan",
+    "atan_example", "atanh", "atanh_example", "averagepool_1d_default", "averagepool_2d_ceil",
     "averagepool_2d_default", "averagepool_2d_pads", "averagepool_2d_pads_count_include_pad",
     "averagepool_2d_precomputed_pads", "averagepool_2d_precomputed_pads_count_include_pad",
     "averagepool_2d_precomputed_same_upper", "averagepool_2d_precomputed_strides", "averagepool_2d_same_lower",
-    "averagepool_2d_same_upper", "averagepool_2d_strides", "basic_conv_with_padding", "basic_conv_without_padding",
-    "batchnorm_epsilon", "batchnorm_example", "blackmanwindow_expanded", "blackmanwindow_symmetric_expanded",
-    "cast_FLOAT16_to_FLOAT", "cast_FLOAT_to_FLOAT16", "castlike_FLOAT16_to_FLOAT",
-    "castlike_FLOAT16_to_FLOAT_expanded", "castlike_FLOAT_to_FLOAT16", "castlike_FLOAT_to_FLOAT16_expanded", "ceil",
-    "ceil_example", "celu", "celu_expanded", "clip", "clip_default_inbounds", "clip_default_int8_inbounds",
-    "clip_default_int8_max", "clip_default_int8_min", "clip_default_max", "clip_default_min", "clip_example",
-    "clip_inbounds", "clip_outbounds", "clip_splitbounds", "concat_1d_axis_0", "concat_1d_axis_negative_1",
-    "concat_2d_axis_0", "concat_2d_axis_1", "concat_2d_axis_negative_1", "concat_2d_axis_negative_2",
-    "concat_3d_axis_0", "concat_3d_axis_1", "concat_3d_axis_2", "concat_3d_axis_negative_1",
-    "concat_3d_axis_negative_2", "concat_3d_axis_negative_3", "constant", "constant_pad",
-    "constantofshape_float_ones", "constantofshape_int_shape_zero", "constantofshape_int_zeros",
-    "conv_with_autopad_same", "conv_with_strides_and_asymmetric_padding", "conv_with_strides_no_padding",
-    "conv_with_strides_padding", "convtranspose", "convtranspose_1d", "convtranspose_dilations", "convtranspose_pad",
-    "convtranspose_pads", "cos", "cos_example", "div", "div_bcast", "div_example", "div_uint8", "dropout_default",
-    "dropout_default_mask", "dropout_default_mask_ratio", "dropout_default_old", "dropout_default_ratio",
-    "dropout_random_old", "edge_pad", "elu", "elu_default", "elu_example", "equal", "equal_bcast", "erf", "exp",
-    "exp_example", "expand_dim_changed", "expand_dim_unchanged", "flatten_axis0", "flatten_axis1", "flatten_axis2",
-    "flatten_axis3", "flatten_default_axis", "flatten_negative_axis1", "flatten_negative_axis2",
-    "flatten_negative_axis3", "flatten_negative_axis4", "floor", "floor_example", "gather_0", "gather_1",
-    "gather_2d_indices", "gather_elements_0", "gather_elements_1", "gather_elements_negative_indices",
-    "gather_negative_indices", "gathernd_example_float32", "gathernd_example_int32", "gemm_all_attributes",
-    "gemm_alpha", "gemm_beta", "gemm_default_matrix_bias", "gemm_default_no_bias", "gemm_default_scalar_bias",
+    "averagepool_2d_same_upper", "averagepool_2d_strides", "averagepool_3d_default", "basic_conv_with_padding",
+    "basic_conv_without_padding", "batchnorm_epsilon", "batchnorm_example", "blackmanwindow_expanded",
+    "blackmanwindow_symmetric_expanded", "cast_DOUBLE_to_FLOAT", "cast_DOUBLE_to_FLOAT16", "cast_FLOAT16_to_DOUBLE",
+    "cast_FLOAT16_to_FLOAT", "cast_FLOAT_to_DOUBLE", "cast_FLOAT_to_FLOAT16", "castlike_DOUBLE_to_FLOAT",
+    "castlike_DOUBLE_to_FLOAT16", "castlike_DOUBLE_to_FLOAT16_expanded", "castlike_DOUBLE_to_FLOAT_expanded",
+    "castlike_FLOAT16_to_DOUBLE", "castlike_FLOAT16_to_DOUBLE_expanded", "castlike_FLOAT16_to_FLOAT",
+    "castlike_FLOAT16_to_FLOAT_expanded", "castlike_FLOAT_to_DOUBLE", "castlike_FLOAT_to_DOUBLE_expanded",
+    "castlike_FLOAT_to_FLOAT16", "castlike_FLOAT_to_FLOAT16_expanded", "ceil", "ceil_example", "celu",
+    "celu_expanded", "clip", "clip_default_inbounds", "clip_default_int8_inbounds", "clip_default_int8_max",
+    "clip_default_int8_min", "clip_default_max", "clip_default_min", "clip_example", "clip_inbounds",
+    "clip_outbounds", "clip_splitbounds", "concat_1d_axis_0", "concat_1d_axis_negative_1", "concat_2d_axis_0",
+    "concat_2d_axis_1", "concat_2d_axis_negative_1", "concat_2d_axis_negative_2", "concat_3d_axis_0",
+    "concat_3d_axis_1", "concat_3d_axis_2", "concat_3d_axis_negative_1", "concat_3d_axis_negative_2",
+    "concat_3d_axis_negative_3", "constant", "constant_pad", "constantofshape_float_ones",
+    "constantofshape_int_shape_zero", "constantofshape_int_zeros", "conv_with_autopad_same",
+    "conv_with_strides_and_asymmetric_padding", "conv_with_strides_no_padding", "conv_with_strides_padding",
+    "convtranspose", "convtranspose_1d", "convtranspose_3d", "convtranspose_autopad_same", "convtranspose_dilations",
+    "convtranspose_kernel_shape", "convtranspose_output_shape", "convtranspose_pad", "convtranspose_pads",
+    "convtranspose_with_kernel", "cos", "cos_example", "cosh", "cosh_example", "cumsum_1d", "cumsum_1d_exclusive",
+    "cumsum_1d_reverse", "cumsum_1d_reverse_exclusive", "cumsum_2d_axis_0", "cumsum_2d_axis_1",
+    "cumsum_2d_negative_axis", "depthtospace_crd_mode", "depthtospace_crd_mode_example", "depthtospace_dcr_mode",
+    "depthtospace_example", "div", "div_bcast", "div_example", "div_uint8", "dropout_default", "dropout_default_mask",
+    "dropout_default_mask_ratio", "dropout_default_old", "dropout_default_ratio", "dropout_random_old", "edge_pad",
+    "einsum_batch_diagonal", "einsum_batch_matmul", "einsum_inner_prod", "einsum_sum", "einsum_transpose", "elu",
+    "elu_default", "elu_example", "equal", "equal_bcast", "erf", "exp", "exp_example", "expand_dim_changed",
+    "expand_dim_unchanged", "eyelike_populate_off_main_diagonal", "eyelike_with_dtype", "eyelike_without_dtype",
+    "flatten_axis0", "flatten_axis1", "flatten_axis2", "flatten_axis3", "flatten_default_axis",
+    "flatten_negative_axis1", "flatten_negative_axis2", "flatten_negative_axis3", "flatten_negative_axis4", "floor",
+    "floor_example", "gather_0", "gather_1", "gather_2d_indices", "gather_elements_0", "gather_elements_1",
+    "gather_elements_negative_indices", "gather_negative_indices", "gathernd_example_float32",
+    "gathernd_example_int32", "gathernd_example_int32_batch_dim1", "gemm_all_attributes", "gemm_alpha", "gemm_beta",
+    "gemm_default_matrix_bias", "gemm_default_no_bias", "gemm_default_scalar_bias",
     "gemm_default_single_elem_vector_bias", "gemm_default_vector_bias", "gemm_default_zero_bias", "gemm_transposeA",
     "gemm_transposeB", "globalaveragepool", "globalaveragepool_precomputed", "globalmaxpool",
     "globalmaxpool_precomputed", "greater", "greater_bcast", "greater_equal", "greater_equal_bcast",
     "greater_equal_bcast_expanded", "greater_equal_expanded", "hammingwindow_expanded",
-    "hammingwindow_symmetric_expanded", "hannwindow_expanded", "hannwindow_symmetric_expanded", "hardsigmoid",
-    "hardsigmoid_default", "hardsigmoid_example", "hardswish", "hardswish_expanded", "identity",
-    "instancenorm_epsilon", "instancenorm_example", "isnan", "layer_normalization_2d_axis0",
-    "layer_normalization_2d_axis0_expanded", "layer_normalization_2d_axis1", "layer_normalization_2d_axis1_expanded",
-    "layer_normalization_2d_axis_negative_1", "layer_normalization_2d_axis_negative_1_expanded",
-    "layer_normalization_2d_axis_negative_2", "layer_normalization_2d_axis_negative_2_expanded",
-    "layer_normalization_3d_axis0_epsilon", "layer_normalization_3d_axis0_epsilon_expanded",
-    "layer_normalization_3d_axis1_epsilon", "layer_normalization_3d_axis1_epsilon_expanded",
-    "layer_normalization_3d_axis2_epsilon", "layer_normalization_3d_axis2_epsilon_expanded",
-    "layer_normalization_3d_axis_negative_1_epsilon", "layer_normalization_3d_axis_negative_1_epsilon_expanded",
-    "layer_normalization_3d_axis_negative_2_epsilon", "layer_normalization_3d_axis_negative_2_epsilon_expanded",
-    "layer_normalization_3d_axis_negative_3_epsilon", "layer_normalization_3d_axis_negative_3_epsilon_expanded",
-    "layer_normalization_4d_axis0", "layer_normalization_4d_axis0_expanded", "layer_normalization_4d_axis1",
-    "layer_normalization_4d_axis1_expanded", "layer_normalization_4d_axis2", "layer_normalization_4d_axis2_expanded",
-    "layer_normalization_4d_axis3", "layer_normalization_4d_axis3_expanded", "layer_normalization_4d_axis_negative_1",
+    "hammingwindow_symmetric_expanded", "hannwindow_expanded", "hannwindow_symmetric_expanded", "hardmax_axis_0",
+    "hardmax_axis_1", "hardmax_axis_2", "hardmax_default_axis", "hardmax_example", "hardmax_negative_axis",
+    "hardmax_one_hot", "hardsigmoid", "hardsigmoid_default", "hardsigmoid_example", "hardswish", "hardswish_expanded",
+    "identity", "instancenorm_epsilon", "instancenorm_example", "isinf", "isinf_negative", "isinf_positive", "isnan",
+    "layer_normalization_2d_axis0", "layer_normalization_2d_axis0_expanded", "layer_normalization_2d_axis1",
+    "layer_normalization_2d_axis1_expanded", "layer_normalization_2d_axis_negative_1",
+    "layer_normalization_2d_axis_negative_1_expanded", "layer_normalization_2d_axis_negative_2",
+    "layer_normalization_2d_axis_negative_2_expanded", "layer_normalization_3d_axis0_epsilon",
+    "layer_normalization_3d_axis0_epsilon_expanded", "layer_normalization_3d_axis1_epsilon",
+    "layer_normalization_3d_axis1_epsilon_expanded", "layer_normalization_3d_axis2_epsilon",
+    "layer_normalization_3d_axis2_epsilon_expanded", "layer_normalization_3d_axis_negative_1_epsilon",
+    "layer_normalization_3d_axis_negative_1_epsilon_expanded", "layer_normalization_3d_axis_negative_2_epsilon",
+    "layer_normalization_3d_axis_negative_2_epsilon_expanded", "layer_normalization_3d_axis_negative_3_epsilon",
+    "layer_normalization_3d_axis_negative_3_epsilon_expanded", "layer_normalization_4d_axis0",
+    "layer_normalization_4d_axis0_expanded", "layer_normalization_4d_axis1", "layer_normalization_4d_axis1_expanded",
+    "layer_normalization_4d_axis2", "layer_normalization_4d_axis2_expanded", "layer_normalization_4d_axis3",
+    "layer_normalization_4d_axis3_expanded", "layer_normalization_4d_axis_negative_1",
     "layer_normalization_4d_axis_negative_1_expanded", "layer_normalization_4d_axis_negative_2",
     "layer_normalization_4d_axis_negative_2_expanded", "layer_normalization_4d_axis_negative_3",
     "layer_normalization_4d_axis_negative_3_expanded", "layer_normalization_4d_axis_negative_4",
@@ -108,69 +119,122 @@ const char* const kExpectedToPass[] = {
     "logsoftmax_default_axis_expanded", "logsoftmax_example_1", "logsoftmax_example_1_expanded",
     "logsoftmax_large_number", "logsoftmax_large_number_expanded", "logsoftmax_negative_axis",
     "logsoftmax_negative_axis_expanded", "matmul_2d", "matmul_3d", "matmul_4d", "max_example", "max_float16",
-    "max_float32", "max_int32", "max_int64", "max_int8", "max_one_input", "max_two_inputs", "max_uint8",
-    "maxpool_1d_default", "maxpool_2d_ceil", "maxpool_2d_default", "maxpool_2d_dilations", "maxpool_2d_pads",
-    "maxpool_2d_precomputed_pads", "maxpool_2d_precomputed_same_upper", "maxpool_2d_precomputed_strides",
-    "maxpool_2d_same_lower", "maxpool_2d_same_upper", "maxpool_2d_strides", "maxpool_2d_uint8", "mean_example",
-    "mean_one_input", "mean_two_inputs", "min_example", "min_float16", "min_float32", "min_int32", "min_int64",
-    "min_int8", "min_one_input", "min_two_inputs", "min_uint8", "mod_broadcast", "mod_int64_fmod",
-    "mod_mixed_sign_float16", "mod_mixed_sign_float32", "mod_mixed_sign_int32", "mod_mixed_sign_int64",
-    "mod_mixed_sign_int8", "mod_uint8", "mul", "mul_bcast", "mul_example", "mul_uint8", "mvn_expanded", "neg",
-    "neg_example", "nllloss_NC_expanded", "nllloss_NCd1_expanded", "nllloss_NCd1_ii_expanded",
-    "nllloss_NCd1_mean_weight_negative_ii_expanded", "nllloss_NCd1_weight_expanded",
-    "nllloss_NCd1_weight_ii_expanded", "nllloss_NCd1d2_expanded",
-    "nllloss_NCd1d2_no_weight_reduction_mean_ii_expanded", "nllloss_NCd1d2_reduction_mean_expanded",
-    "nllloss_NCd1d2_reduction_sum_expanded", "nllloss_NCd1d2_with_weight_expanded",
-    "nllloss_NCd1d2_with_weight_reduction_mean_expanded", "nllloss_NCd1d2_with_weight_reduction_sum_expanded",
-    "nllloss_NCd1d2_with_weight_reduction_sum_ii_expanded", "nllloss_NCd1d2d3_none_no_weight_negative_ii_expanded",
-    "nllloss_NCd1d2d3_sum_weight_high_ii_expanded", "nllloss_NCd1d2d3d4d5_mean_weight_expanded",
-    "nllloss_NCd1d2d3d4d5_none_no_weight_expanded", "nonzero_example", "not_2d", "not_3d", "not_4d", "or2d", "or3d",
-    "or4d", "or_bcast3v1d", "or_bcast3v2d", "or_bcast4v2d", "or_bcast4v3d", "or_bcast4v4d", "pow", "pow_bcast_array",
-    "pow_bcast_scalar", "pow_example", "pow_types_float", "pow_types_float32_int32", "pow_types_float32_int64",
+    "max_float32", "max_float64", "max_int16", "max_int32", "max_int64", "max_int8", "max_one_input",
+    "max_two_inputs", "max_uint16", "max_uint32", "max_uint64", "max_uint8", "maxpool_1d_default", "maxpool_2d_ceil",
+    "maxpool_2d_default", "maxpool_2d_dilations", "maxpool_2d_pads", "maxpool_2d_precomputed_pads",
+    "maxpool_2d_precomputed_same_upper", "maxpool_2d_precomputed_strides", "maxpool_2d_same_lower",
+    "maxpool_2d_same_upper", "maxpool_2d_strides", "maxpool_2d_uint8", "maxpool_3d_default", "mean_example",
+    "mean_one_input", "mean_two_inputs", "min_example", "min_float16", "min_float32", "min_float64", "min_int16",
+    "min_int32", "min_int64", "min_int8", "min_one_input", "min_two_inputs", "min_uint16", "min_uint32", "min_uint64",
+    "min_uint8", "mod_broadcast", "mod_int64_fmod", "mod_mixed_sign_float16", "mod_mixed_sign_float32",
+    "mod_mixed_sign_float64", "mod_mixed_sign_int16", "mod_mixed_sign_int32", "mod_mixed_sign_int64",
+    "mod_mixed_sign_int8", "mod_uint16", "mod_uint32", "mod_uint64", "mod_uint8", "mul", "mul_bcast", "mul_example",
+    "mul_uint8", "mvn", "mvn_expanded", "neg", "neg_example", "nllloss_NC", "nllloss_NC_expanded", "nllloss_NCd1",
+    "nllloss_NCd1_expanded", "nllloss_NCd1_ii", "nllloss_NCd1_ii_expanded", "nllloss_NCd1_mean_weight_negative_ii",
+    "nllloss_NCd1_mean_weight_negative_ii_expanded", "nllloss_NCd1_weight", "nllloss_NCd1_weight_expanded",
+    "nllloss_NCd1_weight_ii", "nllloss_NCd1_weight_ii_expanded", "nllloss_NCd1d2", "nllloss_NCd1d2_expanded",
+    "nllloss_NCd1d2_no_weight_reduction_mean_ii", "nllloss_NCd1d2_no_weight_reduction_mean_ii_expanded",
+    "nllloss_NCd1d2_reduction_mean", "nllloss_NCd1d2_reduction_mean_expanded", "nllloss_NCd1d2_reduction_sum",
+    "nllloss_NCd1d2_reduction_sum_expanded", "nllloss_NCd1d2_with_weight", "nllloss_NCd1d2_with_weight_expanded",
+    "nllloss_NCd1d2_with_weight_reduction_mean", "nllloss_NCd1d2_with_weight_reduction_mean_expanded",
+    "nllloss_NCd1d2_with_weight_reduction_sum", "nllloss_NCd1d2_with_weight_reduction_sum_expanded",
+    "nllloss_NCd1d2_with_weight_reduction_sum_ii", "nllloss_NCd1d2_with_weight_reduction_sum_ii_expanded",
+    "nllloss_NCd1d2d3_none_no_weight_negative_ii", "nllloss_NCd1d2d3_none_no_weight_negative_ii_expanded",
+    "nllloss_NCd1d2d3_sum_weight_high_ii", "nllloss_NCd1d2d3_sum_weight_high_ii_expanded",
+    "nllloss_NCd1d2d3d4d5_mean_weight", "nllloss_NCd1d2d3d4d5_mean_weight_expanded",
+    "nllloss_NCd1d2d3d4d5_none_no_weight", "nllloss_NCd1d2d3d4d5_none_no_weight_expanded", "nonzero_example",
+    "not_2d", "not_3d", "not_4d", "onehot_negative_indices", "onehot_with_axis", "onehot_with_negative_axis",
+    "onehot_without_axis", "or2d", "or3d", "or4d", "or_bcast3v1d", "or_bcast3v2d", "or_bcast4v2d", "or_bcast4v3d",
+    "or_bcast4v4d", "pow", "pow_bcast_array", "pow_bcast_scalar", "pow_example", "pow_types_float",
+    "pow_types_float32_int32", "pow_types_float32_int64", "pow_types_float32_uint32", "pow_types_float32_uint64",
     "pow_types_int", "pow_types_int32_float32", "pow_types_int32_int32", "pow_types_int64_float32",
     "pow_types_int64_int64", "prelu_broadcast", "prelu_example", "range_float_type_positive_delta",
-    "range_int32_type_negative_delta", "reciprocal", "reciprocal_example", "reduce_l2_default_axes_keepdims_example",
+    "range_int32_type_negative_delta", "reciprocal", "reciprocal_example", "reduce_l1_default_axes_keepdims_example",
+    "reduce_l1_default_axes_keepdims_random", "reduce_l1_do_not_keepdims_example", "reduce_l1_do_not_keepdims_random",
+    "reduce_l1_keep_dims_example", "reduce_l1_keep_dims_random", "reduce_l1_negative_axes_keep_dims_example",
+    "reduce_l1_negative_axes_keep_dims_random", "reduce_l2_default_axes_keepdims_example",
     "reduce_l2_default_axes_keepdims_random", "reduce_l2_do_not_keepdims_example", "reduce_l2_do_not_keepdims_random",
     "reduce_l2_keep_dims_example", "reduce_l2_keep_dims_random", "reduce_l2_negative_axes_keep_dims_example",
-    "reduce_l2_negative_axes_keep_dims_random", "reduce_max_default_axes_keepdim_example",
-    "reduce_max_default_axes_keepdims_random", "reduce_max_do_not_keepdims_example",
-    "reduce_max_do_not_keepdims_random", "reduce_max_keepdims_example", "reduce_max_keepdims_random",
-    "reduce_max_negative_axes_keepdims_example", "reduce_max_negative_axes_keepdims_random",
-    "reduce_mean_default_axes_keepdims_example", "reduce_mean_default_axes_keepdims_random",
-    "reduce_mean_do_not_keepdims_example", "reduce_mean_do_not_keepdims_random", "reduce_mean_keepdims_example",
-    "reduce_mean_keepdims_random", "reduce_mean_negative_axes_keepdims_example",
-    "reduce_mean_negative_axes_keepdims_random", "reduce_min_default_axes_keepdims_example",
-    "reduce_min_default_axes_keepdims_random", "reduce_min_do_not_keepdims_example",
-    "reduce_min_do_not_keepdims_random", "reduce_min_keepdims_example", "reduce_min_keepdims_random",
-    "reduce_min_negative_axes_keepdims_example", "reduce_min_negative_axes_keepdims_random",
-    "reduce_prod_default_axes_keepdims_example", "reduce_prod_default_axes_keepdims_random",
-    "reduce_prod_do_not_keepdims_example", "reduce_prod_do_not_keepdims_random", "reduce_prod_keepdims_example",
-    "reduce_prod_keepdims_random", "reduce_prod_negative_axes_keepdims_example",
-    "reduce_prod_negative_axes_keepdims_random", "reduce_sum_default_axes_keepdims_example",
-    "reduce_sum_default_axes_keepdims_random", "reduce_sum_do_not_keepdims_example",
-    "reduce_sum_do_not_keepdims_random", "reduce_sum_empty_axes_input_noop_example",
-    "reduce_sum_empty_axes_input_noop_random", "reduce_sum_keepdims_example", "reduce_sum_keepdims_random",
-    "reduce_sum_negative_axes_keepdims_example", "reduce_sum_negative_axes_keepdims_random",
-    "reduce_sum_square_default_axes_keepdims_example", "reduce_sum_square_default_axes_keepdims_random",
-    "reduce_sum_square_do_not_keepdims_example", "reduce_sum_square_do_not_keepdims_random",
-    "reduce_sum_square_keepdims_example", "reduce_sum_square_keepdims_random",
-    "reduce_sum_square_negative_axes_keepdims_example", "reduce_sum_square_negative_axes_keepdims_random",
-    "reflect_pad", "relu", "reshape_allowzero_reordered", "reshape_extended_dims", "reshape_negative_dim",
-    "reshape_negative_extended_dims", "reshape_one_dim", "reshape_reduced_dims", "reshape_reordered_all_dims",
-    "reshape_reordered_last_dims", "reshape_zero_and_negative_dim", "reshape_zero_dim",
-    "resize_upsample_scales_linear", "resize_upsample_scales_linear_align_corners", "round", "selu", "selu_default",
-    "selu_example", "shape", "shape_clip_end", "shape_clip_start", "shape_end_1", "shape_end_negative_1",
-    "shape_example", "shape_start_1", "shape_start_1_end_2", "shape_start_1_end_negative_1", "shape_start_negative_1",
-    "sigmoid", "sigmoid_example", "sign", "sin", "sin_example", "size", "size_example", "slice", "slice_default_axes",
-    "slice_default_steps", "slice_end_out_of_bounds", "slice_neg", "slice_neg_steps", "slice_negative_axes",
-    "slice_start_out_of_bounds", "softmax_axis_0", "softmax_axis_0_expanded", "softmax_axis_1",
-    "softmax_axis_1_expanded", "softmax_axis_2", "softmax_axis_2_expanded", "softmax_default_axis",
-    "softmax_default_axis_expanded", "softmax_example", "softmax_example_expanded", "softmax_large_number",
-    "softmax_large_number_expanded", "softmax_negative_axis", "softmax_negative_axis_expanded", "softplus",
-    "softplus_example", "split_equal_parts_1d", "split_equal_parts_2d", "split_equal_parts_default_axis",
+    "reduce_l2_negative_axes_keep_dims_random", "reduce_log_sum", "reduce_log_sum_asc_axes", "reduce_log_sum_default",
+    "reduce_log_sum_desc_axes", "reduce_log_sum_exp_default_axes_keepdims_example",
+    "reduce_log_sum_exp_default_axes_keepdims_random", "reduce_log_sum_exp_do_not_keepdims_example",
+    "reduce_log_sum_exp_do_not_keepdims_random", "reduce_log_sum_exp_keepdims_example",
+    "reduce_log_sum_exp_keepdims_random", "reduce_log_sum_exp_negative_axes_keepdims_example",
+    "reduce_log_sum_exp_negative_axes_keepdims_random", "reduce_log_sum_negative_axes",
+    "reduce_max_default_axes_keepdim_example", "reduce_max_default_axes_keepdims_random",
+    "reduce_max_do_not_keepdims_example", "reduce_max_do_not_keepdims_random", "reduce_max_keepdims_example",
+    "reduce_max_keepdims_random", "reduce_max_negative_axes_keepdims_example",
+    "reduce_max_negative_axes_keepdims_random", "reduce_mean_default_axes_keepdims_example",
+    "reduce_mean_default_axes_keepdims_random", "reduce_mean_do_not_keepdims_example",
+    "reduce_mean_do_not_keepdims_random", "reduce_mean_keepdims_example", "reduce_mean_keepdims_random",
+    "reduce_mean_negative_axes_keepdims_example", "reduce_mean_negative_axes_keepdims_random",
+    "reduce_min_default_axes_keepdims_example", "reduce_min_default_axes_keepdims_random",
+    "reduce_min_do_not_keepdims_example", "reduce_min_do_not_keepdims_random", "reduce_min_keepdims_example",
+    "reduce_min_keepdims_random", "reduce_min_negative_axes_keepdims_example",
+    "reduce_min_negative_axes_keepdims_random", "reduce_prod_default_axes_keepdims_example",
+    "reduce_prod_default_axes_keepdims_random", "reduce_prod_do_not_keepdims_example",
+    "reduce_prod_do_not_keepdims_random", "reduce_prod_keepdims_example", "reduce_prod_keepdims_random",
+    "reduce_prod_negative_axes_keepdims_example", "reduce_prod_negative_axes_keepdims_random",
+    "reduce_sum_default_axes_keepdims_example", "reduce_sum_default_axes_keepdims_random",
+    "reduce_sum_do_not_keepdims_example", "reduce_sum_do_not_keepdims_random",
+    "reduce_sum_empty_axes_input_noop_example", "reduce_sum_empty_axes_input_noop_random",
+    "reduce_sum_keepdims_example", "reduce_sum_keepdims_random", "reduce_sum_negative_axes_keepdims_example",
+    "reduce_sum_negative_axes_keepdims_random", "reduce_sum_square_default_axes_keepdims_example",
+    "reduce_sum_square_default_axes_keepdims_random", "reduce_sum_square_do_not_keepdims_example",
+    "reduce_sum_square_do_not_keepdims_random", "reduce_sum_square_keepdims_example",
+    "reduce_sum_square_keepdims_random", "reduce_sum_square_negative_axes_keepdims_example",
+    "reduce_sum_square_negative_axes_keepdims_random", "reflect_pad", "relu", "reshape_allowzero_reordered",
+    "reshape_extended_dims", "reshape_negative_dim", "reshape_negative_extended_dims", "reshape_one_dim",
+    "reshape_reduced_dims", "reshape_reordered_all_dims", "reshape_reordered_last_dims",
+    "reshape_zero_and_negative_dim", "reshape_zero_dim", "resize_downsample_scales_cubic",
+    "resize_downsample_scales_cubic_A_n0p5_exclude_outside", "resize_downsample_scales_cubic_align_corners",
+    "resize_downsample_scales_linear", "resize_downsample_scales_linear_align_corners",
+    "resize_downsample_scales_nearest", "resize_downsample_sizes_cubic",
+    "resize_downsample_sizes_linear_pytorch_half_pixel", "resize_downsample_sizes_nearest",
+    "resize_downsample_sizes_nearest_tf_half_pixel_for_nn", "resize_tf_crop_and_resize",
+    "resize_upsample_scales_cubic", "resize_upsample_scales_cubic_A_n0p5_exclude_outside",
+    "resize_upsample_scales_cubic_align_corners", "resize_upsample_scales_cubic_asymmetric",
+    "resize_upsample_scales_linear", "resize_upsample_scales_linear_align_corners", "resize_upsample_scales_nearest",
+    "resize_upsample_sizes_cubic", "resize_upsample_sizes_nearest", "resize_upsample_sizes_nearest_ceil_half_pixel",
+    "resize_upsample_sizes_nearest_floor_align_corners", "resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric",
+    "round", "sce_NCd1_mean_weight_negative_ii", "sce_NCd1_mean_weight_negative_ii_expanded",
+    "sce_NCd1_mean_weight_negative_ii_log_prob", "sce_NCd1_mean_weight_negative_ii_log_prob_expanded",
+    "sce_NCd1d2d3_none_no_weight_negative_ii", "sce_NCd1d2d3_none_no_weight_negative_ii_expanded",
+    "sce_NCd1d2d3_none_no_weight_negative_ii_log_prob", "sce_NCd1d2d3_none_no_weight_negative_ii_log_prob_expanded",
+    "sce_NCd1d2d3_sum_weight_high_ii", "sce_NCd1d2d3_sum_weight_high_ii_expanded",
+    "sce_NCd1d2d3_sum_weight_high_ii_log_prob", "sce_NCd1d2d3_sum_weight_high_ii_log_prob_expanded",
+    "sce_NCd1d2d3d4d5_mean_weight", "sce_NCd1d2d3d4d5_mean_weight_expanded", "sce_NCd1d2d3d4d5_mean_weight_log_prob",
+    "sce_NCd1d2d3d4d5_mean_weight_log_prob_expanded", "sce_NCd1d2d3d4d5_none_no_weight",
+    "sce_NCd1d2d3d4d5_none_no_weight_expanded", "sce_NCd1d2d3d4d5_none_no_weight_log_prob",
+    "sce_NCd1d2d3d4d5_none_no_weight_log_prob_expanded", "sce_mean", "sce_mean_3d", "sce_mean_3d_expanded",
+    "sce_mean_3d_log_prob", "sce_mean_3d_log_prob_expanded", "sce_mean_expanded", "sce_mean_log_prob",
+    "sce_mean_log_prob_expanded", "sce_mean_no_weight_ii", "sce_mean_no_weight_ii_3d",
+    "sce_mean_no_weight_ii_3d_expanded", "sce_mean_no_weight_ii_3d_log_prob",
+    "sce_mean_no_weight_ii_3d_log_prob_expanded", "sce_mean_no_weight_ii_4d", "sce_mean_no_weight_ii_4d_expanded",
+    "sce_mean_no_weight_ii_4d_log_prob", "sce_mean_no_weight_ii_4d_log_prob_expanded",
+    "sce_mean_no_weight_ii_expanded", "sce_mean_no_weight_ii_log_prob", "sce_mean_no_weight_ii_log_prob_expanded",
+    "sce_mean_weight", "sce_mean_weight_expanded", "sce_mean_weight_ii", "sce_mean_weight_ii_3d",
+    "sce_mean_weight_ii_3d_expanded", "sce_mean_weight_ii_3d_log_prob", "sce_mean_weight_ii_3d_log_prob_expanded",
+    "sce_mean_weight_ii_4d", "sce_mean_weight_ii_4d_expanded", "sce_mean_weight_ii_4d_log_prob",
+    "sce_mean_weight_ii_4d_log_prob_expanded", "sce_mean_weight_ii_expanded", "sce_mean_weight_ii_log_prob",
+    "sce_mean_weight_ii_log_prob_expanded", "sce_mean_weight_log_prob", "sce_mean_weight_log_prob_expanded",
+    "sce_none", "sce_none_expanded", "sce_none_log_prob", "sce_none_log_prob_expanded", "sce_none_weights",
+    "sce_none_weights_expanded", "sce_none_weights_log_prob", "sce_none_weights_log_prob_expanded", "sce_sum",
+    "sce_sum_expanded", "sce_sum_log_prob", "sce_sum_log_prob_expanded", "selu", "selu_default", "selu_example",
+    "shape", "shape_clip_end", "shape_clip_start", "shape_end_1", "shape_end_negative_1", "shape_example",
+    "shape_start_1", "shape_start_1_end_2", "shape_start_1_end_negative_1", "shape_start_negative_1", "shrink_hard",
+    "shrink_soft", "sigmoid", "sigmoid_example", "sign", "sin", "sin_example", "sinh", "sinh_example", "size",
+    "size_example", "slice", "slice_default_axes", "slice_default_steps", "slice_end_out_of_bounds", "slice_neg",
+    "slice_neg_steps", "slice_negative_axes", "slice_start_out_of_bounds", "softmax_axis_0",
+    "softmax_axis_0_expanded", "softmax_axis_1", "softmax_axis_1_expanded", "softmax_axis_2",
+    "softmax_axis_2_expanded", "softmax_default_axis", "softmax_default_axis_expanded", "softmax_example",
+    "softmax_example_expanded", "softmax_large_number", "softmax_large_number_expanded", "softmax_negative_axis",
+    "softmax_negative_axis_expanded", "softplus", "softplus_example", "softsign", "softsign_example", "spacetodepth",
+    "spacetodepth_example", "split_equal_parts_1d", "split_equal_parts_2d", "split_equal_parts_default_axis",
     "split_variable_parts_1d", "split_variable_parts_2d", "split_variable_parts_default_axis",
     "split_zero_size_splits", "sqrt", "sqrt_example", "squeeze", "squeeze_negative_axes", "sub", "sub_bcast",
-    "sub_example", "sub_uint8", "sum_example", "sum_one_input", "sum_two_inputs", "tanh", "tanh_example", "tile",
+    "sub_example", "sub_uint8", "sum_example", "sum_one_input", "sum_two_inputs", "tan", "tan_example", "tanh",
+    "tanh_example", "thresholdedrelu", "thresholdedrelu_default", "thresholdedrelu_example", "tile",
     "tile_precomputed", "top_k", "top_k_negative_axis", "top_k_smallest", "training_dropout_zero_ratio",
     "training_dropout_zero_ratio_mask", "transpose_all_permutations_0", "transpose_all_permutations_1",
     "transpose_all_permutations_2", "transpose_all_permutations_3", "transpose_all_permutations_4",
@@ -182,6 +246,31 @@ const char* const kExpectedToPass[] = {
     "xor_bcast3v1d", "xor_bcast3v2d", "xor_bcast4v2d", "xor_bcast4v3d", "xor_bcast4v4d",
 };
 // clang-format on
+
+// Cases of claimed operators that edgec declines, each refused with a clear
+// error naming node and attribute: by design, training-mode
+// BatchNormalization and Dropout with a nonzero ratio (random; edgec
+// compiles inference graphs) and MaxPool's Indices output (for MaxUnpool,
+// which edgec does not import); and features not done yet, marked so.
+// They are not counted as claimed, and must keep failing.
+/// The least share of all node cases that the importer claims (a ratchet).
+constexpr double kClaimedShare = 0.75;
+
+const std::map<std::string, std::string> kDeclined = {
+    {"batchnorm_epsilon_training_mode", "training-mode BatchNormalization"},
+    {"batchnorm_example_training_mode", "training-mode BatchNormalization"},
+    {"training_dropout", "training-mode Dropout of ratio 0.75"},
+    {"training_dropout_default", "training-mode Dropout of ratio 0.5"},
+    {"training_dropout_default_mask", "training-mode Dropout of ratio 0.5"},
+    {"training_dropout_mask", "training-mode Dropout of ratio 0.75"},
+    {"maxpool_with_argmax_2d_precomputed_pads", "MaxPool's Indices output"},
+    {"maxpool_with_argmax_2d_precomputed_strides", "MaxPool's Indices output"},
+    // Not yet (issue 16): ScatterND is folded at import time only, on
+    // constant data without a reduction; a scatter kernel is to come.
+    {"scatternd", "ScatterND on run-time data (not yet)"},
+    {"scatternd_add", "ScatterND with reduction add (not yet)"},
+    {"scatternd_multiply", "ScatterND with reduction mul (not yet)"},
+};
 
 /// True when the case is for what the importer claims (see the file
 /// comment): default-domain op_types it handles, at an opset it imports, on
@@ -214,7 +303,7 @@ TEST(OnnxNodeTests, ListedCasesPass) {
   for (const auto& e : fs::directory_iterator(kNodeCases))
     if (e.is_directory()) cases.push_back(e.path());
   std::sort(cases.begin(), cases.end());
-  int in_scope = 0, passed = 0;
+  int in_scope = 0, passed = 0, declined = 0;
   std::vector<std::string> unlisted, failures;
   for (const fs::path& dir : cases) {
     std::string name = dir.filename().string();
@@ -222,6 +311,14 @@ TEST(OnnxNodeTests, ListedCasesPass) {
     const std::string bytes = slurp(dir / "model.onnx");
     onnx::ModelProto model;
     ASSERT_TRUE(model.ParseFromString(bytes)) << name << ": model.onnx does not parse";
+    if (auto d = kDeclined.find(name); d != kDeclined.end()) {
+      EXPECT_NE(run_case(model, bytes, dir, compare::Tolerance::either(1e-4, 1e-3)), "")
+          << name << " is declined (" << d->second << ") but passes; take it off kDeclined";
+      EXPECT_FALSE(expected.count(name)) << name << " is both listed and declined";
+      expected.erase(name);
+      ++declined;
+      continue;
+    }
     if (!claimed(model, supported)) {
       EXPECT_FALSE(expected.count(name)) << name << " is listed but uses an operator the importer does not claim";
       expected.erase(name);
@@ -240,12 +337,16 @@ TEST(OnnxNodeTests, ListedCasesPass) {
     expected.erase(name);
   }
   EXPECT_TRUE(expected.empty()) << "listed cases missing from " << kNodeCases << ", e.g. " << *expected.begin();
-  const double rate = in_scope ? static_cast<double>(passed) / in_scope : 0.0;
-  std::cout << "ONNX node tests: " << passed << " of " << in_scope << " cases for claimed operators pass ("
-            << static_cast<int>(rate * 1000) / 10.0 << "%); " << cases.size() << " cases in all\n";
+  const double claimed_share = static_cast<double>(in_scope) / static_cast<double>(cases.size());
+  std::cout << "ONNX node tests: " << passed << " of " << in_scope << " cases for claimed operators, types and opsets "
+            << "pass; they are " << static_cast<int>(claimed_share * 1000) / 10.0 << "% of the " << cases.size()
+            << " cases (" << declined << " more are declined by design)\n";
   for (const auto& f : failures) std::cout << "  fails: " << f.substr(0, 240) << "\n";
   for (const auto& name : unlisted) std::cout << "  passes but is not listed: " << name << "\n";
-  EXPECT_GE(rate, 0.9) << "fewer than 90% of the claimed cases pass";
+  // Every claimed case passes (a claimed case that fails is a bug or an
+  // unclaimed feature), and the claims cover a set share of all cases.
+  EXPECT_EQ(passed, in_scope) << "claimed cases fail (above)";
+  EXPECT_GE(claimed_share, kClaimedShare) << "the claimed cases are fewer than the share set";
   RecordProperty("passed", passed);
   RecordProperty("claimed", in_scope);
   RecordProperty("cases", static_cast<int>(cases.size()));

@@ -711,9 +711,17 @@ std::vector<Case> cases() {
   {
     Model m;
     m.x().ints("i", {0}, {1, 1});
+    attr(m.node("GatherND", {"x", "i"}, {"y"}), "batch_dims", int64_t{2});
+    m.output("y");
+    add(node_case("gather_nd batch_dims", m, "GatherND", "attribute 'batch_dims' is 2; expected 0 to 1"));
+  }
+  {
+    Model m;
+    m.x().ints("i", {0, 0}, {2, 1});
     attr(m.node("GatherND", {"x", "i"}, {"y"}), "batch_dims", int64_t{1});
     m.output("y");
-    add(node_case("gather_nd batch_dims", m, "GatherND", "attribute 'batch_dims' is 1"));
+    add(node_case("gather_nd batch sizes", m, "GatherND",
+                  "batch dim 0 is 1 in input 0 'data' (value 'x', f32[1, 2, 4, 4]) and 2 in input 1 'indices'"));
   }
   {
     Model m;
@@ -1671,6 +1679,75 @@ std::vector<Case> cases() {
     Model m = one_hot([](Model& m) { m.ints("d", {3}, {}); });
     attr(t_node(m), "axis", int64_t{5});
     add(node_case("onehot axis", m, "OneHot", "attribute 'axis' is 5; expected an axis in [-5, 4]"));
+  }
+  // ---- DepthToSpace, SpaceToDepth (ops_shape.cpp) ----
+  auto blocks = [](Model m, const std::string& op, int64_t block) {
+    m.node(op, {"x"}, {"y"});
+    attr(t_node(m), "blocksize", block);
+    m.output("y");
+    return m;
+  };
+  add(node_case("block size 0", blocks(Model().x(), "DepthToSpace", 0), "DepthToSpace",
+                "attribute 'blocksize' is 0; expected a block size in [1, 2147483648]"));
+  {
+    Model m;
+    m.input("x", {"2", "8", "4"});
+    add(node_case("block move of rank 3", blocks(m, "SpaceToDepth", 2), "SpaceToDepth",
+                  "input 0 'input' (value 'x', f32[2, 8, 4]) has rank 3; expected rank 4"));
+  }
+  {
+    Model m;
+    m.input("x", {"n", "8", "h", "4"});
+    add(node_case("block move of two symbolic sizes", blocks(m, "DepthToSpace", 2), "DepthToSpace",
+                  "input 0 'input' (value 'x', f32[n, 8, h, 4]) has 2 sizes that are not static"));
+  }
+  {
+    Model m = blocks(Model().x(), "DepthToSpace", 1);
+    attr(t_node(m), "mode", "RCD");
+    add(node_case("depth to space mode", m, "DepthToSpace", "attribute 'mode' is 'RCD'; expected DCR or CRD"));
+  }
+  add(node_case("depth to space channels", blocks(Model().x(), "DepthToSpace", 2), "DepthToSpace",
+                "input 0 'input' (value 'x', f32[1, 2, 4, 4]) has 2 channels; expected a multiple of 4"));
+  {
+    Model m;
+    m.input("x", {"1", "2", "4", "5"});
+    add(node_case("space to depth spatial size", blocks(m, "SpaceToDepth", 2), "SpaceToDepth",
+                  "has the spatial size 5 in dim 3; expected a multiple of attribute 'blocksize', 2"));
+  }
+  // ---- LpNormalization (ops_index.cpp) ----
+  {
+    Model m;
+    m.x().node("LpNormalization", {"x"}, {"y"});
+    attr(t_node(m), "p", int64_t{3});
+    m.output("y");
+    add(node_case("lp norm p 3", m, "LpNormalization", "attribute 'p' is 3; expected 1 or 2"));
+  }
+  // ---- Einsum (ops_einsum.cpp) ----
+  auto einsum = [](Model m, const std::vector<std::string>& ins, const char* equation) {
+    m.node("Einsum", ins, {"y"});
+    attr(t_node(m), "equation", equation);
+    m.output("y");
+    return m;
+  };
+  {
+    Model m;
+    m.input("x", {"3"}, TensorProto::UINT8);
+    add(node_case("einsum of u8", einsum(m, {"x"}, "i->i"), "Einsum",
+                  "input 0 'Inputs' (value 'x', u8[3]) is of type u8; expected f32, f16, f64, i64 or i32"));
+  }
+  add(node_case("einsum term too short", einsum(Model().x(), {"x"}, "ij->ij"), "Einsum",
+                "attribute 'equation' 'ij->ij' gives input 0 of rank 4 the term 'ij' of 2 labels"));
+  {
+    Model m;
+    m.input("a", {"3", "4"}).input("b", {"5", "6"});
+    add(node_case("einsum sizes disagree", einsum(m, {"a", "b"}, "ij,jk->ik"), "Einsum",
+                  "attribute 'equation' 'ij,jk->ik' gives label 'j' the sizes 4 and 5"));
+  }
+  {
+    Model m;
+    m.input("x", {"n", "n"});
+    add(node_case("einsum diagonal of a symbolic size", einsum(m, {"x"}, "ii->i"), "Einsum",
+                  "attribute 'equation' 'ii->i' takes a diagonal, which needs the size of label 'i', n, to be static"));
   }
   return c;
 }

@@ -54,24 +54,46 @@ void gather_elements(NodeContext& n) {
   n.set_output(0, n.emit("gather", {n.value(0), n.value(1)}, attrs_of({{"dim", axis}})));
 }
 
-// GatherND (batch_dims 0): indices [..., k] pick x[i0, ..., ik-1] per row.
+// GatherND: indices [..., k] pick x[i0, ..., ik-1] per row. With
+// batch_dims b, the first b dims of x and indices are shared: row r of
+// batch (b0, ...) picks x[b0, ..., i0, ...]; the batch dims are indexed by
+// aranges that broadcast along the indices' other dims.
 void gather_nd(NodeContext& n) {
-  if (n.attr_int("batch_dims", 0) != 0)
-    n.fail("attribute 'batch_dims' is " + std::to_string(n.attr_int("batch_dims", 0)) + "; only 0 is supported");
   Value* x = n.value(0);
   Value* idx = n.value(1);
   const TensorType& it = idx->type();
+  const TensorType& xt = x->type();
   if (it.rank() < 1 || !it.dims.back().is_static())
     n.fail(n.typed_operand(1) + " has no static last dim; expected indices of rank >= 1 whose last dim is static");
   const int64_t k = it.dims.back().value;
-  if (k < 1 || k > x->type().rank())
+  const int64_t batch = n.attr_int("batch_dims", 0);
+  if (batch < 0 || batch >= std::min(xt.rank(), it.rank()))
+    n.fail("attribute 'batch_dims' is " + std::to_string(batch) + "; expected 0 to " +
+           std::to_string(std::min(xt.rank(), it.rank()) - 1) + " for " + n.typed_operand(0) + " and " +
+           n.typed_operand(1));
+  if (k < 1 || k > xt.rank() - batch)
     n.fail(n.typed_operand(1) + " has " + std::to_string(k) + " coordinates per index; expected 1 to " +
-           std::to_string(x->type().rank()) + " for " + n.typed_operand(0));
+           std::to_string(xt.rank() - batch) + " for " + n.typed_operand(0) +
+           (batch ? " past its " + std::to_string(batch) + " batch dims" : std::string()));
+  Importer& im = n.im();
   std::vector<Value*> ins = {x};
+  for (int64_t j = 0; j < batch; ++j) {
+    const Dim& d = xt.dims[static_cast<size_t>(j)];
+    const Dim& di = it.dims[static_cast<size_t>(j)];
+    if (!d.is_static() || !di.is_static() || d.value != di.value)
+      n.fail("batch dim " + std::to_string(j) + " is " + d.str() + " in " + n.typed_operand(0) + " and " + di.str() +
+             " in " + n.typed_operand(1) + "; expected the same static size");
+    Value* range = im.emit("arange", {}, attrs_of({{"start", int64_t{0}}, {"end", d.value}, {"step", int64_t{1}},
+                                                    {"dtype", DType::Int64}}),
+                           n.hint() + "_batch");
+    std::vector<int64_t> shape(static_cast<size_t>(it.rank() - 1), 1);
+    shape[static_cast<size_t>(j)] = d.value;
+    ins.push_back(im.emit("reshape", {range}, attrs_of({{"shape", shape}}), n.hint() + "_batch"));
+  }
   for (int64_t j = 0; j < k; ++j)
-    ins.push_back(n.im().emit("select", {idx}, attrs_of({{"dim", int64_t{-1}}, {"index", j}}), n.hint() + "_index"));
-  n.set_output(0, n.im().emit_n("index", ins, {}, n.hint(),
-                                {OperandGroup{false, 1}, OperandGroup{true, static_cast<int>(k)}})[0]);
+    ins.push_back(im.emit("select", {idx}, attrs_of({{"dim", int64_t{-1}}, {"index", j}}), n.hint() + "_index"));
+  n.set_output(0, im.emit_n("index", ins, {}, n.hint(),
+                            {OperandGroup{false, 1}, OperandGroup{true, static_cast<int>(batch + k)}})[0]);
 }
 
 void nonzero(NodeContext& n) {
