@@ -213,6 +213,23 @@ struct EinsumCase {
   std::string spelled_out;
 };
 
+/// Imports and runs the model `bytes` on `inputs` and compares its one
+/// output with brute_einsum of `operands` into the `result` labels.
+void expect_brute_einsum(const std::string& bytes, const std::vector<TensorData>& inputs,
+                         const std::vector<EinsumOperand>& operands, const std::string& result,
+                         compare::Tolerance tol) {
+  std::vector<int64_t> shape;
+  const std::vector<double> want = brute_einsum(operands, result, shape);
+  std::vector<TensorData> got;
+  try {
+    got = import_and_run(bytes, inputs);
+  } catch (const CompileError& e) {
+    FAIL() << e.what();
+  }
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(matches(got[0], shape, want, tol));
+}
+
 /// Runs `c` on inputs of ONNX type `elem` (values from `make`) and compares
 /// with brute_einsum.
 void check_einsum(const EinsumCase& c, int elem, DType dtype, compare::Tolerance tol,
@@ -236,16 +253,7 @@ void check_einsum(const EinsumCase& c, int elem, DType dtype, compare::Tolerance
     o.values = onnx_import::data_as_doubles(inputs.back());
     operands.push_back(std::move(o));
   }
-  std::vector<int64_t> shape;
-  const std::vector<double> want = brute_einsum(operands, c.spelled_out.substr(arrow + 2), shape);
-  std::vector<TensorData> got;
-  try {
-    got = import_and_run(m.bytes(), inputs);
-  } catch (const CompileError& e) {
-    FAIL() << e.what();
-  }
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_TRUE(matches(got[0], shape, want, tol));
+  expect_brute_einsum(m.bytes(), inputs, operands, c.spelled_out.substr(arrow + 2), tol);
 }
 
 const std::vector<EinsumCase>& exporter_equations() {
@@ -403,16 +411,7 @@ TEST(OnnxEinsum, SymbolicBatchBindsAtRunTime) {
       inputs.push_back(make_data(DType::Float32, o.shape, o.values));
       operands.push_back(std::move(o));
     }
-    std::vector<int64_t> shape;
-    const std::vector<double> want = brute_einsum(operands, c.spelled_out.substr(c.spelled_out.find("->") + 2), shape);
-    std::vector<TensorData> got;
-    try {
-      got = import_and_run(m.bytes(), inputs);
-    } catch (const CompileError& e) {
-      FAIL() << e.what();
-    }
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_TRUE(matches(got[0], shape, want, kF32));
+    expect_brute_einsum(m.bytes(), inputs, operands, c.spelled_out.substr(c.spelled_out.find("->") + 2), kF32);
   }
 }
 
