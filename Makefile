@@ -7,14 +7,15 @@ BUILD_TYPE ?= Release
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-# Debian packages the build and the tests need (python3-torch and python3-onnx
-# export the large fixtures, which are generated at test time).
+# Debian packages the build and the tests need (python3-torch, python3-onnx and
+# python3-torchvision export the large fixtures and the zoo, which are
+# generated at test time).
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler \
   python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata \
-  python3-torch python3-onnx libdnnl-dev libmimalloc-dev
+  python3-torch python3-onnx python3-torchvision libdnnl-dev libmimalloc-dev
 
-.PHONY: all deps build test demo clean bench fuzz test-sanitize test-tsan
+.PHONY: all deps build test-deps node-deps test demo clean bench fuzz test-sanitize test-tsan
 
 all: build
 
@@ -46,7 +47,14 @@ $(BUILD_DIR)/build.ninja: | deps
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+# The tests also need node and npm (ONNX Runtime from npm is the oracle for
+# the zoo's newer opsets): Debian's, when the machine has none.
+test-deps:
+	@command -v node >/dev/null && command -v npm >/dev/null || $(MAKE) --no-print-directory node-deps
+node-deps:
+	$(call install_packages,nodejs npm)
+
+test: build test-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 demo: build

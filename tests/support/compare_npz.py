@@ -3,7 +3,7 @@
 (tests/support/compare.h applies the same rules in the C++ tests).
 
 usage: /usr/bin/python3 compare_npz.py GOT.npz WANT.npz [--atol A] [--rtol R]
-           [--form sum|either] [--label TEXT]
+           [--form sum|either|scale] [--label TEXT]
 
 Both files must hold the same array names; for each array
   - dtypes equal and shapes equal, or nothing else is compared;
@@ -13,6 +13,9 @@ Both files must hold the same array names; for each array
     within the tolerance, in the form the caller names:
         sum:    |got - want| <= atol + rtol * |want|       (numpy.isclose's form)
         either: |got - want| <= max(atol, rtol * |want|)  (within atol, or rtol relative)
+        scale:  |got - want| <= atol + rtol * max |want|   (relative to the array's scale:
+                the largest finite |want| of the array; for deep networks, whose
+                rounding errors grow with the activations, not with each element)
     (atol alone, the default form with rtol 0, is an absolute bound; both 0: exact).
 Prints one line per matching array; on a mismatch prints what differs (the
 array, the first few elements with index, got and expected, how many differ
@@ -27,6 +30,7 @@ import sys
 import numpy as np
 
 MAX_REPORTED = 5
+FORMS = ("sum", "either", "scale")
 
 
 def tolerance_text(atol, rtol, form):
@@ -36,6 +40,8 @@ def tolerance_text(atol, rtol, form):
         return f"|got - expected| <= {atol:g}"
     if form == "sum":
         return f"|got - expected| <= {atol:g} + {rtol:g} * |expected|"
+    if form == "scale":
+        return f"|got - expected| <= {atol:g} + {rtol:g} * max |expected|"
     return f"|got - expected| <= max({atol:g}, {rtol:g} * |expected|)"
 
 
@@ -68,8 +74,11 @@ def _mismatches(got, want, atol, rtol, form):
     bad |= ~(g_nan | w_nan) & infinite & (g != w)
     with np.errstate(invalid="ignore", over="ignore"):
         err = np.abs(g - w)
-        rel = rtol * np.abs(w)
-        bound = atol + rel if form == "sum" else np.maximum(atol, rel)
+        if form == "scale":
+            rel = rtol * (np.abs(w[finite]).max() if finite.any() else 0.0)
+        else:
+            rel = rtol * np.abs(w)
+        bound = np.maximum(atol, rel) if form == "either" else atol + rel
     bad |= finite & ~(err <= bound)
     return bad
 
@@ -85,8 +94,8 @@ def max_abs_error(got, want):
 
 def compare(name, got, want, atol=0.0, rtol=0.0, form="sum", max_reported=MAX_REPORTED):
     """'' when `got` matches the reference `want`, else what differs, starting with `name`."""
-    if form not in ("sum", "either"):
-        raise ValueError(f"form must be 'sum' or 'either', got {form!r}")
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype:
         return f"{name}: dtype {got.dtype}, expected {want.dtype}"
@@ -138,7 +147,7 @@ def main(argv):
     parser.add_argument("want")
     parser.add_argument("--atol", type=float, default=0.0)
     parser.add_argument("--rtol", type=float, default=0.0)
-    parser.add_argument("--form", choices=("sum", "either"), default="sum")
+    parser.add_argument("--form", choices=FORMS, default="sum")
     parser.add_argument("--label", help="printed before each line (which run this is)")
     args = parser.parse_args(argv)
     problems, lines = compare_files(args.got, args.want, args.atol, args.rtol, args.form, args.label)

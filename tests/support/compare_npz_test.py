@@ -85,6 +85,14 @@ check("either form, just outside (atol)", {"y": np.array([0.01011], f32)}, {"y":
 check("either form, just inside (rtol)", {"y": np.array([100.099], f32)}, {"y": np.array([100], f32)}, either, True)
 check("either form, just outside (rtol; the sum form would take it)", {"y": np.array([100.10005], f32)},
       {"y": np.array([100], f32)}, either, False)
+# scale: |g - w| <= atol + rtol * max |w| over the array; max |w| = 100:
+# 1e-4 + 1e-4 * 100 = 0.0101 for every element, the small ones too.
+scale = ["--atol", "1e-4", "--rtol", "1e-4", "--form", "scale"]
+check("scale form, just inside (a small element within the array's scale)", {"y": np.array([100, 0.01], f32)},
+      {"y": np.array([100, 0.0001], f32)}, scale, True)
+check("scale form, just outside", {"y": np.array([100, 0.0103], f32)}, {"y": np.array([100, 0.0001], f32)}, scale,
+      False, ["(|got - expected| <= 0.0001 + 0.0001 * max |expected|)"])
+check("scale form: NaN still fails", {"y": np.array([100, NAN], f32)}, {"y": np.array([100, 1], f32)}, scale, False)
 check("absolute, just inside", {"y": np.array([0.5 + 0.9e-5], f32)}, {"y": np.array([0.5], f32)}, ["--atol", "1e-5"],
       True)
 check("absolute, just outside", {"y": np.array([0.5 + 1.1e-5], f32)}, {"y": np.array([0.5], f32)},
