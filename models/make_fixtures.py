@@ -83,6 +83,10 @@ def _fixtures():
                 "MLP 64 -> 256 (ReLU) -> 256 (GELU) -> 16, batch 1."),
         Fixture("mlp_dynamic", "small", lambda: small.build_mlp(dynamic=True), ["y"],
                 "The same MLP with a dynamic batch dimension (batch; run with 3)."),
+        Fixture("fpn_dynamic", "small", small.build_fpn_dynamic, ["score"],
+                "A detector's FPN top-down path with dynamic height and width (run with 40x56): stride-2 "
+                "stages, lateral 1x1 convolutions, coarser maps upsampled by 2 (nearest, bilinear) and added, "
+                "a head upsampled by 2 to the input's size; every Resize scales a symbolic dim."),
         Fixture("activations", "small", small.build_activations, ["y", "z"],
                 "SELU after a convolution, CELU (alpha 0.7) after a linear layer, and both on the input: "
                 "ONNX Selu and Celu (opset 17)."),

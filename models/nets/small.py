@@ -310,6 +310,38 @@ def build_conv3d():
     return Conv3dNet(), {"x": torch.randn(2, 3, 8, 16, 16)}, {}
 
 
+class FpnDetector(nn.Module):
+    """The top-down path of a text or object detector (DBNet-style FPN):
+    a stride-2 backbone of three stages, lateral 1x1 convolutions, and each
+    coarser map upsampled by 2 (nearest and bilinear, F.interpolate with
+    scale_factor) and added to the finer one, then a head that upsamples by 4
+    to the input's size. Exported with dynamic height and width, every
+    Resize scales a symbolic dim."""
+
+    def __init__(self):
+        super().__init__()
+        self.stages = nn.ModuleList([nn.Conv2d(3, 8, 3, 2, 1), nn.Conv2d(8, 16, 3, 2, 1), nn.Conv2d(16, 32, 3, 2, 1)])
+        self.lateral = nn.ModuleList([nn.Conv2d(c, 8, 1) for c in (8, 16, 32)])
+        self.head = nn.Conv2d(8, 1, 3, padding=1)
+
+    def forward(self, image):
+        feats, h = [], image
+        for stage in self.stages:
+            h = torch.relu(stage(h))
+            feats.append(h)
+        p3 = self.lateral[2](feats[2])
+        p2 = self.lateral[1](feats[1]) + nn.functional.interpolate(p3, scale_factor=2.0, mode="nearest")
+        p1 = self.lateral[0](feats[0]) + nn.functional.interpolate(p2, scale_factor=2.0, mode="bilinear",
+                                                                   align_corners=False)
+        return torch.sigmoid(nn.functional.interpolate(self.head(p1), scale_factor=2.0, mode="bilinear",
+                                                       align_corners=False))
+
+
+def build_fpn_dynamic():
+    extra = {"dynamic_axes": {"image": {2: "height", 3: "width"}, "score": {2: "height", 3: "width"}}}
+    return FpnDetector(), {"image": torch.randn(1, 3, 40, 56)}, extra
+
+
 def perturb_layer_norms(model):
     for m in model.modules():
         if isinstance(m, nn.LayerNorm):

@@ -134,10 +134,12 @@ struct ResizeDecls {
 };
 
 // resize's attributes, named as ONNX names them (axes, scales and roi per
-// resized axis, in the order of `axes`).
+// resized axis, in the order of `axes`). An output_size of -1 (kSizeByScale)
+// sizes its axis at run time as ONNX does, floor(input size * scale): the
+// axis of a symbolic dim resized by a scale.
 struct OnnxResizeDecls {
   AttrDecl axes = required(attr_ints("axes", AttrRule::NonNegative));
-  AttrDecl output_size = required(attr_ints("output_size", AttrRule::NonNegative));
+  AttrDecl output_size = required(attr_ints("output_size"));
   AttrDecl scales = attr_floats("scales");
   AttrDecl roi = attr_floats("roi");
   AttrDecl mode = attr_string("mode", "nearest", {"nearest", "linear", "cubic"});
@@ -728,10 +730,20 @@ Error resize_onnx(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
   for (int i = 0; i < x.rank; ++i) shape[i] = x.sizes[i];
   for (size_t i = 0; i < count; ++i) {
     const auto a = static_cast<int>((*axes)[i]);
-    const int64_t size = (*sizes)[i];
-    if (size < 0) {
+    int64_t size = (*sizes)[i];
+    if (size == resize::kSizeByScale && scales) {
+      // ONNX's floor(in * scale), in double as resize_shape bounds it.
+      const double sized = std::floor(static_cast<double>(x.sizes[a]) * (*scales)[i]);
+      if (!(sized <= static_cast<double>(spatial::kMaxAttrValue))) {
+        return fail(Error::InvalidShape, cat("resize: scale ", std::to_string((*scales)[i]), " gives axis ", a,
+                                             " of input ", shape_string(x.shape()), " more than ",
+                                             spatial::kMaxAttrValue, " elements"));
+      }
+      size = static_cast<int64_t>(sized);
+    } else if (size < 0) {
       return fail(Error::InvalidArgument,
-                  cat("resize: expected 'output_size' entries >= 0, got ", shape_string(*sizes)));
+                  cat("resize: expected 'output_size' entries >= 0, or -1 (floor(size * scale)) with 'scales', got ",
+                      shape_string(*sizes)));
     }
     if (x.sizes[a] == 0 && size > 0) {
       return fail(Error::InvalidShape, cat("resize: cannot resize the empty axis ", a, " of input ",

@@ -25,6 +25,11 @@ enum class CoordMode : uint8_t {
   TfCropAndResize,
 };
 
+/// resize's output_size entry for an axis sized at run time by its scale,
+/// floor(input size * scale): the axis of a symbolic dim (its size is
+/// known only when the program runs).
+inline constexpr int64_t kSizeByScale = -1;
+
 /// ONNX's nearest_mode values.
 enum class NearestMode : uint8_t { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 

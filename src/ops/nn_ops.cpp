@@ -15,11 +15,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "kernels/resize_coords.h"
 #include "ops/op_rows.h"
 
 namespace edgec::ops {
@@ -408,7 +410,30 @@ std::vector<double> resize_floats(const ShapeQuery& q, std::string_view name, si
   return *values;
 }
 
-// resize: x's type with each of `axes` sized by `output_size`.
+/// ONNX's floor(in * scale) for resize's axes sized at run time: static for
+/// a static dim; for a symbolic one a symbol named after it and the scale
+/// (equal resizes of one symbol give equal dims), bounded by its bound's
+/// result; for a data-dependent one a data-dependent dim so bounded.
+Dim scaled_dim(const Dim& in, double scale) {
+  const auto at = [&](int64_t size) {
+    const double sized = std::floor(static_cast<double>(size) * scale);
+    if (!(sized <= static_cast<double>(kMaxAttrValue)))
+      op_error("resize", "scale " + std::to_string(scale) + " gives " + in.str() + " more than " +
+                             num(kMaxAttrValue) + " elements");
+    return static_cast<int64_t>(sized);
+  };
+  if (in.is_static()) return Dim::fixed(at(in.value));
+  const std::optional<int64_t> bound = in.upper_bound();
+  if (in.kind == Dim::Kind::Dynamic) return Dim::dynamic(at(*bound));
+  char tag[32];
+  std::snprintf(tag, sizeof tag, "%.9g", scale);
+  std::string name = in.symbol.str() + "_times_" + tag;
+  std::replace(name.begin(), name.end(), '.', 'p');
+  return Dim::symbolic(name, bound ? at(*bound) : -1);
+}
+
+// resize: x's type with each of `axes` sized by `output_size` (or, for an
+// entry of kSizeByScale, by its scale).
 std::vector<TensorType> resize_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
   const TensorType& x = q.inputs[0];
@@ -421,12 +446,20 @@ std::vector<TensorType> resize_shape(const ShapeQuery& q) {
   if (sizes.size() != axes.size())
     op_error(q.op, "expected " + num(static_cast<int64_t>(axes.size())) + " entries in 'output_size' (one per axis " +
                        list_str(axes) + "), got " + list_str(sizes));
-  for (double s : resize_floats(q, "scales", axes.size(), "one per axis"))
+  const std::vector<double> scales = resize_floats(q, "scales", axes.size(), "one per axis");
+  for (double s : scales)
     if (!(s > 0)) op_error(q.op, "expected 'scales' entries > 0, got " + std::to_string(s));
   resize_floats(q, "roi", 2 * axes.size(), "the starts, then the ends, of each axis");
   TensorType out = x;
   for (size_t i = 0; i < axes.size(); ++i) {
     Dim& d = out.dims[static_cast<size_t>(axes[i])];
+    if (sizes[i] == resize::kSizeByScale && !scales.empty()) {
+      d = scaled_dim(d, scales[i]);
+      continue;
+    }
+    if (sizes[i] < 0)
+      op_error(q.op, "expected 'output_size' entries >= 0, or " + num(resize::kSizeByScale) +
+                         " (floor(size * scale)) with 'scales', got " + list_str(sizes));
     if (is_static_value(d, 0) && sizes[i] > 0)
       op_error(q.op, "expected a non-empty axis " + num(axes[i]) + " to resize to " + num(sizes[i]) + ", got " +
                          x.str());

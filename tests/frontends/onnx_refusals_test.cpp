@@ -1077,12 +1077,6 @@ std::vector<Case> cases() {
     add(node_case("resize scale of 0", m, "Resize", "the scales, input 2 'scales', are [1, 1, 0, 2]; expected finite"));
   }
   {
-    Model m;
-    m.input("x", {"1", "2", "h", "4"}).floats("scales", {1, 1, 2, 2}).node("Resize", {"x", "", "scales"}, {"y"});
-    m.output("y");
-    add(node_case("resize a symbolic size by a scale", m, "Resize", "by a scale (input 2 'scales')"));
-  }
-  {
     Model m = resize({"x", "", "scales"});
     m.floats("scales", {1, 1, 1e9f, 1});
     add(node_case("resize to a huge size", m, "Resize", "the scales, input 2 'scales', give axis 2 of"));
@@ -1111,13 +1105,6 @@ std::vector<Case> cases() {
     m.floats("roi", {0, 0, 0, 0, 1, 1, 1, std::numeric_limits<float>::infinity()}).ints("sizes", {1, 2, 3, 3});
     attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
     add(node_case("resize roi not finite", m, "Resize", "the roi, input 1 'roi', is [0, 0, 0, 0, 1, 1, 1, inf]"));
-  }
-  {
-    Model m;
-    m.input("x", {"1", "2", "h", "4"}).floats("roi", {0, 0, 0.5f, 0, 1, 1, 1, 1}).floats("scales", {1, 1, 1, 2});
-    attr(m.node("Resize", {"x", "roi", "scales"}, {"y"}), "coordinate_transformation_mode", "tf_crop_and_resize");
-    m.output("y");
-    add(node_case("resize crop of a symbolic dim", m, "Resize", "cropping the symbolic dim h of input 0 'X'"));
   }
   {
     Model m;

@@ -381,8 +381,27 @@ TEST(NnRows, OnnxResize) {
   EXPECT_EQ(infer1("resize", {f32({1, 0, 3})}, attrs_of({{"axes", Ints{1}}, {"output_size", Ints{0}}})),
             f32({1, 0, 3}));
 
+  // An output_size of -1 sizes the axis by its scale, floor(size * scale):
+  // static for a static dim, a symbol named after the dim and the scale
+  // (bounded by the bound's result) for a symbolic one, a bounded
+  // data-dependent dim for a data-dependent one.
+  const Attrs by_scale = attrs_of({{"axes", Ints{1, 2, 3}}, {"output_size", Ints{-1, -1, -1}},
+                                   {"scales", Floats{0.6, 2.0, 2.5}}});
+  EXPECT_EQ(infer1("resize", {dims({fx(1), fx(5), sym("H", 41), sym("W")})}, by_scale),
+            dims({fx(1), fx(3), sym("H_times_2", 82), sym("W_times_2p5")}));
+  EXPECT_EQ(infer1("resize", {dims({fx(1), fx(5), Dim::dynamic(7), fx(2)})}, by_scale),
+            dims({fx(1), fx(3), Dim::dynamic(14), fx(5)}));
+  // Equal resizes of one symbol give one symbol (an add of the two types).
+  EXPECT_EQ(infer1("resize", {dims({fx(1), fx(5), sym("H", 41), sym("W")})}, by_scale),
+            infer1("resize", {dims({fx(1), fx(5), sym("H", 41), sym("W")})}, by_scale));
+
   const Attrs hw = attrs_of({{"axes", Ints{2, 3}}, {"output_size", Ints{2, 2}}});
   expect_error("resize", {typed(DType::Int64, {1, 1, 4, 4})}, hw, "got i64");
+  expect_error("resize", {f32({1, 1, 4, 4})}, attrs_of({{"axes", Ints{2, 3}}, {"output_size", Ints{-1, 2}}}),
+               "expected 'output_size' entries >= 0, or -1 (floor(size * scale)) with 'scales', got [-1, 2]");
+  expect_error("resize", {f32({1, 1, 4, 4})},
+               attrs_of({{"axes", Ints{2, 3}}, {"output_size", Ints{-2, 2}}, {"scales", Floats{2.0, 2.0}}}),
+               "got [-2, 2]");
   expect_error("resize", {f32({1, 1, 4, 4})}, attrs_of({{"axes", Ints{3, 2}}, {"output_size", Ints{2, 2}}}),
                "expected 'axes' to be increasing axes of the input f32[1, 1, 4, 4], got [3, 2]");
   expect_error("resize", {f32({1, 1, 4})}, hw, "increasing axes of the input f32[1, 1, 4], got [2, 3]");

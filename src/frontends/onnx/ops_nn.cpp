@@ -587,10 +587,9 @@ std::vector<ResizedAxis> resize_targets(NodeContext& n, const std::vector<int64_
       n.fail("the scales, " + n.operand(2) + ", are " + floats_str(scales) + "; expected finite scales > 0");
     t.scale = s;
     if (!t.in.is_static()) {
-      // Only a scale of 1 keeps a symbolic dim what it is.
-      if (s != 1)
-        n.fail("resizing the symbolic dim " + t.in.str() + " of " + n.typed_operand(0) + " by a scale (" +
-               n.operand(2) + ") is not supported" + n.im().dim_fix(t.in));
+      // Sized when the program runs, floor(in * scale), as ONNX sizes it;
+      // a scale of 1 keeps the dim what it is.
+      t.out = resize::kSizeByScale;
       continue;
     }
     // ONNX: floor(in * scale), in double (the reference implementation's
@@ -627,18 +626,12 @@ void read_resize_roi(NodeContext& n, std::vector<ResizedAxis>& targets) {
 
 /// Whether the axis changes anything: its size, its scale, or (in
 /// tf_crop_and_resize) its region. An axis of scale 1 maps every output
-/// coordinate onto itself in every other mode. A symbolic dim scaled by 1
-/// (the only scale resize_targets lets through for one) keeps its size,
-/// which the operator's static output_size cannot express: refused if its
-/// region crops it.
-bool resize_changes(NodeContext& n, const ResizedAxis& t, resize::CoordMode coord) {
+/// coordinate onto itself in every other mode. A symbolic dim resized by a
+/// scale is sized at run time (kSizeByScale); scaled by 1 it keeps its
+/// size and is left alone, unless its region crops it.
+bool resize_changes(const ResizedAxis& t, resize::CoordMode coord) {
   const bool cropped = coord == resize::CoordMode::TfCropAndResize && (t.roi_start != 0 || t.roi_end != 1);
-  if (!t.in.is_static() && t.scale) {
-    if (cropped)
-      n.fail("cropping the symbolic dim " + t.in.str() + " of " + n.typed_operand(0) + " to its region of interest (" +
-             n.operand(1) + ") is not supported" + n.im().dim_fix(t.in));
-    return false;
-  }
+  if (!t.in.is_static() && t.scale) return *t.scale != 1 || cropped;
   if (!t.in.is_static() || t.in.value != t.out) return true;
   return (t.scale && *t.scale != 1) || cropped;
 }
@@ -715,7 +708,7 @@ void resize(NodeContext& n) {
   // The axes that change, in increasing order (the operator's convention).
   std::vector<ResizedAxis> resized;
   for (const ResizedAxis& t : targets)
-    if (resize_changes(n, t, m.coord)) resized.push_back(t);
+    if (resize_changes(t, m.coord)) resized.push_back(t);
   std::sort(resized.begin(), resized.end(), [](const ResizedAxis& a, const ResizedAxis& b) { return a.axis < b.axis; });
   if (resized.empty()) {
     n.forward(0, 0);

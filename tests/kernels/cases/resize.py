@@ -362,6 +362,19 @@ def cases():
     add_resize('empty_batch', randn(0, 2, 3, 3), [2, 3], [5, 5], mode='linear')
     add_resize('zero_output', randn(1, 2, 3, 3), [2, 3], [0, 5], mode='linear')
     add_resize('empty_axis_to_empty', randn(1, 2, 0, 3), [2, 3], [0, 5], mode='cubic')
+    # output_size -1: the axis is sized when the kernel runs, floor(in * scale)
+    # (a symbolic dim resized by a scale): 5 * 0.6 -> 3, 7 * 2.5 -> 17.
+    def add_by_scale(name, x, axes, scales, **attrs):
+        sizes = [int(math.floor(x.shape[a] * s)) for a, s in zip(axes, scales)]
+        a = {'axes': list(axes), 'output_size': [-1] * len(axes), 'scales': [float(s) for s in scales]}
+        a.update(attrs)
+        out.append(case('resize_by_scale_' + name, 'resize', inputs=[x], attrs=a,
+                        outputs=[resize_ref(x, axes, sizes, scales, **attrs)]))
+
+    add_by_scale('nearest', randn(1, 2, 5, 7), [2, 3], [0.6, 2.5])
+    add_by_scale('linear', randn(2, 3, 5, 7), [2, 3], [0.6, 2.5], mode='linear')
+    add_by_scale('cubic_one_axis', randn(1, 2, 6, 4), [2], [2.0], mode='cubic', coordinate_transformation_mode='asymmetric')
+
     add_resize('wide_rows', randn(1, 1, 2, 300), [2, 3], [3, 1100], mode='cubic')
     add_resize('large_parallel', randn(2, 8, 32, 32), [2, 3], [48, 80], mode='cubic', exclude_outside=True)
     add_resize('large_parallel_one_row', randn(1, 3000), [1], [70001], mode='linear')
@@ -387,7 +400,9 @@ def cases():
     resize_err('roi_count', x4, {'axes': [2, 3], 'output_size': [2, 2], 'roi': [0.0, 1.0]},
                "resize: expected 4 entries in 'roi' (the starts, then the ends, of each axis), got 2")
     resize_err('negative_size', x4, {'axes': [2], 'output_size': [-1]},
-               "resize: expected 'output_size' entries >= 0, got [-1]")
+               "resize: expected 'output_size' entries >= 0, or -1 (floor(size * scale)) with 'scales', got [-1]")
+    resize_err('negative_size_with_scales', x4, {'axes': [2], 'output_size': [-2], 'scales': [2.0]},
+               "resize: expected 'output_size' entries >= 0, or -1 (floor(size * scale)) with 'scales', got [-2]")
     resize_err('empty_axis', randn(1, 1, 0, 4), {'axes': [2], 'output_size': [3]},
                'resize: cannot resize the empty axis 2 of input [1, 1, 0, 4] to 3')
     resize_err('mode', x4, {'axes': [2], 'output_size': [3], 'mode': 'bicubic'},
