@@ -26,14 +26,7 @@ const char* const kSuites[] = {"pytorch-converted", "pytorch-operator", "simple"
 // is missing (issue 16 is delivering these). A listed model that passes
 // fails the test: take it off the list.
 const std::map<std::string, std::string> kNotYet = {
-    {"simple/test_sequence_model1", "sequence operators"},
-    {"simple/test_sequence_model2", "sequence operators"},
-    {"simple/test_sequence_model3", "sequence operators"},
-    {"simple/test_sequence_model4", "sequence operators"},
-    {"simple/test_sequence_model5", "sequence operators"},
-    {"simple/test_sequence_model6", "sequence operators"},
-    {"simple/test_sequence_model7", "sequence operators on float64"},
-    {"simple/test_sequence_model8", "sequence operators"},
+    {"simple/test_sequence_model1", "a sequence position given at run time picking elements of different shapes"},
 };
 
 /// "suite/name" -> ONNX Runtime 1.20's verdict ("ok" or "refused: ...").
