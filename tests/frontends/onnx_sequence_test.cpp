@@ -235,6 +235,25 @@ TEST(OnnxSequence, LengthOfARunTimeSplit) {
   expect_values(out.at(0), {}, {3});
 }
 
+// Identity (opset 14 on) passes a sequence through; a sequence cannot be
+// a graph output.
+TEST(OnnxSequence, IdentityOfASequence) {
+  SeqModel m = abc_model();
+  m.node("SequenceConstruct", {"a", "b", "c"}, "s");
+  m.node("Identity", {"s"}, "t");
+  m.node("SequenceAt", {"t", "pos"}, "y");
+  m.output("y");
+  expect_values(compile_and_run(m, abc(-2)).at(0), {2, 2}, kB);
+  m.output("t");
+  try {
+    import_model(m);
+    ADD_FAILURE() << "a sequence graph output imported";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("graph output 't': 't' is a sequence (of 3 f32 tensors)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(OnnxSequence, Float64SequenceAtARunTimePosition) {
   SeqModel m;
   m.input("x", {3, 2}, TensorProto::DOUBLE).position();
