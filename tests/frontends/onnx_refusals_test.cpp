@@ -1736,6 +1736,126 @@ std::vector<Case> cases() {
     add(node_case("einsum diagonal of a symbolic size", einsum(m, {"x"}, "ii->i"), "Einsum",
                   "attribute 'equation' 'ii->i' takes a diagonal, which needs the size of label 'i', n, to be static"));
   }
+  // ---- sequences (importer.cpp, context.cpp, ops_sequence.cpp) ----
+  {
+    Model m;
+    auto* in = m.g()->add_input();
+    in->set_name("s");
+    in->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+        TensorProto::FLOAT);
+    m.output("s");
+    add(graph_case("sequence graph input", m, {"graph input 's' is a sequence; edgec's programs take tensors only"}));
+  }
+  {
+    Model m;
+    m.x().node("SequenceConstruct", {"x"}, {"s"});
+    m.output("s");
+    add(graph_case("sequence graph output", m,
+                   {"graph output 's': ", "'s' is a sequence (of 1 f32 tensors)", "cannot be a graph output"}));
+  }
+  // A sequence {x: f32[1, 2, 4, 4]} (node '/a') read by node '/t'.
+  auto of_x = [](Model m, const std::string& op, std::vector<std::string> more) {
+    m.node("SequenceConstruct", {"x"}, {"s"}, "/a");
+    more.insert(more.begin(), "s");
+    m.node(op, more, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m;
+    m.input("x", {"7"}).input("splits", {"3"}, TensorProto::INT64).ints("zero", {0}, {});
+    m.node("SplitToSequence", {"x", "splits"}, {"s"}, "/a");
+    m.node("SequenceAt", {"s", "zero"}, {"y"});
+    m.output("y");
+    add(node_case("sequence split at run time read", m, "SequenceAt",
+                  "the elements of input 0 'input_sequence' (value 's', a sequence of 3 f32 tensors) are not known: "
+                  "they are split by the sizes input 1 'split' (value 'splits'), which are computed at run time from "
+                  "graph input 'splits'"));
+  }
+  add(node_case("sequence position of two values", of_x(Model().x().ints("p", {0, 0}), "SequenceAt", {"p"}),
+                "SequenceAt", "input 1 'position' (value 'p', i64[2]) is not a scalar"));
+  add(node_case("sequence position out of range", of_x(Model().x().ints("p", {1}, {}), "SequenceAt", {"p"}),
+                "SequenceAt", "input 1 'position' (value 'p') is 1; expected a position in [-1, 0]"));
+  {
+    Model m;
+    m.input("pos", {}, TensorProto::INT64).node("SequenceEmpty", {}, {"s"}, "/a");
+    m.node("SequenceAt", {"s", "pos"}, {"y"});
+    m.output("y");
+    add(node_case("sequence empty at a run-time position", m, "SequenceAt",
+                  "input 0 'input_sequence' (value 's', a sequence of 0 f32 tensors) is empty, so no position"));
+  }
+  {
+    Model m;
+    m.x().input("z", {"3"}).input("pos", {}, TensorProto::INT64);
+    m.node("SequenceConstruct", {"x", "z"}, {"s"}, "/a");
+    m.node("SequenceAt", {"s", "pos"}, {"y"});
+    m.output("y");
+    add(node_case("sequence of shapes at a run-time position", m, "SequenceAt",
+                  "the position, input 1 'position' (value 'pos'), must be known at import time (the elements differ "
+                  "in shape: f32[1, 2, 4, 4] and f32[3], so the result's shape would depend on the position), but it "
+                  "is computed at run time from graph input 'pos'; fix it at compile time (edgec compile --fix-inputs"));
+  }
+  {
+    Model m;
+    m.node("SequenceEmpty", {}, {"y"});
+    attr(t_node(m), "dtype", int64_t{TensorProto::BFLOAT16});
+    m.output("y");
+    add(node_case("sequence of bfloat16", m, "SequenceEmpty", "attribute 'dtype' is bfloat16"));
+  }
+  {
+    Model m;
+    m.input("i", {"2"}, TensorProto::INT64).node("SequenceEmpty", {}, {"s"}, "/a");
+    m.node("SequenceInsert", {"s", "i"}, {"y"});
+    m.output("y");
+    add(node_case("sequence insert of another type", m, "SequenceInsert",
+                  "input 1 'tensor' (value 'i', i64[2]) has another element type than input 0 'input_sequence' "
+                  "(value 's', a sequence of 0 f32 tensors), whose elements are f32"));
+  }
+  auto split_seq = [](Model m, std::vector<std::string> ins) {
+    m.node("SplitToSequence", ins, {"s"});
+    m.node("SequenceLength", {"s"}, {"y"}, "/b");
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = split_seq(Model().x(), {"x"});
+    attr(t_node(m), "axis", int64_t{4});
+    add(node_case("split to sequence axis", m, "SplitToSequence", "attribute 'axis' is 4; expected an axis in [-4, 3]"));
+  }
+  {
+    Model m;
+    m.x().input("k", {"n"}, TensorProto::INT64);
+    add(node_case("split to sequence of a symbolic count", split_seq(m, {"x", "k"}), "SplitToSequence",
+                  "the split sizes, input 1 'split' (value 'k'), must be known at import time (their number"));
+  }
+  {
+    Model m;
+    m.input("x", {"n"});
+    add(node_case("split to sequence of a symbolic dim", split_seq(m, {"x"}), "SplitToSequence",
+                  "cannot split the symbolic dim n of input 0 'input' (value 'x', f32[n])"));
+  }
+  add(node_case("split to sequence size 0", split_seq(Model().x().ints("z", {0}, {}), {"x", "z"}), "SplitToSequence",
+                "the split size, input 1 'split' (value 'z'), is 0; expected >= 1"));
+  add(node_case("split to sequence negative size", split_seq(Model().x().ints("z", {-1, 2}), {"x", "z"}),
+                "SplitToSequence", "the split sizes, input 1 'split' (value 'z'), are [-1, 2]; expected sizes >= 0"));
+  add(node_case("split to sequence sum", split_seq(Model().x().ints("z", {1, 1}), {"x", "z"}), "SplitToSequence",
+                "are [1, 1], summing to 2; expected them to sum to dim 0 of input 0 'input'"));
+  {
+    Model m;
+    m.node("SequenceEmpty", {}, {"s"}, "/a");
+    m.node("ConcatFromSequence", {"s"}, {"y"});
+    attr(t_node(m), "axis", int64_t{0});
+    m.output("y");
+    add(node_case("concat from an empty sequence", m, "ConcatFromSequence",
+                  "input 0 'input_sequence' (value 's', a sequence of 0 f32 tensors) is empty"));
+  }
+  {
+    Model m = of_x(Model().x(), "ConcatFromSequence", {});
+    attr(t_node(m), "axis", int64_t{5});
+    attr(t_node(m), "new_axis", int64_t{1});
+    add(node_case("concat from sequence axis", m, "ConcatFromSequence",
+                  "attribute 'axis' is 5; expected an axis in [-5, 4] for elements of f32[1, 2, 4, 4] stacked"));
+  }
   return c;
 }
 

@@ -41,6 +41,12 @@ Value* Importer::add_constant_placeholder(const std::string& target, const Tenso
 Value* Importer::materialize(const std::string& name) {
   Entry& e = entries_.at(name);
   if (!e.unavailable.empty()) refuse(e.unavailable);
+  if (e.seq)
+    refuse("'" + name + "' is a sequence (of " + std::to_string(e.seq->count) + " " +
+           std::string(dtype_name(e.seq->dtype)) +
+           " tensors); edgec's programs hold tensors only, so a sequence is read only by SequenceAt, "
+           "SequenceLength, ConcatFromSequence, SequenceInsert and SequenceErase, and cannot be a graph output or "
+           "another operator's input (output a tensor instead, e.g. through ConcatFromSequence)");
   if (e.value) return e.value;
   if (!e.alias.empty()) {
     e.value = materialize(e.alias);  // std::map references stay valid

@@ -11,6 +11,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <source_location>
@@ -34,6 +35,20 @@ struct OpInfo;
 
 namespace edgec::onnx_import {
 
+/// An ONNX sequence (SequenceConstruct, SplitToSequence, ...). edgec's IR
+/// has no sequence type: a sequence exists only while importing, as a list
+/// of ordinary tensor values whose number the graph's structure fixes
+/// (ops_sequence.cpp).
+struct Sequence {
+  DType dtype = DType::Float32;  ///< The elements' type (also of an empty sequence).
+  int64_t count = 0;             ///< How many elements.
+  std::vector<Value*> elements;  ///< `count` values, or none when `unavailable` says why.
+  /// The elements stacked on a new dim 0 ([count, ...]), when the
+  /// sequence was made from such a tensor; null otherwise.
+  Value* stacked = nullptr;
+  std::string unavailable;  ///< Non-empty: the elements cannot be read (the count can).
+};
+
 struct Entry {
   TensorType type;
   Value* value = nullptr;                  ///< Null until materialized.
@@ -44,6 +59,9 @@ struct Entry {
   /// it materializes that one, so a constant gets one placeholder and one
   /// target however many names the exporter gives it.
   std::string alias;
+  /// Non-null: the value is a sequence (type holds its elements' dtype,
+  /// rank 0), and there is no IR value of it.
+  std::shared_ptr<const Sequence> seq;
 };
 
 class Importer {
@@ -239,6 +257,7 @@ void register_einsum_handlers(HandlerTable& table);       // ops_einsum.cpp
 void register_newer_handlers(HandlerTable& table);        // ops_newer.cpp
 void register_loss_handlers(HandlerTable& table);         // ops_loss.cpp
 void register_generator_handlers(HandlerTable& table);    // ops_generators.cpp
+void register_sequence_handlers(HandlerTable& table);     // ops_sequence.cpp
 
 // Attribute-building shorthands.
 Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items);

@@ -76,6 +76,11 @@ onnx::DataType tensor_data_type(int32_t elem) {
   if (elem > 0 && elem < kTypes && table[static_cast<size_t>(elem)]) return table[static_cast<size_t>(elem)];
   return onnx::Utils::DataTypeUtils::ToType("tensor(" + onnx::Utils::DataTypeUtils::ToDataTypeString(elem) + ")");
 }
+
+/// The same for a sequence of such tensors ("seq(tensor(float))").
+onnx::DataType seq_data_type(int32_t elem) {
+  return onnx::Utils::DataTypeUtils::ToType("seq(" + *tensor_data_type(elem) + ")");
+}
 constexpr int64_t kMaxIrVersion = 11;
 
 const HandlerTable& handlers() {
@@ -89,6 +94,7 @@ const HandlerTable& handlers() {
     onnx_import::register_newer_handlers(t);
     onnx_import::register_loss_handlers(t);
     onnx_import::register_generator_handlers(t);
+    onnx_import::register_sequence_handlers(t);
     return t;
   }();
   return table;
@@ -253,6 +259,9 @@ class ModelImporter {
 
   TensorType input_type(const onnx::ValueInfoProto& vi) {
     const std::string where = "graph input '" + vi.name() + "'";
+    if (vi.has_type() && vi.type().has_sequence_type())
+      refuse(where + " is a sequence; edgec's programs take tensors only (sequences exist only inside the graph, "
+                     "between the sequence operators)");
     if (!vi.has_type() || !vi.type().has_tensor_type()) refuse(where + " is not a tensor");
     const auto& tt = vi.type().tensor_type();
     const auto dtype = onnx_import::dtype_from_onnx(tt.elem_type());
@@ -630,7 +639,7 @@ class ModelImporter {
       if (!e.unavailable.empty()) continue;  // refused where the handler reads it
       const auto& param = params[std::min(static_cast<size_t>(i), params.size() - 1)];
       const int32_t elem = onnx_import::onnx_elem_type(e.type.dtype);
-      if (!param.GetTypes().count(tensor_data_type(elem))) {
+      if (!param.GetTypes().count(e.seq ? seq_data_type(elem) : tensor_data_type(elem))) {
         std::set<std::string> allowed;  // "float" for "tensor(float)"
         for (const auto* t : param.GetTypes()) {
           const bool tensor = t->rfind("tensor(", 0) == 0 && t->back() == ')';
@@ -640,7 +649,8 @@ class ModelImporter {
         for (const auto& t : allowed) list += (list.empty() ? "" : ", ") + t;
         const bool variable = param.GetTypeStr().rfind("tensor(", 0) != 0;
         onnx_import::refuse(
-            ctx.typed_operand(static_cast<size_t>(i)) + " has element type " + onnx_import::onnx_type_name(elem) +
+            ctx.typed_operand(static_cast<size_t>(i)) + (e.seq ? " is a sequence of " : " has element type ") +
+            onnx_import::onnx_type_name(elem) +
             "; expected " + (allowed.size() == 1 ? list : "one of " + list) + " (" + n.op_type() + " of opset " +
             std::to_string(node_opset(n)) + (variable ? ", type '" + param.GetTypeStr() + "'" : std::string()) + ")");
       }

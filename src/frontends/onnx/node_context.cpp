@@ -41,7 +41,11 @@ std::string NodeContext::operand(size_t i) const {
 
 std::string NodeContext::typed_operand(size_t i) {
   const std::string value = i < num_inputs() ? node_.input(static_cast<int>(i)) : "";
-  return label("input", i, schema_ ? formal_name(schema_->inputs(), i) : "", value, type(i).str());
+  const Entry& e = required(i);
+  const std::string type = e.seq ? "a sequence of " + std::to_string(e.seq->count) + " " +
+                                       std::string(dtype_name(e.seq->dtype)) + " tensors"
+                                 : e.type.str();
+  return label("input", i, schema_ ? formal_name(schema_->inputs(), i) : "", value, type);
 }
 
 std::string NodeContext::result(size_t i) const {
