@@ -94,7 +94,7 @@ const char* const kExpectedToPass[] = {
     "hammingwindow_symmetric_expanded", "hannwindow_expanded", "hannwindow_symmetric_expanded", "hardmax_axis_0",
     "hardmax_axis_1", "hardmax_axis_2", "hardmax_default_axis", "hardmax_example", "hardmax_negative_axis",
     "hardmax_one_hot", "hardsigmoid", "hardsigmoid_default", "hardsigmoid_example", "hardswish", "hardswish_expanded",
-    "identity", "instancenorm_epsilon", "instancenorm_example", "isinf", "isinf_negative", "isinf_positive", "isnan",
+    "identity", "if", "instancenorm_epsilon", "instancenorm_example", "isinf", "isinf_negative", "isinf_positive", "isnan",
     "layer_normalization_2d_axis0", "layer_normalization_2d_axis0_expanded", "layer_normalization_2d_axis1",
     "layer_normalization_2d_axis1_expanded", "layer_normalization_2d_axis_negative_1",
     "layer_normalization_2d_axis_negative_1_expanded", "layer_normalization_2d_axis_negative_2",

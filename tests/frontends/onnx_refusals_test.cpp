@@ -1856,6 +1856,99 @@ std::vector<Case> cases() {
     add(node_case("concat from sequence axis", m, "ConcatFromSequence",
                   "attribute 'axis' is 5; expected an axis in [-5, 4] for elements of f32[1, 2, 4, 4] stacked"));
   }
+  // ---- control flow (ops_control.cpp, importer.cpp's subgraphs) ----
+  // Node '/t': If(cond) with then_branch `then_g` (y = x + 1 by default)
+  // and else_branch y = x * 2; cond a bool scalar initializer `c`.
+  auto if_of = [](Model m, const std::function<void(onnx::GraphProto&)>& edit_then, bool constant_cond = true) {
+    if (constant_cond) m.ints("cond", {1}, {}, TensorProto::BOOL);
+    onnx::GraphProto then_g, else_g;
+    then_g.set_name("then");
+    add_node(&then_g, "then_add", "Add", {"x", "x"}, {"t_out"});
+    then_g.add_output()->set_name("t_out");
+    else_g.set_name("else");
+    add_node(&else_g, "else_mul", "Mul", {"x", "x"}, {"e_out"});
+    else_g.add_output()->set_name("e_out");
+    edit_then(then_g);
+    auto* n = m.node("If", {"cond"}, {"y"});
+    for (const auto& [name, body] : {std::pair{"then_branch", &then_g}, std::pair{"else_branch", &else_g}}) {
+      auto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(AttributeProto::GRAPH);
+      *a->mutable_g() = *body;
+    }
+    m.output("y");
+    return m;
+  };
+  {
+    Model m;
+    m.x().input("flag", {}, TensorProto::BOOL);
+    m.node("Identity", {"flag"}, {"cond"}, "/a");
+    add(node_case("if on a run-time condition", if_of(m, [](onnx::GraphProto&) {}, false), "If",
+                  "the condition, input 0 'cond', must be known at import time (edgec imports an If whose condition "
+                  "is known when compiling, and then only the branch it takes), but it is computed at run time from "
+                  "graph input 'flag'"));
+  }
+  {
+    Model m = Model().x().ints("c2", {1, 0}, {2}, TensorProto::BOOL);
+    m.node("If", {"c2"}, {"y"});
+    // Branches are replaced below; the condition is checked first.
+    auto* n = t_node(m);
+    for (const char* name : {"then_branch", "else_branch"}) {
+      auto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(AttributeProto::GRAPH);
+      a->mutable_g()->set_name(name);
+      a->mutable_g()->add_output()->set_name("x");
+    }
+    m.output("y");
+    add(node_case("if of two conditions", m, "If", "the condition, input 0 'cond' (value 'c2', bool[2]), holds 2 "
+                                                   "values; expected one"));
+  }
+  add(node_case("if branch with inputs", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  add_input(&g, "extra", {1});
+                }),
+                "If", "attribute 'then_branch' (the branch the condition takes) has 1 inputs; expected none"));
+  add(node_case("if branch output count", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  g.add_output()->set_name("x");
+                }),
+                "If", "attribute 'then_branch' (the branch the condition takes) has 2 outputs; expected 1"));
+  add(node_case("if branch output undefined", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  g.mutable_output(0)->set_name("nowhere");
+                }),
+                "If", "then_branch output 0 'nowhere' is not produced by any node or initializer of the branch"));
+  add(node_case("if branch output unavailable", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  g.clear_node();
+                  auto* pool = add_node(&g, "pool", "MaxPool", {"x"}, {"pooled", "indices"});
+                  attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
+                  g.mutable_output(0)->set_name("indices");
+                }),
+                "If", "then_branch output 0 'indices': "));
+  add(node_case("if branch sparse initializer", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  g.add_sparse_initializer()->mutable_values()->set_name("sp");
+                }),
+                "If", "then_branch: sparse initializer 'sp' is not supported"));
+  add(node_case("if branch initializer twice", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  for (int i = 0; i < 2; ++i) {
+                    auto* t = g.add_initializer();
+                    t->set_name("w");
+                    t->set_data_type(TensorProto::FLOAT);
+                    t->add_float_data(1);
+                  }
+                }),
+                "If", "then_branch: initializer 'w' appears twice"));
+  add(node_case("if branch initializer of an enclosing name", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  auto* t = g.add_initializer();
+                  t->set_name("x");
+                  t->set_data_type(TensorProto::FLOAT);
+                  t->add_float_data(1);
+                }),
+                "If", "then_branch: initializer 'x' has the name of a value of the enclosing graph"));
+  add(node_case("if branch output of an enclosing name", if_of(Model().x(), [](onnx::GraphProto& g) {
+                  g.mutable_node(0)->set_output(0, "cond");
+                  g.mutable_output(0)->set_name("cond");
+                }),
+                "If", "then_branch: node 'then_add' (#0, Add, domain ai.onnx, opset 17): output 'cond' has the name "
+                      "of a value of the enclosing graph"));
   return c;
 }
 

@@ -54,6 +54,9 @@ inline const std::map<std::string, std::set<int>> kShapeOperands = {
     {"ReduceSum", {1}}, {"Tile", {1}},          {"Trilu", {1}},          {"TopK", {1}},
     {"Range", {0, 1, 2}}, {"ConstantOfShape", {0}}, {"OneHot", {1}},    {"Dropout", {1, 2}},
     {"CumSum", {1}},
+    // If's condition: edgec imports an If whose condition is known when
+    // compiling (ops_control.cpp), as --fix-inputs makes it.
+    {"If", {0}},
 };
 
 /// The graph inputs a shape operand is computed from: a user of edgec gives

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <functional>
 #include <source_location>
 #include <string>
 #include <unordered_map>
@@ -105,6 +106,17 @@ class Importer {
     graph_ = graph;
     producers_ = producers;
   }
+  /// Imports `graph`, a subgraph of the node being imported (the taken
+  /// branch of an If), into this program: its initializers become
+  /// constants and its nodes calls, reading the enclosing graphs' values by
+  /// name; afterwards its outputs are entries. `scope` names it in
+  /// messages ("then_branch"). The model importer provides this.
+  using SubgraphImporter = std::function<void(const onnx::GraphProto& graph, const std::string& scope)>;
+  void set_subgraph_importer(SubgraphImporter f) { subgraph_importer_ = std::move(f); }
+  void import_subgraph(const onnx::GraphProto& graph, const std::string& scope) {
+    if (!subgraph_importer_) internal_error("no subgraph importer for " + scope);
+    subgraph_importer_(graph, scope);
+  }
   /// Maps a dim's symbol in the IR to the model's dim_param it came from.
   void add_dim_param(const std::string& symbol, const std::string& dim_param) { dim_params_[symbol] = dim_param; }
   /// Marks a dim's symbol as that of an unnamed dim of graph input `input`
@@ -150,6 +162,7 @@ class Importer {
   const OnnxImportOptions& options_;
   const onnx::GraphProto* graph_ = nullptr;
   const std::unordered_map<std::string, int>* producers_ = nullptr;
+  SubgraphImporter subgraph_importer_;
   std::map<std::string, std::string> dim_params_;
   std::map<std::string, std::string> unnamed_dims_;  // symbol -> graph input
   std::unordered_map<std::string, Entry> entries_;  // references stay valid as it grows
@@ -257,6 +270,7 @@ void register_einsum_handlers(HandlerTable& table);       // ops_einsum.cpp
 void register_newer_handlers(HandlerTable& table);        // ops_newer.cpp
 void register_loss_handlers(HandlerTable& table);         // ops_loss.cpp
 void register_generator_handlers(HandlerTable& table);    // ops_generators.cpp
+void register_control_handlers(HandlerTable& table);      // ops_control.cpp
 void register_sequence_handlers(HandlerTable& table);     // ops_sequence.cpp
 
 // Attribute-building shorthands.

@@ -95,6 +95,7 @@ const HandlerTable& handlers() {
     onnx_import::register_loss_handlers(t);
     onnx_import::register_generator_handlers(t);
     onnx_import::register_sequence_handlers(t);
+    onnx_import::register_control_handlers(t);
     return t;
   }();
   return table;
@@ -201,6 +202,9 @@ class ModelImporter {
     check_dim_options();
     add_constant_initializers(g);
     im_.set_graph(&g, &producers_);
+    graph_ = &g;
+    im_.set_subgraph_importer(
+        [this](const onnx::GraphProto& sub, const std::string& scope) { import_subgraph(sub, scope); });
     for (int i = 0; i < g.node_size(); ++i) import_node(g, i);
     set_outputs(g);
     finish();
@@ -398,7 +402,7 @@ class ModelImporter {
     for (auto& t : *g.mutable_initializer()) {
       if (im_.has_entry(t.name())) continue;  // also a graph input
       Entry e;
-      e.data = onnx_import::tensor_from_proto(t, what_ + ": initializer '" + t.name() + "'", external_);
+      e.data = onnx_import::tensor_from_proto(t, (scope_.empty() ? what_ : scope_) + ": initializer '" + t.name() + "'", external_);
       release_data(t);
       e.type = e.data->type;
       im_.define(t.name(), std::move(e));
@@ -414,10 +418,13 @@ class ModelImporter {
     return it == opsets_.end() ? -1 : it->second;
   }
 
+  /// "FILE: node 'NAME' (#I, OP, domain D, opset N)"; in a subgraph
+  /// "SCOPE: node ...", which the enclosing node's refusal then follows
+  /// its own place with ("FILE: node 'if0' (...): then_branch: node ...").
   std::string node_where(const onnx::NodeProto& n, int index) const {
     const int64_t opset = node_opset(n);
     const std::string domain = is_default_domain(n.domain()) ? "ai.onnx" : n.domain();
-    return what_ + ": node '" + n.name() + "' (#" + std::to_string(index) + ", " + n.op_type() + ", domain " + domain +
+    return (scope_.empty() ? what_ : scope_) + ": node '" + n.name() + "' (#" + std::to_string(index) + ", " + n.op_type() + ", domain " + domain +
            ", opset " + (opset < 0 ? std::string("none") : std::to_string(opset)) + ")";
   }
 
@@ -532,6 +539,58 @@ class ModelImporter {
                         " of this node; expected a name nothing else defines (each value has one definition)");
       }
     }
+  }
+
+  /// Imports a subgraph (Importer::import_subgraph) as the graph is: its
+  /// nodes checked (supported operators, schemas, one definition per name,
+  /// and no name of an enclosing graph's value redefined, as ONNX's scoping
+  /// requires), its initializers made constants, its nodes imported in
+  /// order. Refusals inside it name `scope` and the node.
+  void import_subgraph(const onnx::GraphProto& sub, const std::string& scope) {
+    // The model is this importer's own, mutable (run() holds it): a
+    // subgraph's initializers are released once copied, as the graph's are.
+    auto& g = const_cast<onnx::GraphProto&>(sub);
+    if (g.sparse_initializer_size() > 0)
+      onnx_import::refuse(scope + ": sparse initializer '" + g.sparse_initializer(0).values().name() +
+                          "' is not supported (edgec reads dense initializers)");
+    std::unordered_set<std::string_view> initializers;
+    for (const auto& t : g.initializer()) {
+      if (!initializers.insert(t.name()).second)
+        onnx_import::refuse(scope + ": initializer '" + t.name() + "' appears twice");
+      if (im_.has_entry(t.name()))
+        onnx_import::refuse(scope + ": initializer '" + t.name() +
+                            "' has the name of a value of the enclosing graph; expected a name of its own (ONNX's "
+                            "scoping: a subgraph reads the enclosing names, never redefines them)");
+    }
+    // Restored however the import ends: the enclosing node's refusal reads
+    // the enclosing scope.
+    struct Restore {
+      ModelImporter& m;
+      std::unordered_map<std::string, int> producers;
+      std::string scope;
+      const onnx::GraphProto* graph;
+      ~Restore() {
+        m.producers_ = std::move(producers);
+        m.scope_ = std::move(scope);
+        m.graph_ = graph;
+        m.im_.set_graph(graph, &m.producers_);
+      }
+    } restore{*this, std::move(producers_), scope_, graph_};
+    producers_.clear();
+    scope_ = scope;
+    graph_ = &g;
+    check_nodes(g, initializers);
+    for (int i = 0; i < g.node_size(); ++i)
+      for (const auto& out : g.node(i).output())
+        if (!out.empty() && im_.has_entry(out))
+          refuse_node(g.node(i), i,
+                      "output '" + out +
+                          "' has the name of a value of the enclosing graph; expected a name of its own (ONNX's "
+                          "scoping: a subgraph reads the enclosing names, never redefines them)");
+    inline_external_attributes(g);
+    add_constant_initializers(g);
+    im_.set_graph(&g, &producers_);
+    for (int i = 0; i < g.node_size(); ++i) import_node(g, i);
   }
 
   /// `before_conversion`: of an old model, checked before ONNX's version
@@ -751,6 +810,10 @@ class ModelImporter {
   onnx_import::ExternalDataSource external_;
   /// Each value name -> the first node that outputs it.
   std::unordered_map<std::string, int> producers_;
+  /// The graph being imported (the model's, or a subgraph of it).
+  const onnx::GraphProto* graph_ = nullptr;
+  /// Empty for the model's graph; the subgraph's name inside one.
+  std::string scope_;
   // By op_type, then opset (a model uses one or two opsets): looked up per
   // node without building a key.
   struct SchemaAt {

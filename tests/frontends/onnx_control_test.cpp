@@ -1,0 +1,214 @@
+// ONNX If whose condition is known when compiling (ops_control.cpp): only
+// the taken branch is imported, inline, and no `if` is left. Small models
+// built here are compiled and run as `edgec compile` and `edgec run` do,
+// against values written out by hand: a constant condition, one folded from
+// a graph input fixed at compile time (--fix-inputs: a sample rate), a
+// nested If, a branch with its own initializer reading the enclosing
+// graph's values. And what is refused, with the node and branch named.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "frontends/onnx/importer.h"
+#include "frontends/onnx/refusal.h"
+#include "frontends/onnx/tensor_data.h"
+#include "support/onnx_cases.h"
+#include "support/onnx_model.h"
+
+namespace edgec {
+namespace {
+
+using onnx::AttributeProto;
+using onnx::TensorProto;
+using onnx_import::data_as_doubles;
+using onnx_import::make_data;
+
+const char* kWhat = "control.onnx";
+
+/// A scalar initializer of `elem` (float or int64) or bool.
+void add_scalar(onnx::GraphProto* g, const std::string& name, double v, int elem) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(elem);
+  if (elem == TensorProto::FLOAT) t->add_float_data(static_cast<float>(v));
+  else if (elem == TensorProto::BOOL) t->add_int32_data(v != 0);
+  else t->add_int64_data(static_cast<int64_t>(v));
+}
+
+/// A branch graph computing out = OP(x, c) with its own initializer c = `c`.
+onnx::GraphProto branch(const std::string& name, const std::string& op, double c, const std::string& out) {
+  onnx::GraphProto g;
+  g.set_name(name);
+  add_scalar(&g, name + "_c", c, TensorProto::FLOAT);
+  add_node(&g, name + "_node", op, {"x", name + "_c"}, {out});
+  g.add_output()->set_name(out);
+  return g;
+}
+
+onnx::NodeProto* add_if(onnx::GraphProto* g, const std::string& name, const std::string& cond, const std::string& out,
+                        const onnx::GraphProto& then_branch, const onnx::GraphProto& else_branch) {
+  auto* n = add_node(g, name, "If", {cond}, {out});
+  for (const auto& [attr, body] : {std::pair{"then_branch", &then_branch}, std::pair{"else_branch", &else_branch}}) {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(AttributeProto::GRAPH);
+    *a->mutable_g() = *body;
+  }
+  return n;
+}
+
+/// x: f32[3]; y = If(COND) then x + 1 else x * 2, where COND is built by
+/// `make_cond` (it adds what it needs and returns the condition's name).
+template <typename MakeCond>
+onnx::ModelProto if_model(MakeCond make_cond) {
+  onnx::ModelProto m = empty_onnx_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {3});
+  const std::string cond = make_cond(g);
+  add_if(g, "if0", cond, "y", branch("then", "Add", 1, "t_out"), branch("else", "Mul", 2, "e_out"));
+  g->add_output()->set_name("y");
+  return m;
+}
+
+std::unique_ptr<Program> import_model(const onnx::ModelProto& m, const OnnxImportOptions& options = {}) {
+  const std::string bytes = m.SerializeAsString();
+  return import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), kWhat, options);
+}
+
+/// The imported program's operators, in order.
+std::vector<std::string> ops_of(const Program& p) {
+  std::vector<std::string> ops;
+  for (const Node* n : p.graph.calls()) ops.push_back(n->op());
+  return ops;
+}
+
+std::vector<double> run(const onnx::ModelProto& m, const OnnxImportOptions& options = {}) {
+  auto program = import_model(m, options);
+  lower_program(*program);
+  const auto file = serialize_program(*program);
+  std::map<std::string, TensorData> inputs = {{"x", make_data(DType::Float32, {3}, {1, 2, 3})}};
+  const auto outs = onnx_cases::run_file(file, inputs);
+  return data_as_doubles(outs.at(0));
+}
+
+std::string refusal(const onnx::ModelProto& m, const OnnxImportOptions& options = {}) {
+  try {
+    import_model(m, options);
+  } catch (const onnx_import::ImportRefusal& e) {
+    return e.what();
+  }
+  return "(imported)";
+}
+
+TEST(OnnxIf, AConstantConditionImportsOnlyTheTakenBranch) {
+  for (const bool c : {true, false}) {
+    const auto m = if_model([&](onnx::GraphProto* g) {
+      add_scalar(g, "cond", c, TensorProto::BOOL);
+      return std::string("cond");
+    });
+    const auto program = import_model(m);
+    EXPECT_EQ(ops_of(*program), std::vector<std::string>{c ? "aten.add.Tensor" : "aten.mul.Tensor"}) << c;
+    EXPECT_EQ(run(m), (c ? std::vector<double>{2, 3, 4} : std::vector<double>{2, 4, 6}));
+  }
+}
+
+// The voice-activity case: If (sr == 16000) on a sample-rate input that
+// --fix-inputs fixes; the comparison folds, the branch is chosen.
+TEST(OnnxIf, AConditionFromAFixedInputFolds) {
+  const auto m = if_model([](onnx::GraphProto* g) {
+    add_input(g, "sr", {}, TensorProto::INT64);
+    add_scalar(g, "rate16k", 16000, TensorProto::INT64);
+    add_node(g, "eq", "Equal", {"sr", "rate16k"}, {"is16k"});
+    return std::string("is16k");
+  });
+  for (const int64_t rate : {16000, 8000}) {
+    OnnxImportOptions options;
+    options.input_values["sr"] = make_data(DType::Int64, {}, {static_cast<double>(rate)});
+    const auto program = import_model(m, options);
+    EXPECT_EQ(ops_of(*program), std::vector<std::string>{rate == 16000 ? "aten.add.Tensor" : "aten.mul.Tensor"}) << rate;
+    EXPECT_EQ(run(m, options), (rate == 16000 ? std::vector<double>{2, 3, 4} : std::vector<double>{2, 4, 6}));
+  }
+  // Not fixed: refused, naming the input and the flag.
+  const std::string why = refusal(m);
+  EXPECT_NE(why.find("node 'if0'"), std::string::npos) << why;
+  EXPECT_NE(why.find("the condition, input 0 'cond' (value 'is16k'), must be known at import time"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("graph input 'sr'"), std::string::npos) << why;
+  EXPECT_NE(why.find("--fix-inputs"), std::string::npos) << why;
+}
+
+// An If in a branch, and a branch reading a value of the enclosing graph
+// computed before the If (x2 = x * x).
+TEST(OnnxIf, NestedIfsReadTheEnclosingValues) {
+  onnx::ModelProto m = empty_onnx_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {3});
+  add_node(g, "sq", "Mul", {"x", "x"}, {"x2"});
+  add_scalar(g, "yes", 1, TensorProto::BOOL);
+  add_scalar(g, "no", 0, TensorProto::BOOL);
+  onnx::GraphProto inner_else;
+  inner_else.set_name("inner_else");
+  add_node(&inner_else, "sub", "Sub", {"x2", "x"}, {"ie_out"});
+  inner_else.add_output()->set_name("ie_out");
+  onnx::GraphProto outer_then;
+  outer_then.set_name("outer_then");
+  add_if(&outer_then, "if_inner", "no", "inner_out", branch("inner_then", "Add", 100, "it_out"), inner_else);
+  outer_then.add_output()->set_name("inner_out");
+  add_if(g, "if_outer", "yes", "y", outer_then, branch("outer_else", "Mul", 0, "oe_out"));
+  g->add_output()->set_name("y");
+  EXPECT_EQ(ops_of(*import_model(m)), (std::vector<std::string>{"aten.mul.Tensor", "aten.sub.Tensor"}));
+  EXPECT_EQ(run(m), (std::vector<double>{0, 2, 6}));  // x*x - x
+}
+
+TEST(OnnxIf, RefusesBranchesThatDoNotFit) {
+  const auto with_cond = [](onnx::GraphProto* g) {
+    add_scalar(g, "cond", 1, TensorProto::BOOL);
+    return std::string("cond");
+  };
+  {
+    // Two outputs in the branch, one on the node.
+    auto m = if_model(with_cond);
+    auto* then_g = m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+    then_g->add_output()->set_name("x");
+    const std::string why = refusal(m);
+    EXPECT_NE(why.find("attribute 'then_branch' (the branch the condition takes) has 2 outputs; expected 1"),
+              std::string::npos)
+        << why;
+  }
+  {
+    // A branch node redefining a name of the enclosing graph.
+    auto m = if_model(with_cond);
+    auto* then_g = m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+    then_g->mutable_node(0)->set_output(0, "cond");
+    then_g->mutable_output(0)->set_name("cond");
+    const std::string why = refusal(m);
+    EXPECT_NE(why.find("control.onnx: node 'if0' (#0, If, domain ai.onnx, opset 17): then_branch: node 'then_node' "
+                       "(#0, Add, domain ai.onnx, opset 17): output 'cond' has the name of a value of the "
+                       "enclosing graph"),
+              std::string::npos)
+        << why;
+  }
+  {
+    // An operator edgec does not import, inside the branch: named with it.
+    auto m = if_model(with_cond);
+    m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_op_type("Foo");
+    const std::string why = refusal(m);
+    EXPECT_NE(why.find("node 'if0' (#0, If, domain ai.onnx, opset 17): then_branch: node 'then_node' (#0, Foo, "
+                       "domain ai.onnx, opset 17): operator Foo is not supported"),
+              std::string::npos)
+        << why;
+  }
+  {
+    // A branch initializer of an enclosing name.
+    auto m = if_model(with_cond);
+    auto* then_g = m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+    then_g->mutable_initializer(0)->set_name("x");
+    const std::string why = refusal(m);
+    EXPECT_NE(why.find("then_branch: initializer 'x' has the name of a value of the enclosing graph"),
+              std::string::npos)
+        << why;
+  }
+}
+
+}  // namespace
+}  // namespace edgec
