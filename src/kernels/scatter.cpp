@@ -274,6 +274,7 @@ Error scatter_nd_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   upd_walker.num_operands = 1;
   upd_walker.sizes = upd.sizes;
   upd_walker.strides[0] = upd.strides;
+  const bool updates_contiguous = upd.is_contiguous();
   copy_then_dispatch(ctx, x, out, [&](auto word) {
     using T = decltype(word);
     const T* src = static_cast<const T*>(upd.data);
@@ -287,6 +288,12 @@ Error scatter_nd_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
         if (i < 0) i += x.sizes[j];
         offset += i * out_strides[j];
       }
+      if (reduction == Reduction::None && updates_contiguous) {
+        // A whole slice replaced (a cache update written as ScatterND).
+        std::memcpy(dst + offset, src + r * slice, static_cast<size_t>(slice) * sizeof(T));
+        continue;
+      }
+      u.seek(r * slice);
       for (int64_t e = 0; e < slice; ++e, u.next()) combine_into(reduction, dst + offset + e, src + u.offset[0]);
     }
   });

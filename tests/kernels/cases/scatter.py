@@ -165,6 +165,8 @@ def scatter_nd_cases():
                                np.zeros((0, 5, 6), np.float32)))
     out.append(scatter_nd_case("scatter_nd_perm_all", x, indices((2, 3, 1), 5), rand((4, 2, 6, 3), np.float32), "min",
                                perms=[[1, 0, 2], [1, 0, 2], [3, 1, 0, 2]]))
+    out.append(scatter_nd_case("scatter_nd_perm_updates", x, indices((2, 3, 1), 5), rand((4, 2, 6, 3), np.float32),
+                               perms=[[1, 0, 2], [1, 0, 2], [3, 1, 0, 2]]))
     out.append(scatter_nd_case("scatter_nd_empty_input", np.zeros((2, 0), np.int8), indices((3, 1), 2),
                                np.zeros((3, 0), np.int8)))
     # ONNX's documentation, examples 1 and 2 of ScatterND.
