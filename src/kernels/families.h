@@ -16,6 +16,7 @@ std::span<const KernelEntry> pooling_kernels();        // pooling.cpp
 std::span<const KernelEntry> resize_kernels();         // resize.cpp
 std::span<const KernelEntry> shape_kernels();          // shape.cpp
 std::span<const KernelEntry> indexing_kernels();       // indexing.cpp
+std::span<const KernelEntry> scatter_kernels();        // scatter.cpp
 std::span<const KernelEntry> creation_kernels();       // creation.cpp
 
 }  // namespace edgec

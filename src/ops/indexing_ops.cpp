@@ -1,7 +1,9 @@
 // Shape functions of the indexing family: take (ONNX Gather), gather
 // (torch.gather / GatherElements), index (PyTorch advanced indexing of the
 // leading dims, or a bool mask) and nonzero, declared with their kernels in
-// src/kernels/indexing.cpp. topk is in shape_ops.cpp.
+// src/kernels/indexing.cpp; scatter (ONNX ScatterElements) and scatter_nd
+// (ONNX ScatterND), declared in src/kernels/scatter.cpp. topk is in
+// shape_ops.cpp.
 //
 // Static inputs give exactly the shapes of src/kernels/indexing.cpp. Index
 // values come from data, so only the errors types decide are raised here
@@ -184,10 +186,73 @@ std::vector<TensorType> nonzero_shape(const ShapeQuery& q) {
   return {TensorType(DType::Int64, {nonzero_count(x.dims, {}), Dim::fixed(x.rank())})};
 }
 
+// ---- scatter, scatter_nd ---------------------------------------------------------
+
+/// False only where both dims are static and differ.
+bool may_equal(const Dim& a, const Dim& b) { return !a.is_static() || !b.is_static() || a.value == b.value; }
+
+/// What scatter and scatter_nd share: (self, indices, updates), updates of
+/// self's dtype, self of rank >= 1; the result is self's type.
+void scatter_args(const ShapeQuery& q) {
+  expect_inputs(q, 3);
+  const TensorType& x = q.inputs[0];
+  expect_index_dtype(q, q.inputs[1], "indices");
+  if (q.inputs[2].dtype != x.dtype)
+    op_error(q.op, "expected updates of dtype " + std::string(dtype_name(x.dtype)) + " like the input, got " +
+                       q.inputs[2].str());
+  if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1, got " + x.str());
+}
+
+// ONNX ScatterElements: indices and updates of one shape, of self's rank,
+// no larger than self outside dim.
+std::vector<TensorType> scatter_shape(const ShapeQuery& q) {
+  scatter_args(q);
+  const TensorType& x = q.inputs[0];
+  const TensorType& index = q.inputs[1];
+  const TensorType& upd = q.inputs[2];
+  const int dim = wrap_dim(q, int_attr(q, "dim"), x.rank());
+  bool fits = index.rank() == x.rank();
+  for (int d = 0; fits && d < x.rank(); ++d) {
+    const auto ub = x.dims[d].upper_bound();
+    fits = d == dim || !index.dims[d].is_static() || !ub || index.dims[d].value <= *ub;
+  }
+  if (!fits)
+    op_error(q.op, "expected indices of rank " + str(x.rank()) + " no larger than " + x.str() + " outside dim " +
+                       str(dim) + ", got " + index.str());
+  bool same = upd.rank() == index.rank();
+  for (int d = 0; same && d < index.rank(); ++d) same = may_equal(upd.dims[d], index.dims[d]);
+  if (!same) op_error(q.op, "expected updates of the indices' shape " + index.str() + ", got " + upd.str());
+  check_not_empty_dim(q, x, dim, index);
+  return {x};
+}
+
+// ONNX ScatterND: indices [..., k] with a static k in [1, rank]; updates
+// indices.shape[:-1] + self.shape[k:].
+std::vector<TensorType> scatter_nd_shape(const ShapeQuery& q) {
+  scatter_args(q);
+  const TensorType& x = q.inputs[0];
+  const TensorType& index = q.inputs[1];
+  const TensorType& upd = q.inputs[2];
+  if (index.rank() == 0 || !index.dims.back().is_static() || index.dims.back().value < 1 ||
+      index.dims.back().value > x.rank())
+    op_error(q.op, "expected indices of rank >= 1 whose last dim is 1 to " + str(x.rank()) + " for " + x.str() +
+                       ", got " + index.str());
+  const int64_t k = index.dims.back().value;
+  Dims expected(index.dims.begin(), index.dims.end() - 1);
+  expected.insert(expected.end(), x.dims.begin() + k, x.dims.end());
+  bool same = upd.dims.size() == expected.size();
+  for (size_t d = 0; same && d < expected.size(); ++d) same = may_equal(upd.dims[d], expected[d]);
+  if (!same)
+    op_error(q.op, "expected updates of shape " + TensorType(x.dtype, expected).str() + " (indices.shape[:-1] + " +
+                       "input.shape[" + str(k) + ":]), got " + upd.str());
+  return {x};
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string_view, ShapeFn>> indexing_shapes() {
-  return {{"take", take_shape}, {"gather", gather_shape}, {"index", index_shape}, {"nonzero", nonzero_shape}};
+  return {{"take", take_shape},       {"gather", gather_shape},   {"index", index_shape},
+          {"nonzero", nonzero_shape}, {"scatter", scatter_shape}, {"scatter_nd", scatter_nd_shape}};
 }
 
 }  // namespace edgec::ops

@@ -1057,6 +1057,13 @@ TEST(Onednn, RefusalReasons) {
                                                    "2], ceil_mode = true) : f32[1, 1, 3, 3]")),
             "attribute ceil_mode with count_include_pad for avg_pool");
   EXPECT_EQ(reason_for(one_op("x:f32[2, 3]; i:i64[2]", "%y = edge.take.default(%x, %i) : f32[2, 3]")), std::nullopt);
+  // The scatters stay on the portable kernels (src/kernels/scatter.cpp).
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]; i:i64[1, 3]; u:f32[1, 3]",
+                              "%y = edge.scatter.default(%x, %i, %u, dim = 0) : f32[2, 3]")),
+            "operator scatter is not supported by oneDNN");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]; i:i64[1, 1]; u:f32[1, 3]",
+                              "%y = edge.scatter_nd.default(%x, %i, %u, reduction = \"add\") : f32[2, 3]")),
+            "operator scatter_nd is not supported by oneDNN");
   EXPECT_EQ(reason_for(one_op("x:f32[2, 3]; y2:f32[2, 3]",
                               "%y = edge.div.Tensor(%x, %y2, rounding_mode = \"floor\") : f32[2, 3]")),
             "attribute rounding_mode floor for div");

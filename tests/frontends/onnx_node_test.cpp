@@ -197,7 +197,9 @@ const char* const kExpectedToPass[] = {
     "resize_upsample_scales_linear", "resize_upsample_scales_linear_align_corners", "resize_upsample_scales_nearest",
     "resize_upsample_sizes_cubic", "resize_upsample_sizes_nearest", "resize_upsample_sizes_nearest_ceil_half_pixel",
     "resize_upsample_sizes_nearest_floor_align_corners", "resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric",
-    "round", "sce_NCd1_mean_weight_negative_ii", "sce_NCd1_mean_weight_negative_ii_expanded",
+    "round", "scatter_elements_with_axis", "scatter_elements_with_duplicate_indices",
+    "scatter_elements_with_negative_indices", "scatter_elements_without_axis", "scatter_with_axis",
+    "scatter_without_axis", "scatternd", "scatternd_add", "scatternd_multiply", "sce_NCd1_mean_weight_negative_ii", "sce_NCd1_mean_weight_negative_ii_expanded",
     "sce_NCd1_mean_weight_negative_ii_log_prob", "sce_NCd1_mean_weight_negative_ii_log_prob_expanded",
     "sce_NCd1d2d3_none_no_weight_negative_ii", "sce_NCd1d2d3_none_no_weight_negative_ii_expanded",
     "sce_NCd1d2d3_none_no_weight_negative_ii_log_prob", "sce_NCd1d2d3_none_no_weight_negative_ii_log_prob_expanded",
@@ -265,11 +267,6 @@ const std::map<std::string, std::string> kDeclined = {
     {"training_dropout_mask", "training-mode Dropout of ratio 0.75"},
     {"maxpool_with_argmax_2d_precomputed_pads", "MaxPool's Indices output"},
     {"maxpool_with_argmax_2d_precomputed_strides", "MaxPool's Indices output"},
-    // Not yet (issue 16): ScatterND is folded at import time only, on
-    // constant data without a reduction; a scatter kernel is to come.
-    {"scatternd", "ScatterND on run-time data (not yet)"},
-    {"scatternd_add", "ScatterND with reduction add (not yet)"},
-    {"scatternd_multiply", "ScatterND with reduction mul (not yet)"},
 };
 
 /// True when the case is for what the importer claims (see the file

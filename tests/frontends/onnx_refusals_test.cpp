@@ -748,18 +748,19 @@ std::vector<Case> cases() {
     add(node_case("argmax of a scalar", m, "ArgMax", "input 0 'data' (value 'x', f32[]) is a scalar"));
   }
   {
+    // min and max came at opset 18.
     Model m;
-    m.x().ints("i", {0}, {1, 1}).floats("u", std::vector<float>(32, 0), {2, 4, 4});
-    attr(m.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", "add");
+    m.x().ints("i", {0}, {1, 1}).floats("u", std::vector<float>(32, 0), {1, 2, 4, 4});
+    attr(m.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", "max");
     m.output("y");
-    add(node_case("scatter_nd reduction", m, "ScatterND", "attribute 'reduction' is 'add'"));
+    add(node_case("scatter_nd reduction", m, "ScatterND", "attribute 'reduction' is 'max'; expected none, add or mul"));
   }
   {
     Model m;
-    m.x().ints("i", {0}, {1, 1}).floats("u", std::vector<float>(32, 0), {1, 2, 4, 4});
+    m.x().input("i", {"k"}, TensorProto::INT64).floats("u", {0}, {1});
     m.node("ScatterND", {"x", "i", "u"}, {"y"});
     m.output("y");
-    add(node_case("scatter_nd on run-time data", m, "ScatterND", "the data, input 0 'data' (value 'x'),"));
+    add(node_case("scatter_nd symbolic coordinates", m, "ScatterND", "input 1 'indices' (value 'i', i64[k])"));
   }
   {
     Model m;
@@ -788,6 +789,13 @@ std::vector<Case> cases() {
     m.node("ScatterND", {"d", "i", "u"}, {"y"});
     m.output("y");
     add(node_case("scatter_nd index out of range", m, "ScatterND", "input 1 'indices' (value 'i', i64[1, 1]) holds"));
+  }
+  {
+    Model m;
+    m.x().ints("i", {0}, {1}).floats("u", {0}, {1});
+    m.node("ScatterElements", {"x", "i", "u"}, {"y"});
+    m.output("y");
+    add(node_case("scatter_elements rank", m, "ScatterElements", "input 1 'indices' (value 'i', i64[1]) has rank 1"));
   }
 
   // ---- ops_nn.cpp ----

@@ -66,7 +66,7 @@ TEST(ShapeRows, Schemas) {
   const char* names[] = {"concat", "reshape", "permute", "expand", "squeeze", "unsqueeze", "flatten",
                          "split",  "slice",   "select",  "pad",    "tile",    "triu",      "tril",
                          "topk",   "take",    "gather",  "index",  "nonzero", "arange",    "full",
-                         "rand_like"};
+                         "rand_like", "scatter", "scatter_nd"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     expect_core_row(r, n);
@@ -471,6 +471,46 @@ TEST(IndexingRows, Gather) {
   expect_error("gather", {f32({4, 5, 6}), mask({4, 5, 6})}, {}, "index: expected dtype i64, i32, got bool");
   expect_error("gather", {f32({0, 5}), i64({1, 5})}, {}, "non-empty dim 0");
   expect_error("gather", {f32({}), i64({})}, {}, "rank >= 1");
+}
+
+// ---- scatter, scatter_nd ----------------------------------------------------------
+
+TEST(IndexingRows, Scatter) {
+  const Attrs dim1 = attrs_of({{"dim", int64_t{1}}});
+  EXPECT_EQ(shape_of("scatter", {typed(DType::Bool, {3, 4}), i64({3, 6}), typed(DType::Bool, {3, 6})}, dim1),
+            "bool[3, 4]");
+  EXPECT_EQ(shape_of("scatter", {f32({4, 5, 6}), typed(DType::Int32, {2, 3, 4}), f32({2, 3, 4})},
+                     attrs_of({{"dim", int64_t{-1}}, {"reduction", std::string("max")}})),
+            "f32[4, 5, 6]");
+  EXPECT_EQ(shape_of("scatter", {dims({sym("b"), fx(5)}), dims({sym("b"), fx(2)}, DType::Int64), dims({sym("b"), fx(2)})},
+                     dim1),
+            "f32[b, 5]");
+  expect_error("scatter", {f32({4, 5, 6}), i64({4, 5}), f32({4, 5})}, {}, "rank 3 no larger than f32[4, 5, 6]");
+  expect_error("scatter", {f32({4, 5, 6}), i64({4, 6, 6}), f32({4, 6, 6})}, {}, "no larger than");
+  expect_error("scatter", {f32({4, 5, 6}), i64({4, 5, 6}), f32({4, 5, 5})}, {},
+               "expected updates of the indices' shape i64[4, 5, 6], got f32[4, 5, 5]");
+  expect_error("scatter", {f32({4, 5, 6}), i64({4, 5, 6}), typed(DType::Float16, {4, 5, 6})}, {},
+               "expected updates of dtype f32 like the input");
+  expect_error("scatter", {f32({4, 5, 6}), mask({4, 5, 6}), f32({4, 5, 6})}, {}, "indices: expected dtype i64, i32");
+  expect_error("scatter", {f32({0, 5}), i64({1, 5}), f32({1, 5})}, {}, "non-empty dim 0");
+  expect_error("scatter", {f32({}), i64({}), f32({})}, {}, "rank >= 1");
+  expect_error("scatter", {f32({4, 5})}, {}, "expected 3 tensor input(s), got 1");
+}
+
+TEST(IndexingRows, ScatterNd) {
+  EXPECT_EQ(shape_of("scatter_nd", {f32({8}), i64({4, 1}), f32({4})}), "f32[8]");
+  EXPECT_EQ(shape_of("scatter_nd", {typed(DType::Int8, {4, 4, 4}), i64({2, 1}), typed(DType::Int8, {2, 4, 4})},
+                     attrs_of({{"reduction", std::string("mul")}})),
+            "i8[4, 4, 4]");
+  EXPECT_EQ(shape_of("scatter_nd", {f32({4, 5, 6}), typed(DType::Int32, {3, 2, 3}), f32({3, 2})}), "f32[4, 5, 6]");
+  EXPECT_EQ(shape_of("scatter_nd", {dims({sym("b"), fx(6)}), dims({sym("n"), fx(1)}, DType::Int64), dims({sym("n"), fx(6)})}),
+            "f32[b, 6]");
+  expect_error("scatter_nd", {f32({4, 5}), i64({2, 3}), f32({2})}, {}, "last dim is 1 to 2 for f32[4, 5], got i64[2, 3]");
+  expect_error("scatter_nd", {f32({4, 5}), i64({}), f32({5})}, {}, "indices of rank >= 1");
+  expect_error("scatter_nd", {f32({4, 5}), dims({sym("k")}, DType::Int64), f32({5})}, {}, "last dim is 1 to 2");
+  expect_error("scatter_nd", {f32({4, 5}), i64({2, 1}), f32({2, 4})}, {},
+               "expected updates of shape f32[2, 5] (indices.shape[:-1] + input.shape[1:]), got f32[2, 4]");
+  expect_error("scatter_nd", {f32({4, 5}), i64({2, 1}), typed(DType::Int64, {2, 5})}, {}, "like the input");
 }
 
 // ---- index, nonzero ------------------------------------------------------------

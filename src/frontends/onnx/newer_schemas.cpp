@@ -164,6 +164,19 @@ std::vector<OpSchema> build() {
     b.types("T1", all_types()).types("T2", all_types());
     out.push_back(b.done());
   }
+  {
+    // Opset 18 adds reductions min and max (the values are checked by the
+    // handlers, ops_index.cpp).
+    Builder b("ScatterND", 18);
+    b.in("data", "T").in("indices", "tensor(int64)").in("updates", "T").out("output", "T");
+    out.push_back(b.attr("reduction", "none").types("T", all_types()).done());
+  }
+  {
+    Builder b("ScatterElements", 18);
+    b.in("data", "T").in("indices", "Tind").in("updates", "T").out("output", "T");
+    b.attr("axis", int64_t{0}).attr("reduction", "none");
+    out.push_back(b.types("T", all_types()).types("Tind", kIndices).done());
+  }
   out.push_back(unary("Mish", 18, kFloats).done());
   out.push_back(unary("Gelu", 20, kFloats).attr("approximate", "none").done());
   for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) out.push_back(bitwise(op).done());

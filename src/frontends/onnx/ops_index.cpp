@@ -3,14 +3,13 @@
 // [n, rank], ONNX's [rank, n]: a permute that the exporter's Transpose
 // cancels), TopK, ArgMax/ArgMin, the Reduce* family and the normalizations
 // composed of reductions (LpNormalization, MeanVarianceNormalization),
-// CumSum, and ScatterND on constants (folded here: there is no scatter
-// operator).
+// CumSum, and the scatters (ScatterND, ScatterElements and the deprecated
+// Scatter: our scatter_nd and scatter).
 //
 // torch's x[mask] is NonZero -> Transpose -> GatherND; its structure is
 // kept (nonzero, select, index), so that constant_prop folds the nonzero of
 // a constant mask later (docs/semantics.md §3.4).
 #include <algorithm>
-#include <cstring>
 #include <map>
 
 #include "frontends/onnx/context.h"
@@ -254,57 +253,97 @@ void cumsum(NodeContext& n) {
                                    {"reverse", n.attr_int("reverse", 0) != 0}})));
 }
 
-// ScatterND (reduction none) on import-time data: a copy of data with the
-// slices at `indices` replaced by `updates`.
-void scatter_nd(NodeContext& n) {
-  if (n.attr_string("reduction", "none") != "none")
-    n.fail("attribute 'reduction' is '" + n.attr_string("reduction", "none") + "'; only 'none' is supported");
-  for (size_t i = 0; i < 3; ++i)
-    if (!n.data(i))
-      n.fail_not_known(i,
-                       "the " + std::string(i == 0   ? "data"
-                                            : i == 1 ? "indices"
-                                                     : "updates"),
-                       " (edgec folds ScatterND at import time: it has no scatter operator)");
-  const TensorData& data = *n.data(0);
-  const TensorData& upd = *n.data(2);
-  const std::vector<int64_t> idx = data_as_ints(*n.data(1));
-  const auto dshape = data.type.static_shape();
-  const auto ishape = n.data(1)->type.static_shape();
-  if (ishape.empty()) n.fail(n.typed_operand(1) + " is a scalar; expected indices of rank >= 1");
-  const int64_t k = ishape.back();
-  if (k < 1 || k > static_cast<int64_t>(dshape.size()))
-    n.fail(n.typed_operand(1) + " has " + std::to_string(k) + " coordinates per index; expected 1 to " +
-           std::to_string(dshape.size()) + " for " + n.typed_operand(0));
-  // updates: indices' shape without its last dim, then data's dims past k.
-  std::vector<int64_t> expected(ishape.begin(), ishape.end() - 1);
-  expected.insert(expected.end(), dshape.begin() + k, dshape.end());
-  if (upd.type.static_shape() != expected)
+// ---- scatters ----------------------------------------------------------------------
+
+/// ScatterND's and ScatterElements' reduction: none, add and mul from
+/// opset 16, min and max from 18 (there was none before 16, where the
+/// schema refuses the attribute).
+std::string scatter_reduction(NodeContext& n) {
+  const std::string r = n.attr_string("reduction", "none");
+  const bool known = r == "none" || r == "add" || r == "mul" || ((r == "min" || r == "max") && n.opset() >= 18);
+  if (!known)
+    n.fail("attribute 'reduction' is '" + r + "'; expected " +
+           (n.opset() >= 18 ? "none, add, mul, min or max" : "none, add or mul (min and max from opset 18)"));
+  return r;
+}
+
+std::string dims_str(const Dims& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + dims[i].str();
+  return s + "]";
+}
+
+/// Refuses updates (input 2) whose dims are not `expected` where both are
+/// known: the kernel would refuse them at run time.
+void check_updates(NodeContext& n, const Dims& expected) {
+  const Dims& got = n.type(2).dims;
+  bool fits = got.size() == expected.size();
+  for (size_t d = 0; fits && d < got.size(); ++d)
+    fits = !got[d].is_static() || !expected[d].is_static() || got[d].value == expected[d].value;
+  if (!fits)
     n.fail(n.typed_operand(2) + " does not fit " + n.typed_operand(1) + " and " + n.typed_operand(0) +
-           "; expected updates of shape " + list_str(expected));
-  int64_t slice = 1;
-  for (size_t d = static_cast<size_t>(k); d < dshape.size(); ++d) slice *= dshape[d];
-  const int64_t rows = static_cast<int64_t>(idx.size()) / k;
-  const size_t elem = dtype_size(data.type.dtype);
-  auto out = std::make_shared<std::vector<std::byte>>(*data.bytes);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t offset = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      int64_t i = idx[r * k + j];
-      const int64_t size = dshape[j];
-      if (i < 0) i += size;
-      if (i < 0 || i >= size)
-        n.fail(n.typed_operand(1) + " holds the index " + std::to_string(idx[r * k + j]) + " for dim " +
-               std::to_string(j) + "; expected an index in [" + std::to_string(-size) + ", " +
-               std::to_string(size - 1) + "] for " + n.typed_operand(0));
-      offset = offset * size + i;
-    }
-    if (slice > 0) std::memcpy(out->data() + offset * slice * elem, upd.bytes->data() + r * slice * elem, slice * elem);
+           "; expected updates of shape " + dims_str(expected));
+}
+
+/// Indices known at import time are checked here, naming the index: the
+/// kernel would fail at run time (an index out of range is an error there,
+/// IndexOutOfRange, as for Gather: src/kernels/scatter.cpp). `dim_of(e)` is
+/// the data dim that element e of the indices indexes.
+template <typename DimOf>
+void check_known_indices(NodeContext& n, DimOf&& dim_of) {
+  const TensorData* d = n.data(1);
+  if (!d) return;
+  const std::vector<int64_t> idx = data_as_ints(*d);
+  for (size_t e = 0; e < idx.size(); ++e) {
+    const int64_t j = dim_of(static_cast<int64_t>(e));
+    const Dim& size = n.type(0).dims[static_cast<size_t>(j)];
+    if (size.is_static() && (idx[e] < -size.value || idx[e] >= size.value))
+      n.fail(n.typed_operand(1) + " holds the index " + std::to_string(idx[e]) + " for dim " + std::to_string(j) +
+             "; expected an index in [" + std::to_string(-size.value) + ", " + std::to_string(size.value - 1) +
+             "] for " + n.typed_operand(0));
   }
-  Entry e;
-  e.type = data.type;
-  e.data = TensorData{data.type, std::move(out)};
-  n.set_output(0, std::move(e));
+}
+
+// ScatterND: a copy of data with the slices at `indices` (each row of its
+// last dim a position in data's first k dims) combined with `updates`.
+// Constant operands fold at import time (Importer::emit).
+void scatter_nd(NodeContext& n) {
+  const std::string reduction = scatter_reduction(n);
+  const TensorType& xt = n.type(0);
+  const TensorType& it = n.type(1);
+  if (it.rank() == 0) n.fail(n.typed_operand(1) + " is a scalar; expected indices of rank >= 1");
+  if (!it.dims.back().is_static())
+    n.fail(n.typed_operand(1) + " has no static last dim; expected the number of coordinates per index");
+  const int64_t k = it.dims.back().value;
+  if (k < 1 || k > xt.rank())
+    n.fail(n.typed_operand(1) + " has " + std::to_string(k) + " coordinates per index; expected 1 to " +
+           std::to_string(xt.rank()) + " for " + n.typed_operand(0));
+  // updates: indices' shape without its last dim, then data's dims past k.
+  Dims expected(it.dims.begin(), it.dims.end() - 1);
+  expected.insert(expected.end(), xt.dims.begin() + k, xt.dims.end());
+  check_updates(n, expected);
+  check_known_indices(n, [&](int64_t e) { return e % k; });
+  Attrs attrs;
+  if (reduction != "none") attrs.set("reduction", reduction);
+  n.set_output(0, n.emit("scatter_nd", {n.value(0), n.value(1), n.value(2)}, attrs));
+}
+
+// ScatterElements, and Scatter (opsets 9 and 10, the same without a
+// reduction; ONNX's version converter turns it into ScatterElements when it
+// brings a model to opset 13, so this handler sees Scatter only where the
+// converter failed): updates[p] goes to data[p with p[axis] = indices[p]].
+void scatter_elements(NodeContext& n) {
+  const std::string reduction = n.proto().op_type() == "Scatter" ? "none" : scatter_reduction(n);
+  const int64_t axis = input_axis(n, n.attr_int("axis", 0), "attribute 'axis'");
+  const TensorType& it = n.type(1);
+  if (it.rank() != n.type(0).rank())
+    n.fail(n.typed_operand(1) + " has rank " + std::to_string(it.rank()) + "; expected the rank of " +
+           n.typed_operand(0));
+  check_updates(n, it.dims);
+  check_known_indices(n, [&](int64_t) { return axis; });
+  Attrs attrs = attrs_of({{"dim", axis}});
+  if (reduction != "none") attrs.set("reduction", reduction);
+  n.set_output(0, n.emit("scatter", {n.value(0), n.value(1), n.value(2)}, attrs));
 }
 
 }  // namespace
@@ -324,6 +363,8 @@ void register_index_handlers(HandlerTable& t) {
   t["MeanVarianceNormalization"] = mean_variance_normalization;
   t["CumSum"] = cumsum;
   t["ScatterND"] = scatter_nd;
+  t["ScatterElements"] = scatter_elements;
+  t["Scatter"] = scatter_elements;
 }
 
 }  // namespace edgec::onnx_import
