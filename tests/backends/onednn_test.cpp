@@ -1046,6 +1046,11 @@ TEST(Onednn, RefusalReasons) {
   EXPECT_EQ(reason_for(one_op("x:f32[?<=4, 3]", "%y = edge.relu.default(%x) : f32[?<=4, 3]")),
             "dynamic shape: dim ?<=4 of input 0");
   EXPECT_EQ(reason_for(one_op("x:f16[2, 3]", "%y = edge.relu.default(%x) : f16[2, 3]")), "dtype f16 of input 0");
+  // float64 stays on the portable kernels, which compute it in double:
+  // oneDNN 2.6 has no f64 primitives.
+  EXPECT_EQ(reason_for(one_op("x:f64[2, 3]", "%y = edge.tanh.default(%x) : f64[2, 3]")), "dtype f64 of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f64[2, 3]", "%y = edge.layer_norm.default(%x) : f64[2, 3]")),
+            "dtype f64 of input 0");
   EXPECT_EQ(reason_for(one_op("x:f32[2, 3]", "%y = edge.sin.default(%x) : f32[2, 3]")),
             "operator sin is not supported by oneDNN");
   EXPECT_EQ(reason_for(one_op("x:f32[1, 4, 5]; w:f32[4, 1, 3]",

@@ -123,10 +123,11 @@ def cases():
         out.append(err(f"{op}_dim_out_of_range", op, [rand((2, 3))], {"dim": 2}, f"{op}: dim 2 is out of range"))
         out.append(err(f"{op}_missing_dim", op, [rand((2, 3))], {}, f"{op}: missing attribute dim"))
         out.append(err(f"{op}_int_input", op, [np.ones((2, 3), dtype=np.int32)], {"dim": 1},
-                       f"{op}: expected a f32 or f16 input, got i32", "i32"))
+                       f"{op}: expected a f32, f16 or f64 input, got i32", "i32"))
 
-    # batch_norm.
-    for dt in (f32, f16):
+    # batch_norm (float64: computed in double, so within 1e-12 of the
+    # reference; float32 rounding anywhere would show).
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         for shape in [(2, 3), (2, 3, 5), (2, 4, 3, 5), (1, 2, 2, 2, 3)]:
             c = shape[1]
@@ -146,6 +147,9 @@ def cases():
     xh = rand((2, 3, 4), f16)
     out.append(case("batch_norm_f16_input_f32_stats", "batch_norm", inputs=[xh, w, b, m, v],
                     outputs=[batch_norm_ref(xh, w, b, m, v, 1e-5)], **F16))
+    x64 = rand((2, 3, 4), np.float64)
+    out.append(case("batch_norm_f64_input_f32_stats", "batch_norm", inputs=[x64, w, b, m, v],
+                    outputs=[batch_norm_ref(x64, w, b, m, v, 1e-5)], **tol(np.float64)))
     out.append(case("batch_norm_empty", "batch_norm", inputs=[np.zeros((0, 3, 2), dtype=f32), w, b, m, v],
                     outputs=[np.zeros((0, 3, 2), dtype=f32)]))
     out.append(err("batch_norm_rank1", "batch_norm", [rand((3,)), w, b, m, v], {}, "batch_norm: expected an input of rank >= 2"))
@@ -155,10 +159,10 @@ def cases():
                    "batch_norm: expected running_var of shape [3]"))
     out.append(err("batch_norm_missing_input", "batch_norm", [x, w, b, m], {}, "batch_norm: expected 5 inputs"))
     out.append(err("batch_norm_int_param", "batch_norm", [x, w, np.zeros(3, dtype=np.int64), m, v], {},
-                   "batch_norm: expected bias of dtype f32 or f16, got i64"))
+                   "batch_norm: expected bias of dtype f32, f16 or f64, got i64"))
 
     # layer_norm: default axis, other axes, optional weight/bias, broadcast weight, views.
-    for dt in (f32, f16):
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         x = rand((4, 5, 40), dt, shift=3.0)
         w, b = rand((40,), dt), rand((40,), dt)
@@ -174,6 +178,9 @@ def cases():
     x = rand((3, 7, 6), shift=1000.0)  # large mean: E[x^2] - E[x]^2 would lose every digit
     out.append(case("layer_norm_large_mean", "layer_norm", inputs=[x], outputs=[layer_norm_ref(x, None, None, -1, 1e-5)],
                     atol=2e-3, rtol=1e-3))
+    x = rand((3, 7, 6), np.float64, shift=1e6)
+    out.append(case("layer_norm_f64_large_mean", "layer_norm", inputs=[x],
+                    outputs=[layer_norm_ref(x, None, None, -1, 1e-5)], atol=1e-9, rtol=1e-9))
     x = rand((6, 5, 4))
     w, b = rand((6, 4)), rand((4,))
     out.append(case("layer_norm_perm_axis0", "layer_norm", inputs=[x, w, b], attrs={"axis": 0},
@@ -202,7 +209,7 @@ def cases():
                    "layer_norm: expected 1 to 3 inputs"))
 
     # group_norm.
-    for dt in (f32, f16):
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         x = rand((2, 6, 5, 3), dt, shift=2.0)
         w, b = rand((6,), dt), rand((6,), dt)
@@ -233,7 +240,7 @@ def cases():
     out.append(err("group_norm_rank1", "group_norm", [rand((4,))], {"num_groups": 2}, "group_norm: expected an input of rank >= 2"))
 
     # instance_norm.
-    for dt in (f32, f16):
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         x = rand((2, 3, 4, 5), dt, shift=-1.0)
         w, b = rand((3,), dt), rand((3,), dt)
