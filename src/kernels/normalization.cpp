@@ -1,5 +1,5 @@
 // Normalization kernels: softmax, log_softmax, batch_norm (inference),
-// layer_norm, group_norm and instance_norm. float32 and float16 compute in
+// layer_norm, group_norm, instance_norm and lrn. float32 and float16 compute in
 // float32 (float16 is widened on load and rounded once on store); float64
 // computes in double throughout (Compute<T>, f16_compute.h), never through
 // float.
@@ -124,6 +124,11 @@ struct NormDecls {
   AttrDecl eps = attr_float("eps", 1e-5);
   AttrDecl num_groups = required(attr_int("num_groups", 1, AttrRule::Positive));
   AttrDecl axis = attr_int("axis", -1);
+  // lrn (ONNX LRN's attributes, its defaults).
+  AttrDecl size = required(attr_int("size", 1, AttrRule::Positive));
+  AttrDecl alpha = attr_float("alpha", 1e-4);
+  AttrDecl beta = attr_float("beta", 0.75);
+  AttrDecl bias = attr_float("bias", 1.0);
 };
 
 Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t min_in, size_t max_in,
@@ -705,6 +710,75 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
 }
 
 
+// ---------------------------------------------------------------------------
+// lrn: local response normalization across channels (ONNX LRN),
+// y = x / (bias + alpha / size * sum of x^2 over the window)^beta, where the
+// window of channel c is [c - floor((size-1)/2), c + ceil((size-1)/2)] cut to
+// the channels (ONNX's; torch's local_response_norm puts the longer half
+// before c when size is even).
+
+template <typename T>
+void run_lrn(const Tensor& x, Tensor& y, int64_t size, double alpha, double beta, double bias,
+             const KernelContext& ctx) {
+  using C = Compute<T>;
+  const int64_t channels = x.sizes[1];
+  const int64_t before = (size - 1) / 2, after = size / 2;
+  const C scale = static_cast<C>(alpha / static_cast<double>(size));
+  const C shift = static_cast<C>(bias);
+  const C power = static_cast<C>(-beta);
+  const StridedDims<2> spatial = spatial_dims(x, y);
+  const int64_t n = spatial.line_len();
+  const int64_t xs = spatial.line_stride(0);
+  const int64_t ys = spatial.line_stride(1);
+  const int64_t cs = x.strides[1];
+  for_each_channel_block<T>(x, y, 1, ctx, [&](int64_t c, const T* xc, T* yc) {
+    // The window as channel offsets from c.
+    const int64_t lo = std::max<int64_t>(0, c - before) - c;
+    const int64_t hi = std::min(channels - 1, c + after) - c;
+    axis::for_each_line(spatial, [&](const std::array<int64_t, 2>& off) {
+      const T* p = xc + off[0];
+      T* q = yc + off[1];
+      for (int64_t i = 0; i < n; ++i) {
+        C squares = 0;
+        for (int64_t k = lo; k <= hi; ++k) {
+          const C v = axis::widen(p[i * xs + k * cs]);
+          squares += v * v;
+        }
+        q[i * ys] = axis::narrow<T>(axis::widen(p[i * xs]) * std::pow(shift + scale * squares, power));
+      }
+    });
+  });
+}
+
+Error lrn_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                 std::span<Tensor> outputs) {
+  constexpr std::string_view op = "lrn";
+  const NormDecls& d = declared<NormDecls>();
+  // Check arguments.
+  EDGEC_TRY(check_arity(op, inputs, 1, 1, outputs));
+  const Tensor& x = inputs[0];
+  Tensor& y = outputs[0];
+  EDGEC_TRY(check_float_io(op, x, y));
+  if (x.rank < 2) {
+    return fail(Error::InvalidShape, "lrn: expected an input of rank >= 2 (N, C, ...), got " + shape_string(x.shape()));
+  }
+  if (!attrs.has(d.size.name)) return fail(Error::InvalidArgument, "lrn: missing attribute size");
+  int64_t size = 0;
+  double alpha = 0, beta = 0, bias = 0;
+  EDGEC_TRY(read_attr(op, attrs, d.size, size));
+  EDGEC_TRY(read_attr(op, attrs, d.alpha, alpha));
+  EDGEC_TRY(read_attr(op, attrs, d.beta, beta));
+  EDGEC_TRY(read_attr(op, attrs, d.bias, bias));
+
+  // Size the output.
+  EDGEC_TRY(y.resize(x.shape()));
+  if (y.numel() == 0) return Error::Ok;
+
+  // Normalize.
+  dispatch_norm(x.dtype, [&]<typename T>() { run_lrn<T>(x, y, size, alpha, beta, bias, ctx); });
+  return Error::Ok;
+}
+
 }  // namespace
 
 std::span<const KernelEntry> normalization_kernels() {
@@ -729,6 +803,9 @@ std::span<const KernelEntry> normalization_kernels() {
       {row("layer_norm", {input, opt_weight, opt_bias}, {d.axis, d.eps},
            "normalization over dims [axis, rank) with optional affine"),
        layer_norm_kernel},
+      {row("lrn", {input}, {d.size, d.alpha, d.beta, d.bias},
+           "local response normalization across channels (ONNX LRN's window)"),
+       lrn_kernel},
       {row("log_softmax", {{"self"}}, {d.dim}, "log of softmax along dim"), softmax_kernel<true>},
       {row("softmax", {{"self"}}, {d.dim}, "softmax along dim"), softmax_kernel<false>},
   };

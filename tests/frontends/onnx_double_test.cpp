@@ -2,7 +2,8 @@
 // float-math operator computes float64 in double. Each result is compared
 // with the ONNX definition's formula evaluated in double to 1e-12, which a
 // detour through float (errors of ~1e-7) would fail. ONNX's own node tests
-// have almost no double cases of these operators, hence this file.
+// have almost no double cases of these operators, hence this file. Also
+// LRN on double.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -229,6 +230,23 @@ TEST(OnnxDouble, NormalizationsComputeInDouble) {
     }
     EXPECT_TRUE(near_all(run_double(m, shape, x), want)) << "BatchNormalization";
   }
+}
+
+TEST(OnnxDouble, LrnComputesInDouble) {
+  const std::vector<int64_t> shape = {1, 5, 2};
+  const std::vector<double> x = values_in(10, -3.0, 3.0);
+  DoubleModel m("LRN", shape, 13);
+  m.attr("size", int64_t{2}).attr("alpha", 0.5f).attr("beta", 0.6f).attr("bias", 1.5f);
+  const double alpha = static_cast<double>(0.5f), beta = static_cast<double>(0.6f), bias = 1.5;
+  std::vector<double> want;
+  for (int c = 0; c < 5; ++c)
+    for (int i = 0; i < 2; ++i) {
+      // ONNX's window for size 2: channels c and c + 1.
+      double squares = 0;
+      for (int k = c; k <= std::min(c + 1, 4); ++k) squares += x[static_cast<size_t>(k * 2 + i)] * x[static_cast<size_t>(k * 2 + i)];
+      want.push_back(x[static_cast<size_t>(c * 2 + i)] / std::pow(bias + alpha / 2 * squares, beta));
+    }
+  EXPECT_TRUE(near_all(run_double(m, shape, x), want));
 }
 
 }  // namespace

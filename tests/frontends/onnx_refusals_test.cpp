@@ -1680,6 +1680,13 @@ std::vector<Case> cases() {
     attr(t_node(m), "axis", int64_t{5});
     add(node_case("onehot axis", m, "OneHot", "attribute 'axis' is 5; expected an axis in [-5, 4]"));
   }
+  // ---- LRN (ops_nn.cpp) ----
+  {
+    Model m;
+    attr(m.x().node("LRN", {"x"}, {"y"}), "size", int64_t{0});
+    m.output("y");
+    add(node_case("lrn size 0", m, "LRN", "attribute 'size' is 0; expected a window in [1, 2147483648]"));
+  }
   // ---- DepthToSpace, SpaceToDepth (ops_shape.cpp) ----
   auto blocks = [](Model m, const std::string& op, int64_t block) {
     m.node(op, {"x"}, {"y"});

@@ -1,5 +1,5 @@
-"""Cases for softmax, log_softmax, batch_norm, layer_norm, group_norm and
-instance_norm.
+"""Cases for softmax, log_softmax, batch_norm, layer_norm, group_norm,
+instance_norm and lrn.
 
 References are computed in float64 and rounded to the case dtype. softmax is
 checked along the innermost memory dim (one line at a time) and along outer
@@ -83,6 +83,17 @@ def group_norm_ref(x, w, b, groups, eps):
     if b is not None:
         r = r + b.astype(np.float64).reshape(s)
     return r.astype(x.dtype)
+
+
+def lrn_ref(x, size, alpha=1e-4, beta=0.75, bias=1.0):
+    """ONNX LRN: the window of channel c is [c - (size-1)//2, c + size//2]."""
+    d = x.astype(np.float64)
+    channels = x.shape[1]
+    squares = np.zeros_like(d)
+    for c in range(channels):
+        lo, hi = max(0, c - (size - 1) // 2), min(channels - 1, c + size // 2)
+        squares[:, c] = (d[:, lo:hi + 1] ** 2).sum(axis=1)
+    return (d / (bias + alpha / size * squares) ** beta).astype(x.dtype)
 
 
 def err(name, op, inputs, attrs, error, out_dtype="f32"):
@@ -257,5 +268,35 @@ def cases():
                     outputs=[np.broadcast_to(b, (2, 3)).astype(f32)], **F32))
     out.append(err("instance_norm_bias_shape", "instance_norm", [x, w, rand((4,))], {}, "instance_norm: expected bias of shape [3]"))
     out.append(err("instance_norm_bias_dtype", "instance_norm", [x, w, rand((3,), f16)], {}, "instance_norm: expected bias of dtype f32, got f16"))
+    # lrn: odd and even windows (ONNX's: the longer half after c), windows
+    # wider than the channels, ranks 2 to 5, a channels-last view.
+    for dt in (f32, f16, np.float64):
+        tag = np.dtype(dt).name
+        x = rand((2, 6, 4, 3), dt, scale=3.0)
+        for size in (1, 2, 3, 4, 5, 9):
+            out.append(case(f"lrn_{tag}_size{size}", "lrn", inputs=[x], attrs={"size": size},
+                            outputs=[lrn_ref(x, size)], **tol(dt)))
+    x = rand((2, 5, 7), scale=4.0)
+    out.append(case("lrn_attrs", "lrn", inputs=[x], attrs={"size": 3, "alpha": 0.5, "beta": 0.6, "bias": 2.0},
+                    outputs=[lrn_ref(x, 3, 0.5, 0.6, 2.0)], **F32))
+    x64 = rand((2, 5, 7), np.float64, scale=4.0)
+    out.append(case("lrn_f64_attrs", "lrn", inputs=[x64], attrs={"size": 4, "alpha": 0.3, "beta": 0.9, "bias": 1.1},
+                    outputs=[lrn_ref(x64, 4, 0.3, 0.9, 1.1)], **tol(np.float64)))
+    x2 = rand((3, 8), scale=10.0)
+    out.append(case("lrn_rank2", "lrn", inputs=[x2], attrs={"size": 3, "alpha": 0.1},
+                    outputs=[lrn_ref(x2, 3, 0.1)], **F32))
+    x5 = rand((1, 4, 2, 3, 2))
+    out.append(case("lrn_rank5", "lrn", inputs=[x5], attrs={"size": 2, "alpha": 1.0},
+                    outputs=[lrn_ref(x5, 2, 1.0)], **F32))
+    xl = rand((2, 3, 4, 6), scale=5.0)
+    out.append(case("lrn_channels_last_view", "lrn", inputs=[xl], attrs={"size": 3, "alpha": 0.2},
+                    perms=[[0, 3, 1, 2]], outputs=[lrn_ref(xl.transpose(0, 3, 1, 2), 3, 0.2)], **F32))
+    out.append(case("lrn_empty", "lrn", inputs=[np.zeros((0, 3, 2), dtype=f32)], attrs={"size": 3},
+                    outputs=[np.zeros((0, 3, 2), dtype=f32)]))
+    out.append(err("lrn_rank1", "lrn", [rand((4,))], {"size": 3}, "lrn: expected an input of rank >= 2"))
+    out.append(err("lrn_missing_size", "lrn", [rand((2, 3))], {}, "lrn: missing attribute size"))
+    out.append(err("lrn_zero_size", "lrn", [rand((2, 3))], {"size": 0}, "lrn: expected attribute size to be"))
+    out.append(err("lrn_int_input", "lrn", [np.ones((2, 3), dtype=np.int32)], {"size": 3},
+                   "lrn: expected a f32, f16 or f64 input, got i32", "i32"))
     out.append(err("instance_norm_wrong_output", "instance_norm", [x], {}, "instance_norm: expected output dtype f32, got f16", "f16"))
     return out
