@@ -3,13 +3,15 @@
 // with the ONNX definition's formula evaluated in double to 1e-12, which a
 // detour through float (errors of ~1e-7) would fail. ONNX's own node tests
 // have almost no double cases of these operators, hence this file. Also
-// LRN on double.
+// LRN on double, and the window generators (HannWindow, HammingWindow,
+// BlackmanWindow) with their output_datatype and periodic attributes.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numbers>
 #include <random>
 
 #include "frontends/onnx/importer.h"
@@ -247,6 +249,66 @@ TEST(OnnxDouble, LrnComputesInDouble) {
       want.push_back(x[static_cast<size_t>(c * 2 + i)] / std::pow(bias + alpha / 2 * squares, beta));
     }
   EXPECT_TRUE(near_all(run_double(m, shape, x), want));
+}
+
+// ---- windows ---------------------------------------------------------------------------
+
+/// A window node of constant size `size` (an int64 scalar initializer),
+/// imported and run; its output as doubles and its dtype.
+std::vector<double> window(const std::string& op, int64_t size, int64_t periodic, int64_t output_datatype,
+                           DType& dtype) {
+  onnx::ModelProto proto = empty_onnx_model();
+  auto* g = proto.mutable_graph();
+  auto* t = g->add_initializer();
+  t->set_name("size");
+  t->set_data_type(TensorProto::INT64);
+  t->add_int64_data(size);
+  auto* n = add_node(g, "/t", op, {"size"}, {"y"});
+  if (periodic >= 0) set_int_attr(n, "periodic", periodic);
+  if (output_datatype >= 0) set_int_attr(n, "output_datatype", output_datatype);
+  g->add_output()->set_name("y");
+  const std::string bytes = proto.SerializeAsString();
+  auto program = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "window.onnx");
+  optimize_program(*program);
+  std::map<std::string, TensorData> none;
+  KernelContext ctx;
+  const std::vector<TensorData> out = run_program(*program, none, ctx);
+  EXPECT_EQ(out.size(), 1u);
+  dtype = out[0].type.dtype;
+  return data_as_doubles(out[0]);
+}
+
+TEST(OnnxDouble, WindowsAreCosineSums) {
+  struct Kind {
+    std::string op;
+    double a0, a1, a2;
+  };
+  const std::vector<Kind> kinds = {{"HannWindow", 0.5, 0.5, 0.0},
+                                   {"HammingWindow", 25.0 / 46.0, 21.0 / 46.0, 0.0},
+                                   {"BlackmanWindow", 0.42, 0.5, 0.08}};
+  for (const Kind& k : kinds) {
+    for (const int64_t periodic : {-1, 0, 1}) {
+      const int64_t size = 9;
+      const double m = periodic == 0 ? size - 1 : size;  // periodic by default
+      std::vector<double> want;
+      for (int64_t i = 0; i < size; ++i) {
+        const double t = 2 * std::numbers::pi * static_cast<double>(i) / m;
+        want.push_back(k.a0 - k.a1 * std::cos(t) + k.a2 * std::cos(2 * t));
+      }
+      DType dtype = DType::Float32;
+      EXPECT_TRUE(near_all(window(k.op, size, periodic, TensorProto::DOUBLE, dtype), want)) << k.op << " " << periodic;
+      EXPECT_EQ(dtype, DType::Float64);
+      // float by default, the same values rounded.
+      const std::vector<double> f = window(k.op, size, periodic, -1, dtype);
+      EXPECT_EQ(dtype, DType::Float32);
+      ASSERT_EQ(f.size(), want.size());
+      for (size_t i = 0; i < f.size(); ++i) EXPECT_EQ(f[i], static_cast<double>(static_cast<float>(want[i]))) << k.op;
+    }
+    DType dtype = DType::Float32;
+    // A symmetric window of one element is 1 (numpy, torch), not ONNX's 0 / 0.
+    EXPECT_EQ(window(k.op, 1, 0, TensorProto::DOUBLE, dtype), std::vector<double>{1.0}) << k.op;
+    EXPECT_TRUE(window(k.op, 0, 1, -1, dtype).empty()) << k.op;
+  }
 }
 
 }  // namespace
