@@ -45,10 +45,8 @@ std::span<const KernelEntry> elementwise_copy_kernels();    // elementwise_cast.
 template <typename... Ts>
 struct TypeList {};
 
-// FloatTypes is what the vectorized float math takes (float16 computed in
-// float32); Float64Types adds double, computed as itself, for the kernels
-// that take it.
-using FloatTypes = TypeList<float, Half>;
+// Float64Types is what the float math takes: float16 computed in float32,
+// double computed as itself (never through float).
 using Float64Types = TypeList<float, Half, double>;
 using IntegerTypes = TypeList<int64_t, int32_t, int16_t, int8_t, uint64_t, uint32_t, uint16_t, uint8_t>;
 using NumericTypes = TypeList<float, Half, double, int64_t, int32_t, int16_t, int8_t, uint64_t, uint32_t,

@@ -161,4 +161,13 @@ EDGEC_VECTOR_INLINE float vgelu_erf(float x) {
   return 0.5f * x * blend(x < 0, erfc, 2.0f - erfc);
 }
 
+// float64 overloads: the C library in double. float64 is computed as itself
+// (elementwise_common.h) and is for accuracy, not speed, so these are the
+// plain scalar calls that the float versions above replace.
+inline double vexp(double x) { return std::exp(x); }
+inline double vtanh(double x) { return std::tanh(x); }
+inline double verf(double x) { return std::erf(x); }
+/// 0.5 x erfc(-x / sqrt2): erfc keeps the tiny results of large negative x.
+inline double vgelu_erf(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752440); }
+
 }  // namespace edgec

@@ -1,5 +1,5 @@
-// Unary elementwise kernels: float math (computed in float32 for float16),
-// activations with torch's definitions and defaults (ONNX's where torch has
+// Unary elementwise kernels: float math (computed in float32 for float16, in
+// double for float64), activations with torch's definitions and defaults (ONNX's where torch has
 // none), the few ops that also take integers (neg, abs, relu, sign, clamp,
 // shrink) and bitwise_not, which takes only integers. exp, tanh, erf and
 // what is built on them (sigmoid, gelu) use the vectorizable versions of
@@ -167,27 +167,24 @@ struct Clamp {
 };
 
 // --- Float math ----------------------------------------------------------------
+// Every functor is a template on its compute type F: float (f32, and f16
+// widened) or double (f64). float64 is computed in double with the C library
+// (the vexp/vtanh/verf overloads of elementwise_math.h), never through float:
+// it is for accuracy, not speed.
 
 #define EDGEC_FLOAT_UNARY(Name, name, expr)          \
   struct Name {                                     \
     static constexpr std::string_view kName = name; \
-    float operator()(float x) const { return expr; } \
+    template <typename F>                           \
+    F operator()(F x) const {                       \
+      return expr;                                  \
+    }                                               \
   };
-// exp and log also take float64 (ONNX's ReduceLogSumExp and friends on
-// double), computed with the C library in double.
-struct Exp {
-  static constexpr std::string_view kName = "exp";
-  float operator()(float x) const { return vexp(x); }
-  double operator()(double x) const { return std::exp(x); }
-};
-struct Log {
-  static constexpr std::string_view kName = "log";
-  float operator()(float x) const { return std::log(x); }
-  double operator()(double x) const { return std::log(x); }
-};
+EDGEC_FLOAT_UNARY(Exp, "exp", vexp(x))
+EDGEC_FLOAT_UNARY(Log, "log", std::log(x))
 EDGEC_FLOAT_UNARY(Sqrt, "sqrt", std::sqrt(x))
-EDGEC_FLOAT_UNARY(Rsqrt, "rsqrt", 1.0f / std::sqrt(x))
-EDGEC_FLOAT_UNARY(Reciprocal, "reciprocal", 1.0f / x)
+EDGEC_FLOAT_UNARY(Rsqrt, "rsqrt", F(1) / std::sqrt(x))
+EDGEC_FLOAT_UNARY(Reciprocal, "reciprocal", F(1) / x)
 EDGEC_FLOAT_UNARY(Sin, "sin", std::sin(x))
 EDGEC_FLOAT_UNARY(Cos, "cos", std::cos(x))
 EDGEC_FLOAT_UNARY(Tanh, "tanh", vtanh(x))
@@ -205,10 +202,10 @@ EDGEC_FLOAT_UNARY(Floor, "floor", std::floor(x))
 EDGEC_FLOAT_UNARY(Ceil, "ceil", std::ceil(x))
 // The default rounding mode is to nearest, ties to even, as numpy rounds.
 EDGEC_FLOAT_UNARY(Round, "round", std::nearbyint(x))
-EDGEC_FLOAT_UNARY(Hardsigmoid, "hardsigmoid", std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f)
-EDGEC_FLOAT_UNARY(Hardswish, "hardswish", x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f)
+EDGEC_FLOAT_UNARY(Hardsigmoid, "hardsigmoid", std::min(std::max(x + F(3), F(0)), F(6)) / F(6))
+EDGEC_FLOAT_UNARY(Hardswish, "hardswish", x * std::min(std::max(x + F(3), F(0)), F(6)) / F(6))
 // ONNX Softsign (torch.nn.Softsign).
-EDGEC_FLOAT_UNARY(Softsign, "softsign", x / (1.0f + std::fabs(x)))
+EDGEC_FLOAT_UNARY(Softsign, "softsign", x / (F(1) + std::fabs(x)))
 #undef EDGEC_FLOAT_UNARY
 
 struct Sigmoid {
@@ -220,11 +217,19 @@ struct Sigmoid {
     const float s = 1.0f / (1.0f + e);
     return blend(x < 0, e * s, s);
   }
+  double operator()(double x) const {
+    const double e = std::exp(-std::fabs(x));
+    const double s = 1.0 / (1.0 + e);
+    return x < 0 ? e * s : s;
+  }
 };
 
 struct IsNan {
   static constexpr std::string_view kName = "isnan";
-  bool operator()(float x) const { return x != x; }
+  template <typename F>
+  bool operator()(F x) const {
+    return x != x;
+  }
 };
 
 // ONNX IsInf: which infinities count is fixed per kernel instance, so the
@@ -232,8 +237,9 @@ struct IsNan {
 template <bool kPositive, bool kNegative>
 struct IsInf {
   static constexpr std::string_view kName = "isinf";
-  bool operator()(float x) const {
-    constexpr float kInf = std::numeric_limits<float>::infinity();
+  template <typename F>
+  bool operator()(F x) const {
+    constexpr F kInf = std::numeric_limits<F>::infinity();
     return (kPositive && x == kInf) || (kNegative && x == -kInf);
   }
 };
@@ -254,23 +260,29 @@ Error isinf_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   bool positive = true, negative = true;
   EDGEC_TRY(read_attr("isinf", attrs, isinf_detect_positive(), positive));
   EDGEC_TRY(read_attr("isinf", attrs, isinf_detect_negative(), negative));
-  if (positive && negative) return unary_kernel<IsInf<true, true>, FloatTypes, true>(ctx, inputs, attrs, outputs);
-  if (positive) return unary_kernel<IsInf<true, false>, FloatTypes, true>(ctx, inputs, attrs, outputs);
-  if (negative) return unary_kernel<IsInf<false, true>, FloatTypes, true>(ctx, inputs, attrs, outputs);
-  return unary_kernel<IsInf<false, false>, FloatTypes, true>(ctx, inputs, attrs, outputs);
+  if (positive && negative) return unary_kernel<IsInf<true, true>, Float64Types, true>(ctx, inputs, attrs, outputs);
+  if (positive) return unary_kernel<IsInf<true, false>, Float64Types, true>(ctx, inputs, attrs, outputs);
+  if (negative) return unary_kernel<IsInf<false, true>, Float64Types, true>(ctx, inputs, attrs, outputs);
+  return unary_kernel<IsInf<false, false>, Float64Types, true>(ctx, inputs, attrs, outputs);
 }
+
+// The activations with float attributes keep them in double and bind<F>()
+// rounds them once to the compute type, so the element loop sees constants
+// of its own type (float loops stay float and vectorize; double loops use
+// the attribute as given).
 
 // Softplus with torch's overflow guard: above the threshold, log1p(exp(bx))/b
 // equals x to float precision, and exp would overflow soon after.
-inline float softplus(float x, float beta, float threshold) {
-  const float bx = beta * x;
+template <typename F>
+inline F softplus(F x, F beta, F threshold) {
+  const F bx = beta * x;
   return bx > threshold ? x : std::log1p(std::exp(bx)) / beta;
 }
 
 struct Softplus {
   static constexpr std::string_view kName = "softplus";
-  float beta = 1.0f;
-  float threshold = 20.0f;
+  double beta = 1.0;
+  double threshold = 20.0;
 
   static const FloatAttrs<2>& attr_decls() {
     // Built on first use: the kernel tables may be read during another
@@ -280,20 +292,27 @@ struct Softplus {
     return a;
   }
   void set(const std::array<double, 2>& v) {
-    beta = static_cast<float>(v[0]);
-    threshold = static_cast<float>(v[1]);
+    beta = v[0];
+    threshold = v[1];
   }
-  float operator()(float x) const { return softplus(x, beta, threshold); }
+  template <typename F>
+  auto bind() const {
+    const F b = static_cast<F>(beta), t = static_cast<F>(threshold);
+    return [b, t](F x) { return softplus(x, b, t); };
+  }
 };
 
 struct Mish {
   static constexpr std::string_view kName = "mish";
-  float operator()(float x) const { return x * vtanh(softplus(x, 1.0f, 20.0f)); }
+  template <typename F>
+  F operator()(F x) const {
+    return x * vtanh(softplus(x, F(1), F(20)));
+  }
 };
 
 struct LeakyRelu {
   static constexpr std::string_view kName = "leaky_relu";
-  float slope = 0.01f;
+  double slope = 0.01;
 
   static const FloatAttrs<1>& attr_decls() {
     // Built on first use: the kernel tables may be read during another
@@ -301,13 +320,17 @@ struct LeakyRelu {
     static const FloatAttrs<1> a{{attr_float("negative_slope", 0.01)}};
     return a;
   }
-  void set(const std::array<double, 1>& v) { slope = static_cast<float>(v[0]); }
-  float operator()(float x) const { return x > 0 ? x : x * slope; }
+  void set(const std::array<double, 1>& v) { slope = v[0]; }
+  template <typename F>
+  auto bind() const {
+    const F s = static_cast<F>(slope);
+    return [s](F x) { return x > 0 ? x : x * s; };
+  }
 };
 
 struct Elu {
   static constexpr std::string_view kName = "elu";
-  float alpha = 1.0f;
+  double alpha = 1.0;
 
   static const FloatAttrs<1>& attr_decls() {
     // Built on first use: the kernel tables may be read during another
@@ -315,16 +338,20 @@ struct Elu {
     static const FloatAttrs<1> a{{attr_float("alpha", 1.0)}};
     return a;
   }
-  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
+  void set(const std::array<double, 1>& v) { alpha = v[0]; }
   // expm1: exp(x) - 1 loses all digits near 0.
-  float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x); }
+  template <typename F>
+  auto bind() const {
+    const F a = static_cast<F>(alpha);
+    return [a](F x) { return x > 0 ? x : a * std::expm1(x); };
+  }
 };
 
 // torch.nn.SELU; ONNX Selu. The defaults are torch's constants (ONNX's are
 // the same, rounded to float).
 struct Selu {
   static constexpr std::string_view kName = "selu";
-  float alpha_gamma = 0, gamma = 0;
+  double alpha_gamma = 0, gamma = 0;
 
   static const FloatAttrs<2>& attr_decls() {
     // Built on first use: the kernel tables may be read during another
@@ -334,16 +361,20 @@ struct Selu {
     return a;
   }
   void set(const std::array<double, 2>& v) {
-    alpha_gamma = static_cast<float>(v[0] * v[1]);
-    gamma = static_cast<float>(v[1]);
+    alpha_gamma = v[0] * v[1];
+    gamma = v[1];
   }
-  float operator()(float x) const { return x > 0 ? gamma * x : alpha_gamma * std::expm1(x); }
+  template <typename F>
+  auto bind() const {
+    const F ag = static_cast<F>(alpha_gamma), g = static_cast<F>(gamma);
+    return [ag, g](F x) { return x > 0 ? g * x : ag * std::expm1(x); };
+  }
 };
 
 // torch.nn.CELU; ONNX Celu: max(0, x) + min(0, alpha (e^(x / alpha) - 1)).
 struct Celu {
   static constexpr std::string_view kName = "celu";
-  float alpha = 1.0f;
+  double alpha = 1.0;
 
   static const FloatAttrs<1>& attr_decls() {
     // Built on first use: the kernel tables may be read during another
@@ -351,15 +382,19 @@ struct Celu {
     static const FloatAttrs<1> a{{attr_float("alpha", 1.0, AttrRule::NonZero)}};
     return a;
   }
-  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
-  float operator()(float x) const { return x > 0 ? x : alpha * std::expm1(x / alpha); }
+  void set(const std::array<double, 1>& v) { alpha = v[0]; }
+  template <typename F>
+  auto bind() const {
+    const F a = static_cast<F>(alpha);
+    return [a](F x) { return x > 0 ? x : a * std::expm1(x / a); };
+  }
 };
 
 // ONNX ThresholdedRelu: x where x > alpha, else 0 (NaN too: the comparison
 // is false, as in ONNX Runtime).
 struct ThresholdedRelu {
   static constexpr std::string_view kName = "thresholded_relu";
-  float alpha = 1.0f;
+  double alpha = 1.0;
 
   static const FloatAttrs<1>& attr_decls() {
     // Built on first use: the kernel tables may be read during another
@@ -367,8 +402,12 @@ struct ThresholdedRelu {
     static const FloatAttrs<1> a{{attr_float("alpha", 1.0)}};
     return a;
   }
-  void set(const std::array<double, 1>& v) { alpha = static_cast<float>(v[0]); }
-  float operator()(float x) const { return x > alpha ? x : 0.0f; }
+  void set(const std::array<double, 1>& v) { alpha = v[0]; }
+  template <typename F>
+  auto bind() const {
+    const F a = static_cast<F>(alpha);
+    return [a](F x) { return x > a ? x : F(0); };
+  }
 };
 
 // ONNX Shrink (torch's hardshrink is bias 0, softshrink bias = lambd): x +
@@ -408,14 +447,18 @@ struct Shrink {
 
 struct GeluErf {
   static constexpr std::string_view kName = "gelu";
-  float operator()(float x) const { return vgelu_erf(x); }
+  template <typename F>
+  F operator()(F x) const {
+    return vgelu_erf(x);
+  }
 };
 
 struct GeluTanh {
   static constexpr std::string_view kName = "gelu";
-  float operator()(float x) const {
-    constexpr float kSqrt2OverPi = 0.79788456080286536f;
-    return 0.5f * x * (1.0f + vtanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  template <typename F>
+  F operator()(F x) const {
+    constexpr F kSqrt2OverPi = F(0.79788456080286536);
+    return F(0.5) * x * (F(1) + vtanh(kSqrt2OverPi * (x + F(0.044715) * x * x * x)));
   }
 };
 
@@ -428,8 +471,8 @@ Error gelu_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
                   std::span<Tensor> outputs) {
   std::string_view approximate;
   EDGEC_TRY(read_attr("gelu", attrs, gelu_approximate(), approximate));
-  if (approximate == "tanh") return unary_kernel<GeluTanh, FloatTypes>(ctx, inputs, attrs, outputs);
-  return unary_kernel<GeluErf, FloatTypes>(ctx, inputs, attrs, outputs);
+  if (approximate == "tanh") return unary_kernel<GeluTanh, Float64Types>(ctx, inputs, attrs, outputs);
+  return unary_kernel<GeluErf, Float64Types>(ctx, inputs, attrs, outputs);
 }
 
 struct LogicalNot {
@@ -469,42 +512,42 @@ std::span<const KernelEntry> elementwise_unary_kernels() {
       unary_entry<Shrink, NumericTypes>("x + bias if x < -lambd, x - bias if x > lambd, else 0"),
       unary_entry<Exp, Float64Types>("e^x"),
       unary_entry<Log, Float64Types>("natural log"),
-      unary_entry<Sqrt, FloatTypes>("square root"),
-      unary_entry<Rsqrt, FloatTypes>("1 / sqrt(x)"),
-      unary_entry<Reciprocal, FloatTypes>("1 / x"),
-      unary_entry<Sin, FloatTypes>("sine"),
-      unary_entry<Cos, FloatTypes>("cosine"),
-      unary_entry<Tanh, FloatTypes>("hyperbolic tangent"),
-      unary_entry<Tan, FloatTypes>("tangent"),
-      unary_entry<Asin, FloatTypes>("arcsine"),
-      unary_entry<Acos, FloatTypes>("arccosine"),
-      unary_entry<Atan, FloatTypes>("arctangent"),
-      unary_entry<Sinh, FloatTypes>("hyperbolic sine"),
-      unary_entry<Cosh, FloatTypes>("hyperbolic cosine"),
-      unary_entry<Asinh, FloatTypes>("inverse hyperbolic sine"),
-      unary_entry<Acosh, FloatTypes>("inverse hyperbolic cosine"),
-      unary_entry<Atanh, FloatTypes>("inverse hyperbolic tangent"),
-      unary_entry<Sigmoid, FloatTypes>("1 / (1 + e^-x)"),
-      unary_entry<Erf, FloatTypes>("error function"),
-      unary_entry<Floor, FloatTypes>("round down"),
-      unary_entry<Ceil, FloatTypes>("round up"),
-      unary_entry<Round, FloatTypes>("round half to even"),
-      unary_entry<Hardsigmoid, FloatTypes>("relu6(x + 3) / 6"),
-      unary_entry<Hardswish, FloatTypes>("x * relu6(x + 3) / 6"),
-      unary_entry<IsNan, FloatTypes, true>("x is NaN"),
-      {elementwise_decl("isinf", "default", {{"self"}}, dtype_set(FloatTypes{}), ResultRule::SameShapeBool,
+      unary_entry<Sqrt, Float64Types>("square root"),
+      unary_entry<Rsqrt, Float64Types>("1 / sqrt(x)"),
+      unary_entry<Reciprocal, Float64Types>("1 / x"),
+      unary_entry<Sin, Float64Types>("sine"),
+      unary_entry<Cos, Float64Types>("cosine"),
+      unary_entry<Tanh, Float64Types>("hyperbolic tangent"),
+      unary_entry<Tan, Float64Types>("tangent"),
+      unary_entry<Asin, Float64Types>("arcsine"),
+      unary_entry<Acos, Float64Types>("arccosine"),
+      unary_entry<Atan, Float64Types>("arctangent"),
+      unary_entry<Sinh, Float64Types>("hyperbolic sine"),
+      unary_entry<Cosh, Float64Types>("hyperbolic cosine"),
+      unary_entry<Asinh, Float64Types>("inverse hyperbolic sine"),
+      unary_entry<Acosh, Float64Types>("inverse hyperbolic cosine"),
+      unary_entry<Atanh, Float64Types>("inverse hyperbolic tangent"),
+      unary_entry<Sigmoid, Float64Types>("1 / (1 + e^-x)"),
+      unary_entry<Erf, Float64Types>("error function"),
+      unary_entry<Floor, Float64Types>("round down"),
+      unary_entry<Ceil, Float64Types>("round up"),
+      unary_entry<Round, Float64Types>("round half to even"),
+      unary_entry<Hardsigmoid, Float64Types>("relu6(x + 3) / 6"),
+      unary_entry<Hardswish, Float64Types>("x * relu6(x + 3) / 6"),
+      unary_entry<IsNan, Float64Types, true>("x is NaN"),
+      {elementwise_decl("isinf", "default", {{"self"}}, dtype_set(Float64Types{}), ResultRule::SameShapeBool,
                         "x is +inf (detect_positive) or -inf (detect_negative)",
                         {isinf_detect_positive(), isinf_detect_negative()}),
        isinf_kernel},
-      unary_entry<Softsign, FloatTypes>("x / (1 + |x|)"),
-      unary_entry<Softplus, FloatTypes>("log(1 + e^(beta x)) / beta, linear above threshold"),
-      unary_entry<Mish, FloatTypes>("x * tanh(softplus(x))"),
-      unary_entry<LeakyRelu, FloatTypes>("x if x > 0 else negative_slope * x"),
-      unary_entry<Elu, FloatTypes>("x if x > 0 else alpha (e^x - 1)"),
-      unary_entry<Selu, FloatTypes>("gamma x if x > 0 else gamma alpha (e^x - 1)"),
-      unary_entry<Celu, FloatTypes>("x if x > 0 else alpha (e^(x / alpha) - 1)"),
-      unary_entry<ThresholdedRelu, FloatTypes>("x if x > alpha else 0"),
-      {elementwise_decl("gelu", "default", {{"self"}}, dtype_set(FloatTypes{}), ResultRule::Custom,
+      unary_entry<Softsign, Float64Types>("x / (1 + |x|)"),
+      unary_entry<Softplus, Float64Types>("log(1 + e^(beta x)) / beta, linear above threshold"),
+      unary_entry<Mish, Float64Types>("x * tanh(softplus(x))"),
+      unary_entry<LeakyRelu, Float64Types>("x if x > 0 else negative_slope * x"),
+      unary_entry<Elu, Float64Types>("x if x > 0 else alpha (e^x - 1)"),
+      unary_entry<Selu, Float64Types>("gamma x if x > 0 else gamma alpha (e^x - 1)"),
+      unary_entry<Celu, Float64Types>("x if x > 0 else alpha (e^(x / alpha) - 1)"),
+      unary_entry<ThresholdedRelu, Float64Types>("x if x > alpha else 0"),
+      {elementwise_decl("gelu", "default", {{"self"}}, dtype_set(Float64Types{}), ResultRule::Custom,
                         "x * Phi(x); approximate none (erf) or tanh", {gelu_approximate()}),
        gelu_kernel},
       unary_entry<LogicalNot, BoolTypes>("not x"),

@@ -1,6 +1,8 @@
 // Normalization kernels: softmax, log_softmax, batch_norm (inference),
-// layer_norm, group_norm and instance_norm. All compute in float32 (float16
-// is widened on load and rounded once on store).
+// layer_norm, group_norm, instance_norm and lrn. float32 and float16 compute in
+// float32 (float16 is widened on load and rounded once on store); float64
+// computes in double throughout (Compute<T>, f16_compute.h), never through
+// float.
 //
 // Statistics use two passes (mean, then the mean of squared deviations):
 // E[x^2] - E[x]^2 cancels catastrophically when the mean is large next to
@@ -92,10 +94,11 @@ float line_max(const T* p, int64_t n, int64_t s) {
   return m;
 }
 
-// sum over i of f(widen(p[i * s])) with kLanes accumulators.
+// sum over i of f(widen(p[i * s])) with kLanes accumulators (of double for
+// float64).
 template <typename T, typename F>
-float line_sum(const T* p, int64_t n, int64_t s, F f) {
-  float lanes[kLanes] = {};
+Compute<T> line_sum(const T* p, int64_t n, int64_t s, F f) {
+  Compute<T> lanes[kLanes] = {};
   int64_t i = 0;
   if (s == 1) {
     for (; i + kLanes <= n; i += kLanes) {
@@ -109,7 +112,7 @@ float line_sum(const T* p, int64_t n, int64_t s, F f) {
   for (int w = kLanes / 2; w > 0; w /= 2) {
     for (int l = 0; l < w; ++l) lanes[l] += lanes[l + w];
   }
-  float total = lanes[0];
+  Compute<T> total = lanes[0];
   for (; i < n; ++i) total += f(axis::widen(p[i * s]));
   return total;
 }
@@ -121,6 +124,11 @@ struct NormDecls {
   AttrDecl eps = attr_float("eps", 1e-5);
   AttrDecl num_groups = required(attr_int("num_groups", 1, AttrRule::Positive));
   AttrDecl axis = attr_int("axis", -1);
+  // lrn (ONNX LRN's attributes, its defaults).
+  AttrDecl size = required(attr_int("size", 1, AttrRule::Positive));
+  AttrDecl alpha = attr_float("alpha", 1e-4);
+  AttrDecl beta = attr_float("beta", 0.75);
+  AttrDecl bias = attr_float("bias", 1.0);
 };
 
 Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t min_in, size_t max_in,
@@ -137,10 +145,13 @@ Error check_arity(std::string_view op, std::span<const Tensor> inputs, size_t mi
   return Error::Ok;
 }
 
+// The dtypes of the family.
+constexpr DTypeSet kNormTypes = kFloatDTypes | DTypeSet{DType::Float64};
+
 // x must be float; y must match it.
 Error check_float_io(std::string_view op, const Tensor& x, const Tensor& y) {
-  if (!kFloatDTypes.contains(x.dtype)) {
-    return fail(Error::InvalidType, std::string(op) + ": expected a f32 or f16 input, got " +
+  if (!kNormTypes.contains(x.dtype)) {
+    return fail(Error::InvalidType, std::string(op) + ": expected a f32, f16 or f64 input, got " +
                                         std::string(dtype_name(x.dtype)));
   }
   if (y.dtype != x.dtype) {
@@ -297,7 +308,7 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
   EDGEC_TRY(check_arity(op, inputs, 1, 1, outputs));
   const Tensor& x = inputs[0];
   Tensor& y = outputs[0];
-  if (x.dtype != DType::Float64 || y.dtype != DType::Float64) EDGEC_TRY(check_float_io(op, x, y));
+  EDGEC_TRY(check_float_io(op, x, y));
   int dim = 0;
   EDGEC_TRY(read_dim(op, attrs, declared<NormDecls>().dim, x, &dim));
 
@@ -320,25 +331,44 @@ Error softmax_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const A
 // ---------------------------------------------------------------------------
 // Per-channel parameters (weight, bias, statistics).
 
-// A float parameter read by channel index, whatever its float dtype.
+// Runs fn.template operator()<T>() with T the storage type of a float dtype
+// of the family (float, Half or double).
+template <typename Fn>
+void dispatch_norm(DType dtype, Fn&& fn) {
+  if (dtype == DType::Float64) {
+    fn.template operator()<double>();
+  } else {
+    dispatch_float(dtype, fn);
+  }
+}
+
+// A float parameter read by channel index, whatever its float dtype; the
+// caller rounds it to its compute type.
 struct Param {
   const void* data = nullptr;
   DType dtype = DType::Float32;
   int64_t stride = 0;
 
-  float at(int64_t i) const {
-    if (data == nullptr) return 0.0f;
-    return dtype == DType::Float32 ? static_cast<const float*>(data)[i * stride]
-                                   : half_to_float(static_cast<const Half*>(data)[i * stride]);
+  double at(int64_t i) const {
+    if (data == nullptr) return 0.0;
+    switch (dtype) {
+      case DType::Float64: return static_cast<const double*>(data)[i * stride];
+      case DType::Float16: return half_to_float(static_cast<const Half*>(data)[i * stride]);
+      default: return static_cast<const float*>(data)[i * stride];
+    }
+  }
+  template <typename C>
+  C get(int64_t i) const {
+    return static_cast<C>(at(i));
   }
 };
 
 // Checks that `p` is a 1-D float tensor of `channels` elements.
 Error check_channel_param(std::string_view op, std::string_view name, const Tensor& p,
                           int64_t channels, const Tensor& x, bool same_dtype) {
-  if (!kFloatDTypes.contains(p.dtype) || (same_dtype && p.dtype != x.dtype)) {
+  if (!kNormTypes.contains(p.dtype) || (same_dtype && p.dtype != x.dtype)) {
     return fail(Error::InvalidType, std::string(op) + ": expected " + std::string(name) + " of dtype " +
-                                        std::string(same_dtype ? dtype_name(x.dtype) : "f32 or f16") +
+                                        std::string(same_dtype ? dtype_name(x.dtype) : "f32, f16 or f64") +
                                         ", got " + std::string(dtype_name(p.dtype)));
   }
   if (p.rank != 1 || p.sizes[0] != channels) {
@@ -352,7 +382,7 @@ Error check_channel_param(std::string_view op, std::string_view name, const Tens
 
 // y = x * scale + shift over one channel's elements (all dims from 2 on).
 template <typename T>
-void affine_block(const StridedDims<2>& spatial, const T* x, T* y, float scale, float shift) {
+void affine_block(const StridedDims<2>& spatial, const T* x, T* y, Compute<T> scale, Compute<T> shift) {
   const int64_t n = spatial.line_len();
   const int64_t xs = spatial.line_stride(0);
   const int64_t ys = spatial.line_stride(1);
@@ -398,11 +428,13 @@ void for_each_channel_block(const Tensor& x, Tensor& y, int64_t per_group, const
 }
 
 template <typename T>
-void run_batch_norm(const Tensor& x, Tensor& y, const Param* params, float eps, const KernelContext& ctx) {
+void run_batch_norm(const Tensor& x, Tensor& y, const Param* params, double eps_attr, const KernelContext& ctx) {
+  using C = Compute<T>;
+  const C eps = static_cast<C>(eps_attr);
   const StridedDims<2> spatial = spatial_dims(x, y);
   for_each_channel_block<T>(x, y, 1, ctx, [&](int64_t c, const T* xc, T* yc) {
-    const float scale = params[0].at(c) / std::sqrt(params[3].at(c) + eps);
-    const float shift = params[1].at(c) - params[2].at(c) * scale;
+    const C scale = params[0].get<C>(c) / std::sqrt(params[3].get<C>(c) + eps);
+    const C shift = params[1].get<C>(c) - params[2].get<C>(c) * scale;
     affine_block(spatial, xc, yc, scale, shift);
   });
 }
@@ -426,14 +458,14 @@ Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
     EDGEC_TRY(check_channel_param(op, kNames[i], p, x.sizes[1], x, false));
     params[i] = Param{p.data, p.dtype, p.strides[0]};
   }
-  const float eps = static_cast<float>(declared<NormDecls>().eps.float_value(attrs));
+  const double eps = declared<NormDecls>().eps.float_value(attrs);
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
   if (y.numel() == 0) return Error::Ok;
 
   // Normalize.
-  dispatch_float(x.dtype, [&]<typename T>() { run_batch_norm<T>(x, y, params, eps, ctx); });
+  dispatch_norm(x.dtype, [&]<typename T>() { run_batch_norm<T>(x, y, params, eps, ctx); });
   return Error::Ok;
 }
 
@@ -444,39 +476,41 @@ Error batch_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
 // Mean and 1/sqrt(var + eps) of channels [c0, c0 + count) of sample n.
 template <typename T>
 void group_stats(const T* x, int64_t channel_stride, int64_t count, const StridedDims<2>& spatial,
-                 float eps, float* mean, float* rstd) {
+                 double eps, Compute<T>* mean, Compute<T>* rstd) {
+  using C = Compute<T>;
   const int64_t n = spatial.line_len();
   const int64_t xs = spatial.line_stride(0);
   const double elements = static_cast<double>(count) * static_cast<double>(spatial.numel());
   double total = 0.0;
   for (int64_t c = 0; c < count; ++c) {
     axis::for_each_line(spatial, [&](const std::array<int64_t, 2>& off) {
-      total += line_sum(x + c * channel_stride + off[0], n, xs, [](float v) { return v; });
+      total += line_sum(x + c * channel_stride + off[0], n, xs, [](C v) { return v; });
     });
   }
-  const float m = static_cast<float>(total / elements);
+  const C m = static_cast<C>(total / elements);
   double squares = 0.0;
   for (int64_t c = 0; c < count; ++c) {
     axis::for_each_line(spatial, [&](const std::array<int64_t, 2>& off) {
-      squares += line_sum(x + c * channel_stride + off[0], n, xs, [m](float v) { return (v - m) * (v - m); });
+      squares += line_sum(x + c * channel_stride + off[0], n, xs, [m](C v) { return (v - m) * (v - m); });
     });
   }
   *mean = m;
-  *rstd = static_cast<float>(1.0 / std::sqrt(squares / elements + static_cast<double>(eps)));
+  *rstd = static_cast<C>(1.0 / std::sqrt(squares / elements + eps));
 }
 
 template <typename T>
 void run_group_norm(const Tensor& x, Tensor& y, int64_t groups, Param weight, Param bias, bool has_w,
-                    bool has_b, float eps, const KernelContext& ctx) {
+                    bool has_b, double eps, const KernelContext& ctx) {
+  using C = Compute<T>;
   const int64_t per_group = x.sizes[1] / groups;
   const StridedDims<2> spatial = spatial_dims(x, y);
   for_each_channel_block<T>(x, y, per_group, ctx, [&](int64_t c0, const T* xb, T* yb) {
-    float mean = 0.0f;
-    float rstd = 0.0f;
+    C mean = 0;
+    C rstd = 0;
     group_stats(xb, x.strides[1], per_group, spatial, eps, &mean, &rstd);
     for (int64_t c = 0; c < per_group; ++c) {
-      const float scale = (has_w ? weight.at(c0 + c) : 1.0f) * rstd;
-      const float shift = (has_b ? bias.at(c0 + c) : 0.0f) - mean * scale;
+      const C scale = (has_w ? weight.get<C>(c0 + c) : C(1)) * rstd;
+      const C shift = (has_b ? bias.get<C>(c0 + c) : C(0)) - mean * scale;
       affine_block(spatial, xb + c * x.strides[1], yb + c * y.strides[1], scale, shift);
     }
   });
@@ -519,14 +553,14 @@ Error grouped_norm(std::string_view op, bool instance, KernelContext& ctx, std::
     EDGEC_TRY(check_channel_param(op, "bias", inputs[2], channels, x, true));
     bias = Param{inputs[2].data, inputs[2].dtype, inputs[2].strides[0]};
   }
-  const float eps = static_cast<float>(declared<NormDecls>().eps.float_value(attrs));
+  const double eps = declared<NormDecls>().eps.float_value(attrs);
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
   if (y.numel() == 0) return Error::Ok;
 
   // Normalize.
-  dispatch_float(x.dtype, [&]<typename T>() {
+  dispatch_norm(x.dtype, [&]<typename T>() {
     run_group_norm<T>(x, y, groups, weight, bias, has_w, has_b, eps, ctx);
   });
   return Error::Ok;
@@ -546,7 +580,8 @@ Error instance_norm_kernel(KernelContext& ctx, std::span<const Tensor> in, const
 
 template <typename T, bool kHasW, bool kHasB>
 void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const T* b,
-                    const StridedDims<4>& inner, float eps, const KernelContext& ctx) {
+                    const StridedDims<4>& inner, double eps, const KernelContext& ctx) {
+  using C = Compute<T>;
   StridedDims<2> outer;
   for (int i = 0; i < axis_dim; ++i) outer.push(x.sizes[i], {x.strides[i], y.strides[i]});
   outer.coalesce();
@@ -560,14 +595,14 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
   auto row = [&](const T* xr, T* yr, int64_t) {
     double total = 0.0;
     axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
-      total += line_sum(xr + off[0], n, xs, [](float v) { return v; });
+      total += line_sum(xr + off[0], n, xs, [](C v) { return v; });
     });
-    const float mean = static_cast<float>(total / elements);
+    const C mean = static_cast<C>(total / elements);
     double squares = 0.0;
     axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
-      squares += line_sum(xr + off[0], n, xs, [mean](float v) { return (v - mean) * (v - mean); });
+      squares += line_sum(xr + off[0], n, xs, [mean](C v) { return (v - mean) * (v - mean); });
     });
-    const float rstd = static_cast<float>(1.0 / std::sqrt(squares / elements + static_cast<double>(eps)));
+    const C rstd = static_cast<C>(1.0 / std::sqrt(squares / elements + eps));
 
     axis::for_each_line(inner, [&](const std::array<int64_t, 4>& off) {
       const T* p = xr + off[0];
@@ -577,7 +612,7 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
         const T* wp = kHasW ? w + off[2] : nullptr;
         const T* bp = kHasB ? b + off[3] : nullptr;
         for (int64_t i = 0; i < n; ++i) {
-          float v = (axis::widen(p[i]) - mean) * rstd;
+          C v = (axis::widen(p[i]) - mean) * rstd;
           if constexpr (kHasW) v *= axis::widen(wp[i]);
           if constexpr (kHasB) v += axis::widen(bp[i]);
           q[i] = axis::narrow<T>(v);
@@ -585,7 +620,7 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
         return;
       }
       for (int64_t i = 0; i < n; ++i) {
-        float v = (axis::widen(p[i * xs]) - mean) * rstd;
+        C v = (axis::widen(p[i * xs]) - mean) * rstd;
         if constexpr (kHasW) v *= axis::widen(w[off[2] + i * ws]);
         if constexpr (kHasB) v += axis::widen(b[off[3] + i * bs]);
         q[i * ys] = axis::narrow<T>(v);
@@ -597,7 +632,7 @@ void run_layer_norm(const Tensor& x, Tensor& y, int axis_dim, const T* w, const 
 
 template <typename T>
 void layer_norm_typed(const Tensor& x, Tensor& y, int axis_dim, const Tensor* w, const Tensor* b,
-                      const StridedDims<4>& inner, float eps, const KernelContext& ctx) {
+                      const StridedDims<4>& inner, double eps, const KernelContext& ctx) {
   const T* wd = w ? w->data_as<T>() : nullptr;
   const T* bd = b ? b->data_as<T>() : nullptr;
   if (w && b) {
@@ -658,7 +693,7 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
   std::array<int64_t, kMaxRank> b_strides{};
   if (w) EDGEC_TRY(broadcast_param("weight", *w, x, axis_dim, w_strides));
   if (b) EDGEC_TRY(broadcast_param("bias", *b, x, axis_dim, b_strides));
-  const float eps = static_cast<float>(declared<NormDecls>().eps.float_value(attrs));
+  const double eps = declared<NormDecls>().eps.float_value(attrs);
 
   // Size the output.
   EDGEC_TRY(y.resize(x.shape()));
@@ -670,10 +705,79 @@ Error layer_norm_kernel(KernelContext& ctx, std::span<const Tensor> inputs, cons
     inner.push(x.sizes[i], {x.strides[i], y.strides[i], w_strides[i], b_strides[i]});
   }
   inner.coalesce();
-  dispatch_float(x.dtype, [&]<typename T>() { layer_norm_typed<T>(x, y, axis_dim, w, b, inner, eps, ctx); });
+  dispatch_norm(x.dtype, [&]<typename T>() { layer_norm_typed<T>(x, y, axis_dim, w, b, inner, eps, ctx); });
   return Error::Ok;
 }
 
+
+// ---------------------------------------------------------------------------
+// lrn: local response normalization across channels (ONNX LRN),
+// y = x / (bias + alpha / size * sum of x^2 over the window)^beta, where the
+// window of channel c is [c - floor((size-1)/2), c + ceil((size-1)/2)] cut to
+// the channels (ONNX's; torch's local_response_norm puts the longer half
+// before c when size is even).
+
+template <typename T>
+void run_lrn(const Tensor& x, Tensor& y, int64_t size, double alpha, double beta, double bias,
+             const KernelContext& ctx) {
+  using C = Compute<T>;
+  const int64_t channels = x.sizes[1];
+  const int64_t before = (size - 1) / 2, after = size / 2;
+  const C scale = static_cast<C>(alpha / static_cast<double>(size));
+  const C shift = static_cast<C>(bias);
+  const C power = static_cast<C>(-beta);
+  const StridedDims<2> spatial = spatial_dims(x, y);
+  const int64_t n = spatial.line_len();
+  const int64_t xs = spatial.line_stride(0);
+  const int64_t ys = spatial.line_stride(1);
+  const int64_t cs = x.strides[1];
+  for_each_channel_block<T>(x, y, 1, ctx, [&](int64_t c, const T* xc, T* yc) {
+    // The window as channel offsets from c.
+    const int64_t lo = std::max<int64_t>(0, c - before) - c;
+    const int64_t hi = std::min(channels - 1, c + after) - c;
+    axis::for_each_line(spatial, [&](const std::array<int64_t, 2>& off) {
+      const T* p = xc + off[0];
+      T* q = yc + off[1];
+      for (int64_t i = 0; i < n; ++i) {
+        C squares = 0;
+        for (int64_t k = lo; k <= hi; ++k) {
+          const C v = axis::widen(p[i * xs + k * cs]);
+          squares += v * v;
+        }
+        q[i * ys] = axis::narrow<T>(axis::widen(p[i * xs]) * std::pow(shift + scale * squares, power));
+      }
+    });
+  });
+}
+
+Error lrn_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                 std::span<Tensor> outputs) {
+  constexpr std::string_view op = "lrn";
+  const NormDecls& d = declared<NormDecls>();
+  // Check arguments.
+  EDGEC_TRY(check_arity(op, inputs, 1, 1, outputs));
+  const Tensor& x = inputs[0];
+  Tensor& y = outputs[0];
+  EDGEC_TRY(check_float_io(op, x, y));
+  if (x.rank < 2) {
+    return fail(Error::InvalidShape, "lrn: expected an input of rank >= 2 (N, C, ...), got " + shape_string(x.shape()));
+  }
+  if (!attrs.has(d.size.name)) return fail(Error::InvalidArgument, "lrn: missing attribute size");
+  int64_t size = 0;
+  double alpha = 0, beta = 0, bias = 0;
+  EDGEC_TRY(read_attr(op, attrs, d.size, size));
+  EDGEC_TRY(read_attr(op, attrs, d.alpha, alpha));
+  EDGEC_TRY(read_attr(op, attrs, d.beta, beta));
+  EDGEC_TRY(read_attr(op, attrs, d.bias, bias));
+
+  // Size the output.
+  EDGEC_TRY(y.resize(x.shape()));
+  if (y.numel() == 0) return Error::Ok;
+
+  // Normalize.
+  dispatch_norm(x.dtype, [&]<typename T>() { run_lrn<T>(x, y, size, alpha, beta, bias, ctx); });
+  return Error::Ok;
+}
 
 }  // namespace
 
@@ -683,10 +787,9 @@ std::span<const KernelEntry> normalization_kernels() {
   const OperandDecl opt_weight{"weight", OperandKind::Optional};
   const OperandDecl opt_bias{"bias", OperandKind::Optional};
   auto row = [](std::string_view name, std::vector<OperandDecl> operands, std::vector<AttrDecl> attrs,
-                std::string_view summary, DTypeSet dtypes = kFloatDTypes) {
-    return declare(name, "nn", std::move(operands), std::move(attrs), dtypes, 0, summary);
+                std::string_view summary) {
+    return declare(name, "nn", std::move(operands), std::move(attrs), kNormTypes, 0, summary);
   };
-  constexpr DTypeSet kSoftmaxTypes = kFloatDTypes | DTypeSet{DType::Float64};
   static const KernelEntry kNormalizationKernels[] = {
       {row("batch_norm", {input, {"weight"}, {"bias"}, {"running_mean"}, {"running_var"}}, {d.eps},
            "inference batch normalization over channel dim 1"),
@@ -700,8 +803,11 @@ std::span<const KernelEntry> normalization_kernels() {
       {row("layer_norm", {input, opt_weight, opt_bias}, {d.axis, d.eps},
            "normalization over dims [axis, rank) with optional affine"),
        layer_norm_kernel},
-      {row("log_softmax", {{"self"}}, {d.dim}, "log of softmax along dim", kSoftmaxTypes), softmax_kernel<true>},
-      {row("softmax", {{"self"}}, {d.dim}, "softmax along dim", kSoftmaxTypes), softmax_kernel<false>},
+      {row("lrn", {input}, {d.size, d.alpha, d.beta, d.bias},
+           "local response normalization across channels (ONNX LRN's window)"),
+       lrn_kernel},
+      {row("log_softmax", {{"self"}}, {d.dim}, "log of softmax along dim"), softmax_kernel<true>},
+      {row("softmax", {{"self"}}, {d.dim}, "softmax along dim"), softmax_kernel<false>},
   };
   return kNormalizationKernels;
 }

@@ -526,6 +526,14 @@ std::vector<TensorType> grouped_norm_shape(const ShapeQuery& q, bool instance) {
   return {x};
 }
 
+std::vector<TensorType> lrn_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_channels_input(q, x);
+  if (!q.attrs.has(q.attr("size").name)) op_error(q.op, "expected attribute 'size', got none");
+  return {x};
+}
+
 std::vector<TensorType> group_norm_shape(const ShapeQuery& q) { return grouped_norm_shape(q, false); }
 std::vector<TensorType> instance_norm_shape(const ShapeQuery& q) { return grouped_norm_shape(q, true); }
 
@@ -577,7 +585,8 @@ std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
           {"batch_norm", batch_norm_shape},
           {"layer_norm", layer_norm_shape},
           {"group_norm", group_norm_shape},
-          {"instance_norm", instance_norm_shape}};
+          {"instance_norm", instance_norm_shape},
+          {"lrn", lrn_shape}};
 }
 
 }  // namespace edgec::ops

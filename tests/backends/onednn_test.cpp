@@ -480,6 +480,7 @@ std::map<std::string, TableSample> table_samples() {
   s["rsqrt"] = unary_sample("rsqrt.default(%x)", 0.1f, 4.f);
   s["reciprocal"] = unary_sample("reciprocal.default(%x)", 0.2f, 4.f);
   s["softmax"] = one_call({2, 5, 7}, "softmax.default(%x, dim = 1) : f32[2, 5, 7]");
+  s["lrn"] = one_call({2, 7, 4, 5}, "lrn.default(%x, size = 5, alpha = 0.5, beta = 0.6, bias = 2.0) : f32[2, 7, 4, 5]");
   s["log_softmax"] = one_call({2, 5, 7}, "log_softmax.default(%x, dim = -1) : f32[2, 5, 7]");
   s["layer_norm"] = {[](Ir& ir) {
     ir.input("x", {2, 6, 5}).constant("w", {5}).constant("b", {5});
@@ -1046,8 +1047,15 @@ TEST(Onednn, RefusalReasons) {
   EXPECT_EQ(reason_for(one_op("x:f32[?<=4, 3]", "%y = edge.relu.default(%x) : f32[?<=4, 3]")),
             "dynamic shape: dim ?<=4 of input 0");
   EXPECT_EQ(reason_for(one_op("x:f16[2, 3]", "%y = edge.relu.default(%x) : f16[2, 3]")), "dtype f16 of input 0");
+  // float64 stays on the portable kernels, which compute it in double:
+  // oneDNN 2.6 has no f64 primitives.
+  EXPECT_EQ(reason_for(one_op("x:f64[2, 3]", "%y = edge.tanh.default(%x) : f64[2, 3]")), "dtype f64 of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f64[2, 3]", "%y = edge.layer_norm.default(%x) : f64[2, 3]")),
+            "dtype f64 of input 0");
   EXPECT_EQ(reason_for(one_op("x:f32[2, 3]", "%y = edge.sin.default(%x) : f32[2, 3]")),
             "operator sin is not supported by oneDNN");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 6, 2, 2]", "%y = edge.lrn.default(%x, size = 4) : f32[1, 6, 2, 2]")),
+            "lrn of even size 4");
   EXPECT_EQ(reason_for(one_op("x:f32[1, 4, 5]; w:f32[4, 1, 3]",
                               "%y = edge.conv_transpose.default(%x, %w, groups = 2) : f32[1, 2, 7]")),
             "attribute groups != 1 for transposed conv");

@@ -1675,6 +1675,32 @@ std::vector<Case> cases() {
     attr(t_node(m), "axis", int64_t{5});
     add(node_case("onehot axis", m, "OneHot", "attribute 'axis' is 5; expected an axis in [-5, 4]"));
   }
+  // Windows: the size must be known at import time (a run-time size is
+  // refused at the shared int-operand site, naming the input and the flag
+  // that fixes it) and in range.
+  {
+    Model m;
+    m.input("s", {}, TensorProto::INT64).node("HannWindow", {"s"}, {"y"});
+    m.output("y");
+    add(node_case("window size at run time", m, "HannWindow",
+                  "the window size, input 0 'size' (value 's'), must be known at import time"));
+    add(node_case("window size at run time names the fix", m, "HannWindow",
+                  "--fix-inputs FILE.npz with an array named 's'"));
+  }
+  {
+    Model m;
+    m.ints("s", {-3}, {}).node("BlackmanWindow", {"s"}, {"y"});
+    m.output("y");
+    add(node_case("window size negative", m, "BlackmanWindow",
+                  "the window size, input 0 'size' (value 's'), is -3; expected a size in [0, 16777216]"));
+  }
+  // ---- LRN (ops_nn.cpp) ----
+  {
+    Model m;
+    attr(m.x().node("LRN", {"x"}, {"y"}), "size", int64_t{0});
+    m.output("y");
+    add(node_case("lrn size 0", m, "LRN", "attribute 'size' is 0; expected a window in [1, 2147483648]"));
+  }
   // ---- DepthToSpace, SpaceToDepth (ops_shape.cpp) ----
   auto blocks = [](Model m, const std::string& op, int64_t block) {
     m.node(op, {"x"}, {"y"});

@@ -39,7 +39,7 @@ void expect_error(const std::string& op, std::vector<TensorType> inputs, const A
 TEST(NnRows, Schemas) {
   const char* names[] = {"conv",       "conv_transpose", "max_pool",   "avg_pool",      "adaptive_avg_pool",
                          "upsample_nearest", "upsample_bilinear", "softmax", "log_softmax", "batch_norm",
-                         "layer_norm", "group_norm",     "instance_norm", "resize"};
+                         "layer_norm", "group_norm",     "instance_norm", "resize",     "lrn"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     expect_core_row(r, n);
@@ -72,6 +72,8 @@ TEST(NnRows, Schemas) {
   EXPECT_EQ(row("layer_norm").operands[1].kind, OperandKind::Optional);
   EXPECT_TRUE(row("group_norm").attr("num_groups")->required);
   EXPECT_EQ(row("instance_norm").attr("eps")->kind, AttrKind::Float);
+  EXPECT_TRUE(row("lrn").attr("size")->required);
+  EXPECT_EQ(row("lrn").attr("beta")->kind, AttrKind::Float);
   EXPECT_EQ(row("upsample_nearest").flags, uint32_t{kOpShapeOnly});
   EXPECT_EQ(row("conv").flags, 0u);
 }
@@ -475,6 +477,20 @@ TEST(NnRows, GroupAndInstanceNorm) {
   expect_error("instance_norm", {x, f32({6}), f32({6}), f32({6})}, {}, "expected 1 to 3 tensor inputs, got 4");
   expect_error("instance_norm", {x, f32({6}), f32({5})}, {}, "bias of shape [6]");
   expect_error("instance_norm", {typed(DType::Int8, {1, 2, 3})}, {}, "got i8");
+}
+
+TEST(NnRows, Lrn) {
+  const Attrs size3 = attrs_of({{"size", int64_t{3}}});
+  const TensorType x = f32({2, 6, 5, 5});
+  EXPECT_EQ(infer1("lrn", {x}, size3), x);
+  EXPECT_EQ(infer1("lrn", {typed(DType::Float64, {1, 4})}, size3), typed(DType::Float64, {1, 4}));
+  const TensorType s = dims({sym("N"), fx(8), sym("T", 64)});
+  EXPECT_EQ(infer1("lrn", {s}, size3), s);
+
+  expect_error("lrn", {x}, {}, "expected attribute 'size'");
+  expect_error("lrn", {f32({6})}, size3, "rank >= 2");
+  expect_error("lrn", {typed(DType::Int32, {2, 3})}, size3, "got i32");
+  expect_error("lrn", {x, x}, size3, "expected 1 tensor input(s), got 2");
 }
 
 TEST(NnRows, LayerNorm) {

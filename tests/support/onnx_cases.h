@@ -53,7 +53,7 @@ inline const std::map<std::string, std::set<int>> kShapeOperands = {
     {"Resize", {1, 2, 3}}, {"Split", {1}},      {"Squeeze", {1}},        {"Unsqueeze", {1}},
     {"ReduceSum", {1}}, {"Tile", {1}},          {"Trilu", {1}},          {"TopK", {1}},
     {"Range", {0, 1, 2}}, {"ConstantOfShape", {0}}, {"OneHot", {1}},    {"Dropout", {1, 2}},
-    {"CumSum", {1}},
+    {"CumSum", {1}},   {"HannWindow", {0}},   {"HammingWindow", {0}},  {"BlackmanWindow", {0}},
     // If's condition: edgec imports an If whose condition is known when
     // compiling (ops_control.cpp), as --fix-inputs makes it.
     {"If", {0}},

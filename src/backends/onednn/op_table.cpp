@@ -97,6 +97,14 @@ Reason check_norm_rank(const CallView& call) {
   return std::nullopt;
 }
 
+// oneDNN centres an even window differently from ONNX (src/kernels/
+// normalization.cpp) in some of its implementations; odd windows agree.
+Reason check_lrn(const CallView& call) {
+  if (auto r = check_norm_rank(call)) return r;
+  if (call.int_attr("size") % 2 == 0) return "lrn of even size " + num(call.int_attr("size"));
+  return std::nullopt;
+}
+
 int64_t numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t v : shape) n *= v;
@@ -233,6 +241,7 @@ std::vector<OpRow> make_table() {
       plain("softmax", [](rt::Ctx& c) { return rt::build_softmax(c, false); }),
       plain("log_softmax", [](rt::Ctx& c) { return rt::build_softmax(c, true); }),
       plain("layer_norm", rt::build_layer_norm, check_layer_norm),
+      plain("lrn", rt::build_lrn, check_lrn),
       {"batch_norm", check_norm_rank, rt::build_batch_norm, nullptr, BlockedReads::First},
       plain("instance_norm", [](rt::Ctx& c) { return rt::build_group_norm(c, true); }, check_norm_rank),
       plain("group_norm", [](rt::Ctx& c) { return rt::build_group_norm(c, false); }, check_norm_rank),

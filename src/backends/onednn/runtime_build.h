@@ -143,6 +143,7 @@ Error build_binary(Ctx& c);     ///< add, sub, mul, div, maximum, minimum.
 Error build_pool(Ctx& c);       ///< max_pool, avg_pool, adaptive_avg_pool.
 Error build_softmax(Ctx& c, bool log);
 Error build_layer_norm(Ctx& c);
+Error build_lrn(Ctx& c);
 Error build_batch_norm(Ctx& c);
 Error build_reduce(Ctx& c);     ///< sum, mean, amax, amin, prod.
 Error build_gather(Ctx& c);     ///< take, index: the delegate's own loops (runtime_gather.cpp).

@@ -469,6 +469,21 @@ Error build_layer_norm(Ctx& c) {
   return Error::Ok;
 }
 
+// oneDNN's across-channel LRN is ONNX's for an odd size (the check refuses
+// even ones): k + alpha / size * the sum of squares over size channels
+// centred on c, to the power -beta.
+Error build_lrn(Ctx& c) {
+  const auto& x = c.shape(c.input(0));
+  const memory::desc md = plain_md(x);
+  dnnl::lrn_forward::desc desc(kInference, algorithm::lrn_across_channels, md, c.int_attr("size"),
+                               static_cast<float>(c.float_attr("alpha")), static_cast<float>(c.float_attr("beta")),
+                               static_cast<float>(c.float_attr("bias")));
+  dnnl::lrn_forward::primitive_desc pd(desc, c.d.attr(), c.d.engine);
+  c.d.add(dnnl::lrn_forward(pd), pd, {{DNNL_ARG_SRC, c.d.src(c.input(0), md)}, {DNNL_ARG_DST, c.d.dst(c.output(), md)}},
+          c.what, "lrn");
+  return Error::Ok;
+}
+
 Error build_batch_norm(Ctx& c) {
   const auto& x = c.shape(c.input(0));
   require(x.size() >= 2 && x.size() <= 5, "a batch norm of " + shape_string(x) + ": expected rank 2 to 5");

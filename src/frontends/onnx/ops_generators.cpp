@@ -1,7 +1,13 @@
 // ONNX's generators: EyeLike, whose values depend only on attributes and
-// the input's static shape and so are computed here as a constant; and
-// OneHot, composed of edge operators: the indices compared with an arange
-// of the depth (known at import time) placed at 'axis'.
+// the input's static shape, and HannWindow, HammingWindow and
+// BlackmanWindow, whose values depend only on attributes and their size
+// (known at import time: a constant, or a graph input fixed with
+// --fix-inputs), are computed here as constants; OneHot is composed of edge
+// operators: the indices compared with an arange of the depth (known at
+// import time) placed at 'axis'.
+#include <cmath>
+#include <numbers>
+
 #include "frontends/onnx/context.h"
 
 namespace edgec::onnx_import {
@@ -36,6 +42,37 @@ void eye_like(NodeContext& n) {
   for (int64_t i = 0; i < rows; ++i)
     if (i + k >= 0 && i + k < cols) v[static_cast<size_t>(i * cols + i + k)] = 1.0;
   set_constant(n, make_data(dt, {rows, cols}, v));
+}
+
+// The cosine-sum windows of opset 17: a0 - a1 cos(2 pi k / M) + a2 cos(4 pi k
+// / M) for k in [0, size), M = size when 'periodic' (the default), size - 1
+// otherwise; computed in double and stored as 'output_datatype' (default
+// float).
+struct CosineSum {
+  double a0, a1, a2;
+};
+
+/// The largest window computed at import time (a constant of this many
+/// elements); ONNX's windows are for signal frames, far smaller.
+constexpr int64_t kMaxWindowSize = int64_t{1} << 24;
+
+void cosine_window(NodeContext& n, CosineSum w) {
+  const int64_t size = n.int_scalar(0, "the window size");
+  if (size < 0 || size > kMaxWindowSize)
+    n.fail("the window size, " + n.operand(0) + ", is " + std::to_string(size) + "; expected a size in [0, " +
+           std::to_string(kMaxWindowSize) + "]");
+  const DType dt = dtype_attr(n, "output_datatype", 1);
+  const bool periodic = n.attr_int("periodic", 1) != 0;
+  const double m = static_cast<double>(periodic ? size : size - 1);
+  std::vector<double> v(static_cast<size_t>(size));
+  for (int64_t k = 0; k < size; ++k) {
+    const double t = 2.0 * std::numbers::pi * static_cast<double>(k) / m;
+    v[static_cast<size_t>(k)] = w.a0 - w.a1 * std::cos(t) + w.a2 * std::cos(2.0 * t);
+  }
+  // A symmetric window of one element has M = 0, where ONNX's formula gives
+  // NaN (0 / 0); numpy's hanning(1) and torch's windows give 1.
+  if (m == 0 && size == 1) v[0] = 1.0;
+  set_constant(n, make_data(dt, {size}, v));
 }
 
 // OneHot: on_value where the index (negative: counted from the end of the
@@ -80,6 +117,9 @@ void one_hot(NodeContext& n) {
 
 void register_generator_handlers(HandlerTable& t) {
   t["EyeLike"] = eye_like;
+  t["HannWindow"] = [](NodeContext& n) { cosine_window(n, {0.5, 0.5, 0.0}); };
+  t["HammingWindow"] = [](NodeContext& n) { cosine_window(n, {25.0 / 46.0, 21.0 / 46.0, 0.0}); };
+  t["BlackmanWindow"] = [](NodeContext& n) { cosine_window(n, {0.42, 0.5, 0.08}); };
   t["OneHot"] = one_hot;
 }
 

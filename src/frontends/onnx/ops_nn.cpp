@@ -411,6 +411,20 @@ void instance_norm(NodeContext& n) {
                          attrs_of({{"eps", n.attr_float("epsilon", 1e-5)}})));
 }
 
+// LRN (opsets 1 and 13 mean the same): edgec's lrn, whose attributes and
+// window are ONNX's (src/kernels/normalization.cpp).
+void lrn(NodeContext& n) {
+  const int64_t size = n.attr_int("size", 0);  // required by the schema
+  if (size < 1 || size > kMaxWindowValue)
+    n.fail("attribute 'size' is " + std::to_string(size) + "; expected a window in [1, " +
+           std::to_string(kMaxWindowValue) + "]");
+  n.set_output(0, n.emit("lrn", {n.value(0)},
+                         attrs_of({{"size", size},
+                                   {"alpha", n.attr_float("alpha", 1e-4)},
+                                   {"beta", n.attr_float("beta", 0.75)},
+                                   {"bias", n.attr_float("bias", 1.0)}})));
+}
+
 void softmax(NodeContext& n) {
   const char* op = n.proto().op_type() == "LogSoftmax" ? "log_softmax" : "softmax";
   const int64_t rank = n.type(0).rank(), axis = n.attr_int("axis", -1);
@@ -759,6 +773,7 @@ void register_nn_handlers(HandlerTable& t) {
   t["BatchNormalization"] = batch_norm;
   t["LayerNormalization"] = layer_norm;
   t["InstanceNormalization"] = instance_norm;
+  t["LRN"] = lrn;
   t["Softmax"] = softmax;
   t["LogSoftmax"] = softmax;
   t["Resize"] = resize;

@@ -19,10 +19,14 @@ rng = np.random.default_rng(20240607)
 
 F32 = dict(atol=1e-5, rtol=1e-5)
 F16 = dict(atol=1e-3, rtol=2e-3)
+# float64 is computed in double: against numpy's double results to ~1e-12
+# (float32 rounding anywhere would show as ~1e-7).
+F64 = dict(atol=1e-12, rtol=1e-12)
 
-# FLOATS: what the float math takes; float64 is taken by arithmetic,
-# comparisons, where, the sign/abs/clamp family and cast.
+# FLOATS: the float types of the vectorized float math; F64_FLOATS adds
+# float64, which every float operator takes (computed in double).
 FLOATS = [np.float32, np.float16]
+F64_FLOATS = FLOATS + [np.float64]
 INTS = [np.int64, np.int32, np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.uint64]
 NUMERIC = FLOATS + [np.float64] + INTS
 ALL = NUMERIC + [np.bool_]
@@ -33,7 +37,7 @@ NAMES = {np.float32: "f32", np.float16: "f16", np.int64: "i64", np.int32: "i32",
 
 
 def tol(dt):
-    return F16 if dt == np.float16 else F32
+    return F16 if dt == np.float16 else F64 if dt == np.float64 else F32
 
 
 def rand(shape, dt, lo=-50, hi=50):
@@ -546,8 +550,7 @@ def uniform(shape, dt, lo, hi):
 def unary_float_cases():
     out = []
     for op, (f, (lo, hi)) in FLOAT_UNARY.items():
-        f64 = op in ("exp", "log")  # the float math that also takes float64
-        for dt in FLOATS + ([np.float64] if f64 else []):
+        for dt in F64_FLOATS:
             n = NAMES[dt]
             x = uniform((3, 5), dt, lo, hi)
             out.append(case("%s_%s" % (op, n), op, [x], outputs=[float_ref(f, x)], **tol(dt)))
@@ -558,13 +561,15 @@ def unary_float_cases():
         out.append(case("%s_f16_long" % op, op, [x], outputs=[float_ref(f, x)], **F16))
         out.append(case("%s_empty" % op, op, [np.zeros((0, 4), np.float32)], outputs=[np.zeros((0, 4), np.float32)]))
         out.append(case("%s_int_rejected" % op, op, [rand((2,), np.int32)],
-                        error="%s: expected dtype f32, f16%s, got i32" % (op, ", f64" if f64 else ""),
+                        error="%s: expected dtype f32, f16, f64, got i32" % op,
                         out_specs=[("i32", [2])]))
     # Special values (NaN, infinities, zeros, domain edges).
     specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 1e-7, 0.5, -0.5, 1.5, 2.5, -2.5, 88.0,
                          -88.0, 100.0, -100.0], np.float32)
     for op, (f, _) in FLOAT_UNARY.items():
         out.append(case("%s_f32_specials" % op, op, [specials], outputs=[float_ref(f, specials)]))
+        s64 = specials.astype(np.float64)
+        out.append(case("%s_f64_specials" % op, op, [s64], outputs=[float_ref(f, s64)], **F64))
     x = np.array([-1.0, 0.0, 1.0, 4.0], np.float32)
     out.append(case("log_sqrt_domain", "log", [x], outputs=[float_ref(np.log, x)]))
     out.append(case("sqrt_negative", "sqrt", [x], outputs=[float_ref(np.sqrt, x)]))
@@ -584,13 +589,22 @@ def unary_float_cases():
                     outputs=[float_ref(lambda v: np.where(v > 0, v, 0.5 * np.expm1(v)), x)]))
     out.append(case("selu_alpha_gamma", "selu", [x], attrs={"alpha": 1.5, "gamma": 0.75},
                     outputs=[float_ref(lambda v: selu_ref(v, 1.5, 0.75), x)]))
+    # float64 uses the attributes as given, not rounded to float (0.1 is not
+    # a float).
+    x64 = uniform((3, 4), np.float64, -5, 5)
+    out.append(case("leaky_relu_slope_f64", "leaky_relu", [x64], attrs={"negative_slope": 0.1},
+                    outputs=[np.where(x64 > 0, x64, 0.1 * x64)], **F64))
+    out.append(case("selu_alpha_gamma_f64", "selu", [x64], attrs={"alpha": 1.1, "gamma": 0.3},
+                    outputs=[selu_ref(x64, 1.1, 0.3)], **F64))
+    out.append(case("celu_alpha_f64", "celu", [x64], attrs={"alpha": 0.3},
+                    outputs=[celu_ref(x64, 0.3)], **F64))
     out.append(case("celu_alpha", "celu", [x], attrs={"alpha": 0.7},
                     outputs=[float_ref(lambda v: celu_ref(v, 0.7), x)]))
     out.append(case("celu_alpha_zero", "celu", [x], attrs={"alpha": 0.0},
                     error="celu: expected a non-zero alpha, got 0"))
     out.append(case("gelu_none_explicit", "gelu", [x], attrs={"approximate": "none"},
                     outputs=[float_ref(lambda v: 0.5 * v * (1 + verf(v / np.sqrt(2))), x)]))
-    for dt in FLOATS:
+    for dt in F64_FLOATS:
         xt = uniform((3, 5), dt, -6, 6)
         out.append(case("gelu_tanh_%s" % NAMES[dt], "gelu", [xt], attrs={"approximate": "tanh"},
                         outputs=[float_ref(gelu_tanh, xt)], **tol(dt)))
@@ -603,7 +617,7 @@ def unary_float_cases():
                     error="softplus: expected a non-zero beta, got 0"))
     out.append(case("elu_alpha_string", "elu", [xs], attrs={"alpha": "one"},
                     error="elu: expected attribute alpha to be a float, got str"))
-    for dt in FLOATS:
+    for dt in F64_FLOATS:
         x = np.array([np.nan, np.inf, -np.inf, 0.0, 1.0, -3.0], dt)
         out.append(case("isnan_%s" % NAMES[dt], "isnan", [x], outputs=[np.isnan(x)]))
         x = uniform((3, 4), dt, -1, 1)
@@ -619,7 +633,7 @@ def unary_float_cases():
     out.append(case("thresholded_relu_alpha_string", "thresholded_relu", [x], attrs={"alpha": "one"},
                     error="thresholded_relu: expected attribute alpha to be a float, got str"))
     # isinf: each combination of the two flags, on every special value.
-    for dt in FLOATS:
+    for dt in F64_FLOATS:
         x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -3.0, 65504.0, -65504.0], dt)
         for positive in (True, False):
             for negative in (True, False):
@@ -636,7 +650,7 @@ def unary_float_cases():
         out.append(case("isinf_%s_strided" % NAMES[dt], "isinf", [x], perms=[[1, 0]], outputs=[isinf_ref(x.T)]))
     out.append(case("isinf_wrong_output", "isinf", [specials], error="isinf: expected output dtype bool, got f32",
                     out_specs=[("f32", [17])]))
-    out.append(case("isinf_int_rejected", "isinf", [rand((2,), np.int32)], error="isinf: expected dtype f32, f16, got i32",
+    out.append(case("isinf_int_rejected", "isinf", [rand((2,), np.int32)], error="isinf: expected dtype f32, f16, f64, got i32",
                     out_specs=[("bool", [2])]))
     out.append(case("isinf_flag_string", "isinf", [specials], attrs={"detect_positive": "yes"},
                     error="isinf: expected attribute detect_positive to be a bool, got str"))

@@ -1,5 +1,5 @@
-"""Cases for softmax, log_softmax, batch_norm, layer_norm, group_norm and
-instance_norm.
+"""Cases for softmax, log_softmax, batch_norm, layer_norm, group_norm,
+instance_norm and lrn.
 
 References are computed in float64 and rounded to the case dtype. softmax is
 checked along the innermost memory dim (one line at a time) and along outer
@@ -85,6 +85,17 @@ def group_norm_ref(x, w, b, groups, eps):
     return r.astype(x.dtype)
 
 
+def lrn_ref(x, size, alpha=1e-4, beta=0.75, bias=1.0):
+    """ONNX LRN: the window of channel c is [c - (size-1)//2, c + size//2]."""
+    d = x.astype(np.float64)
+    channels = x.shape[1]
+    squares = np.zeros_like(d)
+    for c in range(channels):
+        lo, hi = max(0, c - (size - 1) // 2), min(channels - 1, c + size // 2)
+        squares[:, c] = (d[:, lo:hi + 1] ** 2).sum(axis=1)
+    return (d / (bias + alpha / size * squares) ** beta).astype(x.dtype)
+
+
 def err(name, op, inputs, attrs, error, out_dtype="f32"):
     return case(name, op, inputs=inputs, attrs=attrs, outputs=[], error=error, out_specs=[(out_dtype, [1])])
 
@@ -123,10 +134,11 @@ def cases():
         out.append(err(f"{op}_dim_out_of_range", op, [rand((2, 3))], {"dim": 2}, f"{op}: dim 2 is out of range"))
         out.append(err(f"{op}_missing_dim", op, [rand((2, 3))], {}, f"{op}: missing attribute dim"))
         out.append(err(f"{op}_int_input", op, [np.ones((2, 3), dtype=np.int32)], {"dim": 1},
-                       f"{op}: expected a f32 or f16 input, got i32", "i32"))
+                       f"{op}: expected a f32, f16 or f64 input, got i32", "i32"))
 
-    # batch_norm.
-    for dt in (f32, f16):
+    # batch_norm (float64: computed in double, so within 1e-12 of the
+    # reference; float32 rounding anywhere would show).
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         for shape in [(2, 3), (2, 3, 5), (2, 4, 3, 5), (1, 2, 2, 2, 3)]:
             c = shape[1]
@@ -146,6 +158,9 @@ def cases():
     xh = rand((2, 3, 4), f16)
     out.append(case("batch_norm_f16_input_f32_stats", "batch_norm", inputs=[xh, w, b, m, v],
                     outputs=[batch_norm_ref(xh, w, b, m, v, 1e-5)], **F16))
+    x64 = rand((2, 3, 4), np.float64)
+    out.append(case("batch_norm_f64_input_f32_stats", "batch_norm", inputs=[x64, w, b, m, v],
+                    outputs=[batch_norm_ref(x64, w, b, m, v, 1e-5)], **tol(np.float64)))
     out.append(case("batch_norm_empty", "batch_norm", inputs=[np.zeros((0, 3, 2), dtype=f32), w, b, m, v],
                     outputs=[np.zeros((0, 3, 2), dtype=f32)]))
     out.append(err("batch_norm_rank1", "batch_norm", [rand((3,)), w, b, m, v], {}, "batch_norm: expected an input of rank >= 2"))
@@ -155,10 +170,10 @@ def cases():
                    "batch_norm: expected running_var of shape [3]"))
     out.append(err("batch_norm_missing_input", "batch_norm", [x, w, b, m], {}, "batch_norm: expected 5 inputs"))
     out.append(err("batch_norm_int_param", "batch_norm", [x, w, np.zeros(3, dtype=np.int64), m, v], {},
-                   "batch_norm: expected bias of dtype f32 or f16, got i64"))
+                   "batch_norm: expected bias of dtype f32, f16 or f64, got i64"))
 
     # layer_norm: default axis, other axes, optional weight/bias, broadcast weight, views.
-    for dt in (f32, f16):
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         x = rand((4, 5, 40), dt, shift=3.0)
         w, b = rand((40,), dt), rand((40,), dt)
@@ -174,6 +189,9 @@ def cases():
     x = rand((3, 7, 6), shift=1000.0)  # large mean: E[x^2] - E[x]^2 would lose every digit
     out.append(case("layer_norm_large_mean", "layer_norm", inputs=[x], outputs=[layer_norm_ref(x, None, None, -1, 1e-5)],
                     atol=2e-3, rtol=1e-3))
+    x = rand((3, 7, 6), np.float64, shift=1e6)
+    out.append(case("layer_norm_f64_large_mean", "layer_norm", inputs=[x],
+                    outputs=[layer_norm_ref(x, None, None, -1, 1e-5)], atol=1e-9, rtol=1e-9))
     x = rand((6, 5, 4))
     w, b = rand((6, 4)), rand((4,))
     out.append(case("layer_norm_perm_axis0", "layer_norm", inputs=[x, w, b], attrs={"axis": 0},
@@ -202,7 +220,7 @@ def cases():
                    "layer_norm: expected 1 to 3 inputs"))
 
     # group_norm.
-    for dt in (f32, f16):
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         x = rand((2, 6, 5, 3), dt, shift=2.0)
         w, b = rand((6,), dt), rand((6,), dt)
@@ -233,7 +251,7 @@ def cases():
     out.append(err("group_norm_rank1", "group_norm", [rand((4,))], {"num_groups": 2}, "group_norm: expected an input of rank >= 2"))
 
     # instance_norm.
-    for dt in (f32, f16):
+    for dt in (f32, f16, np.float64):
         tag = np.dtype(dt).name
         x = rand((2, 3, 4, 5), dt, shift=-1.0)
         w, b = rand((3,), dt), rand((3,), dt)
@@ -250,5 +268,35 @@ def cases():
                     outputs=[np.broadcast_to(b, (2, 3)).astype(f32)], **F32))
     out.append(err("instance_norm_bias_shape", "instance_norm", [x, w, rand((4,))], {}, "instance_norm: expected bias of shape [3]"))
     out.append(err("instance_norm_bias_dtype", "instance_norm", [x, w, rand((3,), f16)], {}, "instance_norm: expected bias of dtype f32, got f16"))
+    # lrn: odd and even windows (ONNX's: the longer half after c), windows
+    # wider than the channels, ranks 2 to 5, a channels-last view.
+    for dt in (f32, f16, np.float64):
+        tag = np.dtype(dt).name
+        x = rand((2, 6, 4, 3), dt, scale=3.0)
+        for size in (1, 2, 3, 4, 5, 9):
+            out.append(case(f"lrn_{tag}_size{size}", "lrn", inputs=[x], attrs={"size": size},
+                            outputs=[lrn_ref(x, size)], **tol(dt)))
+    x = rand((2, 5, 7), scale=4.0)
+    out.append(case("lrn_attrs", "lrn", inputs=[x], attrs={"size": 3, "alpha": 0.5, "beta": 0.6, "bias": 2.0},
+                    outputs=[lrn_ref(x, 3, 0.5, 0.6, 2.0)], **F32))
+    x64 = rand((2, 5, 7), np.float64, scale=4.0)
+    out.append(case("lrn_f64_attrs", "lrn", inputs=[x64], attrs={"size": 4, "alpha": 0.3, "beta": 0.9, "bias": 1.1},
+                    outputs=[lrn_ref(x64, 4, 0.3, 0.9, 1.1)], **tol(np.float64)))
+    x2 = rand((3, 8), scale=10.0)
+    out.append(case("lrn_rank2", "lrn", inputs=[x2], attrs={"size": 3, "alpha": 0.1},
+                    outputs=[lrn_ref(x2, 3, 0.1)], **F32))
+    x5 = rand((1, 4, 2, 3, 2))
+    out.append(case("lrn_rank5", "lrn", inputs=[x5], attrs={"size": 2, "alpha": 1.0},
+                    outputs=[lrn_ref(x5, 2, 1.0)], **F32))
+    xl = rand((2, 3, 4, 6), scale=5.0)
+    out.append(case("lrn_channels_last_view", "lrn", inputs=[xl], attrs={"size": 3, "alpha": 0.2},
+                    perms=[[0, 3, 1, 2]], outputs=[lrn_ref(xl.transpose(0, 3, 1, 2), 3, 0.2)], **F32))
+    out.append(case("lrn_empty", "lrn", inputs=[np.zeros((0, 3, 2), dtype=f32)], attrs={"size": 3},
+                    outputs=[np.zeros((0, 3, 2), dtype=f32)]))
+    out.append(err("lrn_rank1", "lrn", [rand((4,))], {"size": 3}, "lrn: expected an input of rank >= 2"))
+    out.append(err("lrn_missing_size", "lrn", [rand((2, 3))], {}, "lrn: missing attribute size"))
+    out.append(err("lrn_zero_size", "lrn", [rand((2, 3))], {"size": 0}, "lrn: expected attribute size to be"))
+    out.append(err("lrn_int_input", "lrn", [np.ones((2, 3), dtype=np.int32)], {"size": 3},
+                   "lrn: expected a f32, f16 or f64 input, got i32", "i32"))
     out.append(err("instance_norm_wrong_output", "instance_norm", [x], {}, "instance_norm: expected output dtype f32, got f16", "f16"))
     return out
