@@ -1,0 +1,343 @@
+// Refusal cases of ops_nn.cpp: one small model per refusal site, walked by
+// onnx_refusals_test.cpp (what they share: cases.h).
+#include "frontends/refusals/cases.h"
+
+namespace edgec::refusal_cases {
+
+void add_nn_cases(std::vector<Case>& c) {
+  auto add = [&](Case k) { c.push_back(std::move(k)); };
+  // ---- ops_nn.cpp ----
+  auto conv = [](const std::vector<int64_t>& w = {2, 2, 1, 1}) {
+    Model m;
+    m.x().weight("w", w);
+    m.node("Conv", {"x", "w"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  auto pool = [](const std::string& op, const std::vector<int64_t>& kernel = {2, 2}) {
+    Model m;
+    m.x();
+    attr(m.node(op, {"x"}, {"y"}), "kernel_shape", kernel);
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = conv();
+    attr(t_node(m), "strides", std::vector<int64_t>{0, 0});
+    add(node_case("conv strides 0", m, "Conv", "attribute 'strides' is [0, 0]"));
+  }
+  {
+    Model m;
+    m.input("a", {"1", "2", "3", "4"}).weight("b", {4, 4}).node("Gemm", {"a", "b"}, {"y"});
+    m.output("y");
+    add(node_case("gemm of rank 4", m, "Gemm", "input 0 'A' (value 'a', f32[1, 2, 3, 4]) has rank 4"));
+  }
+  {
+    Model m = conv();
+    attr(t_node(m), "auto_pad", "SAME");
+    add(node_case("auto_pad SAME", m, "Conv", "attribute 'auto_pad' is 'SAME'"));
+  }
+  {
+    Model m = conv();
+    attr(t_node(m), "strides", std::vector<int64_t>{1});
+    add(node_case("strides for one dim", m, "Conv", "attribute 'strides' is [1]; expected 2 entries"));
+  }
+  {
+    Model m = conv();
+    attr(t_node(m), "auto_pad", "VALID");
+    attr(t_node(m), "pads", std::vector<int64_t>{0, 0, 0, 0});
+    add(node_case("pads with auto_pad", m, "Conv", "attribute 'pads' is given with attribute 'auto_pad'"));
+  }
+  {
+    // SAME: outputs 4 * 4; stride 4 and a 1x1 kernel give 13 unpadded,
+    // which would need a begin pad of -2.
+    Model m;
+    m.x().weight("w", {2, 2, 1, 1});
+    auto* n = m.node("ConvTranspose", {"x", "w"}, {"y"});
+    attr(n, "auto_pad", "SAME_UPPER");
+    attr(n, "strides", std::vector<int64_t>{4, 4});
+    m.output("y");
+    add(node_case("conv_transpose SAME", m, "ConvTranspose",
+                  "attribute 'auto_pad' SAME_UPPER needs pads -2 and -1 in spatial dim 0"));
+  }
+  {
+    Model m;
+    m.x().input("w", {"2", "2", "k", "1"});
+    attr(m.node("Conv", {"x", "w"}, {"y"}), "auto_pad", "SAME_UPPER");
+    m.output("y");
+    add(node_case("SAME with a symbolic kernel", m, "Conv",
+                  "attribute 'auto_pad' SAME_UPPER is not supported without static kernel sizes"));
+  }
+  {
+    Model m;
+    m.input("x", {"1", "2", "h", "4"}).weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "auto_pad", "SAME_LOWER");
+    m.output("y");
+    add(node_case("conv_transpose SAME of a symbolic size", m, "ConvTranspose",
+                  "attribute 'auto_pad' SAME_LOWER needs static spatial sizes, got input 0 'X' (value 'x', "
+                  "f32[1, 2, h, 4])"));
+  }
+  {
+    Model m;
+    m.x().input("w", {"2", "2", "k", "1"});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_shape", std::vector<int64_t>{4, 4});
+    m.output("y");
+    add(node_case("conv_transpose output_shape of a symbolic kernel", m, "ConvTranspose",
+                  "attribute 'output_shape' [4, 4] needs static kernel sizes, got input 1 'W' (value 'w', "
+                  "f32[2, 2, k, 1])"));
+  }
+  {
+    Model m;
+    m.x().weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_shape", std::vector<int64_t>{4});
+    m.output("y");
+    add(node_case("conv_transpose output_shape for one dim", m, "ConvTranspose",
+                  "attribute 'output_shape' [4] has 1 entries; expected 2"));
+  }
+  {
+    // 5 rows from 4 with stride 1: an output padding of 1, not below the stride.
+    Model m;
+    m.x().weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_shape", std::vector<int64_t>{5, 4});
+    m.output("y");
+    add(node_case("conv_transpose output_shape too large", m, "ConvTranspose",
+                  "attribute 'output_shape' [5, 4] is 1 larger than the output in spatial dim 0"));
+  }
+  {
+    Model m;
+    m.input("x", {"1", "2", "h", "4"});
+    auto* n = m.node("MaxPool", {"x"}, {"y"});
+    attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+    attr(n, "auto_pad", "SAME_UPPER");
+    m.output("y");
+    add(node_case("SAME on a symbolic size", m, "MaxPool", "attribute 'auto_pad' SAME_UPPER needs static"));
+  }
+  {
+    Model m;
+    m.input("x", {"1", "2", "3", "3", "3", "3"}).weight("w", {2, 2, 1, 1, 1, 1}).node("Conv", {"x", "w"}, {"y"});
+    m.output("y");
+    add(node_case("conv 4-d", m, "Conv", "input 0 'X' (value 'x', f32[1, 2, 3, 3, 3, 3]) has rank 6"));
+  }
+  add(node_case("conv weight rank", conv({2, 2, 1}), "Conv", "input 1 'W' (value 'w', f32[2, 2, 1]) has rank 3"));
+  {
+    Model m = conv();
+    attr(t_node(m), "kernel_shape", std::vector<int64_t>{1});
+    add(node_case("kernel_shape for one dim", m, "Conv", "attribute 'kernel_shape' is [1]; expected 2 entries"));
+  }
+  {
+    Model m = conv();
+    attr(t_node(m), "kernel_shape", std::vector<int64_t>{3, 3});
+    add(node_case("kernel_shape not the weight's", m, "Conv", "attribute 'kernel_shape' is [3, 3]"));
+  }
+  {
+    Model m = conv();
+    attr(t_node(m), "group", int64_t{0});
+    add(node_case("group 0", m, "Conv", "attribute 'group' is 0"));
+  }
+  {
+    Model m = conv({3, 1, 1, 1});
+    attr(t_node(m), "group", int64_t{3});
+    add(node_case("group not dividing the channels", m, "Conv", "attribute 'group' is 3, which does not divide the 2"));
+  }
+  {
+    Model m = conv({2, 2, 1, 1});
+    attr(t_node(m), "group", int64_t{2});
+    add(node_case("weight channels per group", m, "Conv", "input 1 'W' (value 'w', f32[2, 2, 1, 1]) has 2 input"));
+  }
+  {
+    Model m = conv({3, 1, 1, 1});
+    attr(t_node(m), "group", int64_t{2});
+    add(node_case("group not dividing the outputs", m, "Conv", "the 3 output channels of input 1 'W'"));
+  }
+  {
+    Model m = pool("MaxPool", {2147483648, 2});
+    attr(t_node(m), "auto_pad", "SAME_UPPER");
+    attr(t_node(m), "dilations", std::vector<int64_t>{2, 1});
+    add(node_case("SAME padding past the limit", m, "MaxPool",
+                  "attribute 'auto_pad' SAME_UPPER needs 4294967294 pads"));
+  }
+  add(node_case("pool kernel for one dim", pool("MaxPool", {2}), "MaxPool", "attribute 'kernel_shape' is [2]"));
+  {
+    Model m = pool("AveragePool");
+    attr(t_node(m), "pads", std::vector<int64_t>{2, 0, 0, 0});
+    add(node_case("pool pads of the kernel", m, "AveragePool", "attribute 'pads' is [2, 0, 0, 0]"));
+  }
+  {
+    Model m;
+    m.x().weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_shape", std::vector<int64_t>{8, 8});
+    m.output("y");
+    add(node_case("conv_transpose output_shape", m, "ConvTranspose", "attribute 'output_shape'"));
+  }
+  {
+    Model m;
+    m.x().weight("w", {2, 2, 1, 1});
+    attr(m.node("ConvTranspose", {"x", "w"}, {"y"}), "output_padding", std::vector<int64_t>{1});
+    m.output("y");
+    add(node_case("output_padding for one dim", m, "ConvTranspose", "attribute 'output_padding' is [1]"));
+  }
+  {
+    Model m;
+    m.input("x", {"2", "3"}).node("GlobalAveragePool", {"x"}, {"y"});
+    m.output("y");
+    add(node_case("global pool of rank 2", m, "GlobalAveragePool", "input 0 'X' (value 'x', f32[2, 3]) has rank 2"));
+  }
+  {
+    Model m;
+    m.x().floats("s", {1, 1}).floats("b", {0, 0});
+    attr(m.node("BatchNormalization", {"x", "s", "b", "s", "s"}, {"y"}), "training_mode", int64_t{1});
+    m.output("y");
+    add(node_case("batch norm training", m, "BatchNormalization", "attribute 'training_mode' is 1"));
+  }
+  {
+    Model m;
+    m.x().floats("s", {1, 1, 1, 1});
+    attr(m.node("LayerNormalization", {"x", "s"}, {"y"}), "axis", int64_t{4});
+    m.output("y");
+    add(node_case("layer norm axis", m, "LayerNormalization", "attribute 'axis' is 4"));
+  }
+  {
+    Model m;
+    m.x();
+    attr(m.node("Softmax", {"x"}, {"y"}), "axis", int64_t{-5});
+    m.output("y");
+    add(node_case("softmax axis", m, "Softmax", "attribute 'axis' is -5"));
+  }
+  auto resize = [](const std::vector<std::string>& ins) {
+    Model m;
+    m.x().node("Resize", ins, {"y"});
+    m.output("y");
+    return m;
+  };
+  auto resize_attr = [&](const std::string& label, const char* name, const char* value, const char* expect) {
+    Model m = resize({"x", "", "scales"});
+    m.floats("scales", {1, 1, 2, 2});
+    if (std::string(name) != "mode") attr(t_node(m), "mode", "linear");
+    attr(t_node(m), name, value);
+    add(node_case(label, m, "Resize", expect));
+  };
+  resize_attr("resize mode", "mode", "bicubic", "attribute 'mode' is 'bicubic'; expected nearest, linear or cubic");
+  resize_attr("resize coordinate mode", "coordinate_transformation_mode", "center",
+              "attribute 'coordinate_transformation_mode' is 'center'; expected half_pixel");
+  resize_attr("resize nearest mode", "nearest_mode", "round", "attribute 'nearest_mode' is 'round'; expected");
+  {
+    Model m = resize({"x", "", "scales"});
+    m.floats("scales", {1, 1, 2, 2});
+    attr(t_node(m), "mode", "cubic");
+    attr(t_node(m), "exclude_outside", int64_t{2});
+    add(node_case("resize exclude_outside", m, "Resize", "attribute 'exclude_outside' is 2; expected 0 or 1"));
+  }
+  // Opset 18's attributes.
+  auto resize18 = [](const std::vector<std::string>& ins) {
+    Model m(18);
+    m.x().node("Resize", ins, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = resize18({"x", "", "scales"});
+    m.floats("scales", {2});
+    attr(t_node(m), "axes", std::vector<int64_t>{4});
+    add(node_case("resize axes out of range", m, "Resize", "attribute 'axes' is [4]; expected axes in [-4, 3]", 18));
+  }
+  {
+    Model m = resize18({"x", "", "scales"});
+    m.floats("scales", {2, 2});
+    attr(t_node(m), "axes", std::vector<int64_t>{2, -2});
+    add(node_case("resize an axis twice", m, "Resize", "attribute 'axes' is [2, -2]; expected each axis once", 18));
+  }
+  {
+    Model m = resize18({"x", "", "", "sizes"});
+    m.ints("sizes", {1, 2, 8, 8});
+    attr(t_node(m), "keep_aspect_ratio_policy", "fit");
+    add(node_case("resize aspect policy", m, "Resize", "attribute 'keep_aspect_ratio_policy' is 'fit'", 18));
+  }
+  {
+    Model m = resize18({"x", "", "scales"});
+    m.floats("scales", {1, 1, 0.5f, 0.5f});
+    attr(t_node(m), "mode", "linear");
+    attr(t_node(m), "antialias", int64_t{3});
+    add(node_case("resize antialias", m, "Resize", "attribute 'antialias' is 3; expected 0 or 1", 18));
+  }
+  {
+    Model m = resize({"x", "", "scales", "sizes"});
+    m.floats("scales", {1, 1, 2, 2}).ints("sizes", {1, 2, 8, 8});
+    add(node_case("resize scales and sizes", m, "Resize", "both the scales, input 2 'scales', and the sizes"));
+  }
+  add(node_case("resize without scales or sizes", resize({"x"}), "Resize",
+                "neither the scales, input 2 'scales', nor the sizes, input 3 'sizes', are given"));
+  {
+    Model m = resize({"x", "", "", "sizes"});
+    m.ints("sizes", {8, 8});
+    add(node_case("resize sizes count", m, "Resize", "the sizes, input 3 'sizes', are [8, 8]; expected 4 sizes"));
+  }
+  {
+    Model m = resize({"x", "", "", "sizes"});
+    m.ints("sizes", {1, 2, -8, 8});
+    add(node_case("resize negative size", m, "Resize",
+                  "the sizes, input 3 'sizes', are [1, 2, -8, 8]; expected sizes in"));
+  }
+  {
+    Model m = resize({"x", "", "scales"});
+    m.input("scales", {"4"});
+    add(node_case("resize scales at run time", m, "Resize", "the scales, input 2 'scales',"));
+  }
+  {
+    Model m = resize({"x", "", "scales"});
+    m.floats("scales", {2, 2});
+    add(node_case("resize scales count", m, "Resize", "the scales, input 2 'scales', are [2, 2]; expected 4 scales"));
+  }
+  {
+    Model m = resize({"x", "", "scales"});
+    m.floats("scales", {1, 1, 0, 2});
+    add(node_case("resize scale of 0", m, "Resize", "the scales, input 2 'scales', are [1, 1, 0, 2]; expected finite"));
+  }
+  {
+    Model m = resize({"x", "", "scales"});
+    m.floats("scales", {1, 1, 1e9f, 1});
+    add(node_case("resize to a huge size", m, "Resize", "the scales, input 2 'scales', give axis 2 of"));
+  }
+  {
+    Model m = resize({"x", "", "", "sizes"});
+    m.ints("sizes", {1, 2, 3, 3});
+    attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
+    add(node_case("resize tf_crop_and_resize without roi", m, "Resize",
+                  "attribute 'coordinate_transformation_mode' is tf_crop_and_resize, but the roi, input 1 'roi'"));
+  }
+  {
+    Model m = resize({"x", "roi", "", "sizes"});
+    m.input("roi", {"8"}).ints("sizes", {1, 2, 3, 3});
+    attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
+    add(node_case("resize roi at run time", m, "Resize", "the roi, input 1 'roi',"));
+  }
+  {
+    Model m = resize({"x", "roi", "", "sizes"});
+    m.floats("roi", {0, 1}).ints("sizes", {1, 2, 3, 3});
+    attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
+    add(node_case("resize roi count", m, "Resize", "the roi, input 1 'roi', is [0, 1]; expected 8 values"));
+  }
+  {
+    Model m = resize({"x", "roi", "", "sizes"});
+    m.floats("roi", {0, 0, 0, 0, 1, 1, 1, std::numeric_limits<float>::infinity()}).ints("sizes", {1, 2, 3, 3});
+    attr(t_node(m), "coordinate_transformation_mode", "tf_crop_and_resize");
+    add(node_case("resize roi not finite", m, "Resize", "the roi, input 1 'roi', is [0, 0, 0, 0, 1, 1, 1, inf]"));
+  }
+  {
+    Model m;
+    m.input("x", {"1", "2", "4", "4"}, TensorProto::DOUBLE).floats("scales", {1, 1, 2, 2});
+    m.node("Resize", {"x", "", "scales"}, {"y"});
+    m.output("y");
+    add(node_case("resize of doubles", m, "Resize",
+                  "(value 'x', f64[1, 2, 4, 4]) is of type f64; expected f32 or f16 (the types the resize kernels"));
+  }
+
+  // ---- LRN (ops_nn.cpp) ----
+  {
+    Model m;
+    attr(m.x().node("LRN", {"x"}, {"y"}), "size", int64_t{0});
+    m.output("y");
+    add(node_case("lrn size 0", m, "LRN", "attribute 'size' is 0; expected a window in [1, 2147483648]"));
+  }
+}
+
+}  // namespace edgec::refusal_cases
