@@ -1,6 +1,7 @@
 // Indexing kernels: take (ONNX Gather), gather (GatherElements), index
-// (PyTorch advanced indexing of the leading dims), nonzero; topk lives in
-// shape_topk.cpp, with the shape family.
+// (PyTorch advanced indexing of the leading dims), nonzero, pick (one of
+// several tensors by a run-time index); topk lives in shape_topk.cpp, with
+// the shape family.
 //
 // Index values come from data, so every index tensor is checked in a first
 // pass (negative values wrap once, anything else out of range fails) before
@@ -583,6 +584,44 @@ Error index_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   return index_by_integers(ctx, x, indices, outputs[0]);
 }
 
+// ---- pick --------------------------------------------------------------------
+
+// pick(index, t0, ..., tn-1): a copy of t[index], the index a scalar that
+// wraps once when negative. The candidates may differ in shape (the ONNX
+// importer's sequence elements at a run-time position, src/frontends/onnx/
+// ops_sequence.cpp), so the output is sized here, within the capacity the
+// shape function's bounds gave it.
+Error pick_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs&, std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "pick";
+  EDGEC_TRY(check_num_outputs(kOp, outputs, 1));
+  if (inputs.size() < 2) {
+    return fail(Error::InvalidArgument, "pick: expected an index and at least 1 tensor, got " +
+                                            str(static_cast<int64_t>(inputs.size())) + " tensor(s)");
+  }
+  const Tensor& index = inputs[0];
+  const std::span<const Tensor> tensors = inputs.subspan(1);
+  EDGEC_TRY(check_index_dtype(kOp, index, "an index"));
+  if (index.rank != 0) {
+    return fail(Error::InvalidShape, "pick: expected a scalar index, got shape " + shape_string(index.shape()));
+  }
+  for (const Tensor& t : tensors) {
+    if (t.dtype != tensors[0].dtype || t.rank != tensors[0].rank) {
+      return fail(Error::InvalidType, "pick: expected tensors of one dtype and rank, got " +
+                                          std::string(dtype_name(tensors[0].dtype)) + " " +
+                                          shape_string(tensors[0].shape()) + " and " +
+                                          std::string(dtype_name(t.dtype)) + " " + shape_string(t.shape()));
+    }
+  }
+  EDGEC_TRY(check_output_dtype(kOp, outputs[0], tensors[0].dtype));
+  int64_t i = read_index(index, 0);
+  const int64_t original = i;
+  const int64_t count = static_cast<int64_t>(tensors.size());
+  if (!wrap_index(i, count)) return index_out_of_range(kOp, original, count);
+  const Tensor& chosen = tensors[static_cast<size_t>(i)];
+  EDGEC_TRY(resize_output(kOp, outputs[0], chosen.shape()));
+  copy_to_contiguous(ctx, chosen, outputs[0].data);
+  return Error::Ok;
+}
 
 }  // namespace
 
@@ -599,6 +638,10 @@ std::span<const KernelEntry> indexing_kernels() {
       {declare("nonzero", "indexing", {{"self"}}, {}, kAllDTypes, kOpDataDependent,
                "i64 [n, rank] coordinates of the nonzero elements"),
        nonzero_kernel},
+      {declare("pick", "indexing", {{"index"}, {"tensors", OperandKind::List}}, {}, kAllDTypes,
+               kMoves | kOpDataDependent,
+               "tensors[index], whole, for a scalar index (negative wraps once); tensors of one dtype and rank"),
+       pick_kernel},
       {declare("take", "indexing", {{"self"}, {"indices"}}, {declared<TakeDecls>().dim}, kAllDTypes, kMoves,
                "ONNX Gather: whole slices along dim picked by indices"),
        take_kernel},

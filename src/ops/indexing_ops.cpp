@@ -1,15 +1,16 @@
 // Shape functions of the indexing family: take (ONNX Gather), gather
 // (torch.gather / GatherElements), index (PyTorch advanced indexing of the
-// leading dims, or a bool mask) and nonzero, declared with their kernels in
-// src/kernels/indexing.cpp; scatter (ONNX ScatterElements) and scatter_nd
-// (ONNX ScatterND), declared in src/kernels/scatter.cpp. topk is in
-// shape_ops.cpp.
+// leading dims, or a bool mask), nonzero and pick, declared with their
+// kernels in src/kernels/indexing.cpp; scatter (ONNX ScatterElements) and
+// scatter_nd (ONNX ScatterND), declared in src/kernels/scatter.cpp. topk is
+// in shape_ops.cpp.
 //
 // Static inputs give exactly the shapes of src/kernels/indexing.cpp. Index
 // values come from data, so only the errors types decide are raised here
 // (wrong dtypes, ranks, shapes, and any index into a dim of size 0). A mask
 // index and nonzero have a data-dependent row count: ?<=N where N bounds the
-// number of mask elements.
+// number of mask elements. pick's result has, in each dim where its
+// candidates differ, a data-dependent size ?<=N, N the largest candidate's.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -248,11 +249,47 @@ std::vector<TensorType> scatter_nd_shape(const ShapeQuery& q) {
   return {x};
 }
 
+// ---- pick ------------------------------------------------------------------------
+
+// (index, t0, ..., tn-1): a scalar index and tensors of one dtype and rank.
+// Each dim is the candidates' own where they all agree; where they differ,
+// it is data-dependent, bounded by the largest candidate's (so the memory
+// plan reserves room for any of them).
+std::vector<TensorType> pick_shape(const ShapeQuery& q) {
+  if (q.inputs.size() < 2)
+    op_error(q.op, "expected an index and at least 1 tensor, got " + str(static_cast<int64_t>(q.inputs.size())) +
+                       " tensor(s)");
+  const TensorType& index = q.inputs[0];
+  expect_index_dtype(q, index, "index");
+  if (index.rank() != 0) op_error(q.op, "expected a scalar index, got " + index.str());
+  const TypeList tensors = q.inputs.subspan(1);
+  const TensorType& first = tensors[0];
+  Dims out = first.dims;
+  for (const TensorType& t : tensors) {
+    if (t.dtype != first.dtype || t.rank() != first.rank())
+      op_error(q.op, "expected tensors of one dtype and rank, got " + first.str() + " and " + t.str());
+    for (size_t d = 0; d < out.size(); ++d) {
+      if (t.dims[d] == first.dims[d]) continue;
+      std::optional<int64_t> bound;
+      for (const TensorType& u : tensors) {
+        const auto ub = u.dims[d].upper_bound();
+        if (!ub)
+          op_error(q.op, "expected bounded dims where the tensors differ, got dim " + str(static_cast<int64_t>(d)) +
+                             " of " + u.str() + " among tensors of other sizes there");
+        bound = std::max(bound.value_or(0), *ub);
+      }
+      out[d] = Dim::dynamic(*bound);
+    }
+  }
+  return {TensorType(first.dtype, std::move(out))};
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string_view, ShapeFn>> indexing_shapes() {
   return {{"take", take_shape},       {"gather", gather_shape},   {"index", index_shape},
-          {"nonzero", nonzero_shape}, {"scatter", scatter_shape}, {"scatter_nd", scatter_nd_shape}};
+          {"nonzero", nonzero_shape}, {"scatter", scatter_shape}, {"scatter_nd", scatter_nd_shape},
+          {"pick", pick_shape}};
 }
 
 }  // namespace edgec::ops

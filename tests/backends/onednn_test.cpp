@@ -1056,6 +1056,11 @@ TEST(Onednn, RefusalReasons) {
             "operator sin is not supported by oneDNN");
   EXPECT_EQ(reason_for(one_op("x:f32[1, 6, 2, 2]", "%y = edge.lrn.default(%x, size = 4) : f32[1, 6, 2, 2]")),
             "lrn of even size 4");
+  // pick (a sequence element at a run-time position, ops_sequence.cpp)
+  // stays on the portable kernel, which sizes its result.
+  EXPECT_EQ(reason_for(one_op("i:i64[]; a:f32[2, 3]; b:f32[1, 3]",
+                              "%y = edge.pick.default(%i, [%a, %b]) : f32[?<=2, 3]")),
+            "operator pick is not supported by oneDNN");
   EXPECT_EQ(reason_for(one_op("x:f32[1, 4, 5]; w:f32[4, 1, 3]",
                               "%y = edge.conv_transpose.default(%x, %w, groups = 2) : f32[1, 2, 7]")),
             "attribute groups != 1 for transposed conv");

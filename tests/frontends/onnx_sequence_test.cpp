@@ -4,7 +4,8 @@
 // runtime), against values written out by hand. Positions given at run
 // time are graph inputs, run with several values (negative ones too, and
 // one out of range, which execute refuses); positions known at import time
-// leave no calls behind.
+// leave no calls behind. Elements of different shapes at run-time
+// positions are picked at run time.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -252,6 +253,101 @@ TEST(OnnxSequence, IdentityOfASequence) {
     EXPECT_NE(std::string(e.what()).find("graph output 't': 't' is a sequence (of 3 f32 tensors)"), std::string::npos)
         << e.what();
   }
+}
+
+// Elements of different shapes at run-time positions are tracked by
+// identity and picked at run time (ops_sequence.cpp): the result's dims
+// where the elements differ are sized when the program runs.
+// x: f32[1, 2], y: f32[2, 2], z: f32[3, 2], each value naming its tensor.
+const std::vector<double> kX = {1, 2}, kY = {11, 12, 13, 14}, kZ = {21, 22, 23, 24, 25, 26};
+
+std::map<std::string, TensorData> xyz(std::map<std::string, int64_t> positions) {
+  std::map<std::string, TensorData> in = {{"x", f32({1, 2}, kX)}, {"y", f32({2, 2}, kY)}, {"z", f32({3, 2}, kZ)}};
+  for (const auto& [name, p] : positions) in[name] = pos(p);
+  return in;
+}
+
+SeqModel xyz_model(const std::vector<std::string>& positions) {
+  SeqModel m;
+  m.input("x", {1, 2}).input("y", {2, 2}).input("z", {3, 2});
+  for (const auto& p : positions) m.input(p, {}, TensorProto::INT64);
+  return m;
+}
+
+void expect_execute_fails(const SeqModel& m, const std::map<std::string, TensorData>& in, const std::string& what) {
+  try {
+    compile_and_run(m, in);
+    ADD_FAILURE() << what << " ran";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("execute"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxSequence, ShapesAtARunTimePosition) {
+  SeqModel m = xyz_model({"pos"});
+  m.node("SequenceConstruct", {"x", "y", "z"}, "s");
+  m.node("SequenceAt", {"s", "pos"}, "out");
+  m.output("out");
+  expect_values(compile_and_run(m, xyz({{"pos", 0}})).at(0), {1, 2}, kX);
+  expect_values(compile_and_run(m, xyz({{"pos", 2}})).at(0), {3, 2}, kZ);
+  expect_values(compile_and_run(m, xyz({{"pos", -2}})).at(0), {2, 2}, kY);
+  expect_values(compile_and_run(m, xyz({{"pos", -3}})).at(0), {1, 2}, kX);
+  expect_execute_fails(m, xyz({{"pos", 3}}), "position 3 of 3 elements");
+  expect_execute_fails(m, xyz({{"pos", -4}}), "position -4 of 3 elements");
+}
+
+// libonnx-testdata's test_sequence_model1: three inserts into an empty
+// sequence at run-time positions, then the element at another.
+TEST(OnnxSequence, ShapesInsertedAtRunTimePositions) {
+  SeqModel m = xyz_model({"p1", "p2", "p3", "pos"});
+  m.node("SequenceEmpty", {}, "s0");
+  m.node("SequenceInsert", {"s0", "x", "p1"}, "s1");
+  m.node("SequenceInsert", {"s1", "y", "p2"}, "s2");
+  m.node("SequenceInsert", {"s2", "z", "p3"}, "s3");
+  m.node("SequenceAt", {"s3", "pos"}, "out");
+  m.node("SequenceLength", {"s3"}, "n");
+  m.output("out").output("n");
+  auto run = [&](int64_t p1, int64_t p2, int64_t p3, int64_t at) {
+    return compile_and_run(m, xyz({{"p1", p1}, {"p2", p2}, {"p3", p3}, {"pos", at}}));
+  };
+  // [] -x at 0-> [x] -y at 0-> [y x] -z at 1-> [y z x].
+  expect_values(run(0, 0, 1, 0).at(0), {2, 2}, kY);
+  expect_values(run(0, 0, 1, 1).at(0), {3, 2}, kZ);
+  expect_values(run(0, 0, 1, -1).at(0), {1, 2}, kX);
+  expect_values(run(0, 0, 1, -1).at(1), {}, {3});
+  // [] -x at -0-> [x] -y at -1-> [y x] -z at -2-> [z y x]; and at 2: [y x z].
+  expect_values(run(0, -1, -2, 0).at(0), {3, 2}, kZ);
+  expect_values(run(0, -1, 2, -1).at(0), {3, 2}, kZ);
+  expect_values(run(0, 1, 2, 1).at(0), {2, 2}, kY);
+  expect_execute_fails(m, xyz({{"p1", 0}, {"p2", 2}, {"p3", 0}, {"pos", 0}}), "insert at 2 into 1 element");
+  expect_execute_fails(m, xyz({{"p1", 0}, {"p2", 0}, {"p3", -3}, {"pos", 0}}), "insert at -3 into 2 elements");
+  expect_execute_fails(m, xyz({{"p1", 0}, {"p2", 0}, {"p3", 0}, {"pos", 3}}), "position 3 of 3 elements");
+}
+
+// Once elements are tracked by identity, an erase at a run-time position
+// and positions known at import time keep the order right.
+TEST(OnnxSequence, ShapesErasedAtARunTimePosition) {
+  SeqModel m = xyz_model({"pos"});
+  m.ints("zero", {0}, {}).ints("minus_one", {-1}, {});
+  m.node("SequenceConstruct", {"x", "y", "z"}, "s");
+  m.node("SequenceErase", {"s", "pos"}, "t");
+  m.node("SequenceInsert", {"t", "x", "zero"}, "u");  // x first
+  m.node("SequenceAt", {"u", "minus_one"}, "last");
+  m.node("SequenceAt", {"u", "zero"}, "first");
+  m.node("SequenceErase", {"u", "zero"}, "v");
+  m.node("SequenceAt", {"v", "zero"}, "second");
+  m.output("last").output("first").output("second");
+  // [x y z] -erase 0-> [y z] -insert x at 0-> [x y z].
+  auto out = compile_and_run(m, xyz({{"pos", 0}}));
+  expect_values(out.at(0), {3, 2}, kZ);
+  expect_values(out.at(1), {1, 2}, kX);
+  expect_values(out.at(2), {2, 2}, kY);
+  // [x y z] -erase -1-> [x y] -insert x at 0-> [x x y].
+  out = compile_and_run(m, xyz({{"pos", -1}}));
+  expect_values(out.at(0), {2, 2}, kY);
+  expect_values(out.at(1), {1, 2}, kX);
+  expect_values(out.at(2), {1, 2}, kX);
+  expect_execute_fails(m, xyz({{"pos", 3}}), "erase at 3 of 3 elements");
 }
 
 TEST(OnnxSequence, Float64SequenceAtARunTimePosition) {

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
 
 #include "support/onnx_cases.h"
 
@@ -27,16 +26,6 @@ const char* const kSuites[] = {"pytorch-converted", "pytorch-operator", "simple"
 // is missing (issue 16 is delivering these). A listed model that passes
 // fails the test: take it off the list. None now.
 const std::map<std::string, std::string> kNotYet = {};
-
-// Graph inputs with defaults (initializers) that fix the model's output
-// shape, bound at compile time to their defaults as `edgec compile
-// --fix-inputs` would (without, edgec refuses the model saying so).
-// test_sequence_model1 inserts Z (3x3x4) into [X (2x3x4), Y (1x3x4)] at
-// 'pos' and outputs the element at 'pos_at': the output's shape is that of
-// the element the two positions pick.
-const std::map<std::string, std::set<std::string>> kFixedDefaults = {
-    {"simple/test_sequence_model1", {"pos", "pos_at"}},
-};
 
 /// "suite/name" -> ONNX Runtime 1.20's verdict ("ok" or "refused: ...").
 std::map<std::string, std::string> ort_verdicts() {
@@ -68,10 +57,7 @@ TEST(OnnxTestdataModels, EveryModelOnnxRuntimeRunsCompilesAndMatches) {
       const std::string bytes = onnx_cases::slurp(dir / "model.onnx");
       onnx::ModelProto model;
       ASSERT_TRUE(model.ParseFromString(bytes)) << name << ": model.onnx does not parse";
-      const auto fixed = kFixedDefaults.find(name);
-      const std::string problem =
-          onnx_cases::run_case(model, bytes, dir, compare::Tolerance::sum(1e-4, 1e-4),
-                               fixed == kFixedDefaults.end() ? std::set<std::string>{} : fixed->second);
+      const std::string problem = onnx_cases::run_case(model, bytes, dir, compare::Tolerance::sum(1e-4, 1e-4));
       if (verdict->second == "ok") {
         ++ort_runs;
         passed += problem.empty();

@@ -31,8 +31,9 @@ const OpInfo& row(const std::string& name) {
 std::vector<TensorType> infer(const std::string& op, std::vector<TensorType> inputs, const Attrs& a = {}) {
   const OpInfo& r = row(op);
   std::vector<OperandGroup> groups;
-  // index(x, [i0, i1, ...]): one tensor, then the list; others one per input.
-  if (r.name == "index" && !inputs.empty()) {
+  // index(x, [i0, i1, ...]) and pick(i, [t0, t1, ...]): one tensor, then
+  // the list; others one per input.
+  if ((r.name == "index" || r.name == "pick") && !inputs.empty()) {
     groups = {OperandGroup{false, 1}, OperandGroup{true, static_cast<int>(inputs.size()) - 1}};
   } else if (r.name == "concat") {
     groups = {OperandGroup{true, static_cast<int>(inputs.size())}};
@@ -66,7 +67,7 @@ TEST(ShapeRows, Schemas) {
   const char* names[] = {"concat", "reshape", "permute", "expand", "squeeze", "unsqueeze", "flatten",
                          "split",  "slice",   "select",  "pad",    "tile",    "triu",      "tril",
                          "topk",   "take",    "gather",  "index",  "nonzero", "arange",    "full",
-                         "rand_like", "scatter", "scatter_nd"};
+                         "rand_like", "scatter", "scatter_nd", "pick"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     expect_core_row(r, n);
@@ -109,6 +110,8 @@ TEST(ShapeRows, Schemas) {
   EXPECT_EQ(row("concat").operands[0].kind, OperandKind::List);
   EXPECT_TRUE(row("nonzero").flags & kOpDataDependent);
   EXPECT_TRUE(row("index").flags & kOpDataDependent);
+  EXPECT_TRUE(row("pick").flags & kOpDataDependent);
+  EXPECT_EQ(row("pick").operands[1].kind, OperandKind::List);
   EXPECT_TRUE(row("reshape").flags & kOpShapeOnly);
   EXPECT_TRUE(row("take").flags & kOpShapeOnly);
   EXPECT_FALSE(row("topk").flags & kOpShapeOnly);
@@ -556,6 +559,23 @@ TEST(IndexingRows, Nonzero) {
   EXPECT_EQ(shape_of("nonzero", {dims({dyn(6)})}), "i64[?<=6, 1]");
   EXPECT_EQ(shape_of("nonzero", {dims({sym("b"), sym("s")})}), "i64[b_x_s_nonzero, 2]");
   expect_error("nonzero", {}, {}, "expected 1 tensor input(s), got 0");
+}
+
+// Where the candidates differ, a dim is data-dependent, bounded by the largest.
+TEST(IndexingRows, Pick) {
+  EXPECT_EQ(shape_of("pick", {i64({}), f32({2, 3, 4}), f32({1, 3, 4}), f32({3, 3, 4})}), "f32[?<=3, 3, 4]");
+  EXPECT_EQ(shape_of("pick", {typed(DType::Int32, {}), f32({2, 5}), f32({4, 1})}), "f32[?<=4, ?<=5]");
+  EXPECT_EQ(shape_of("pick", {i64({}), f32({2, 2}), f32({2, 2})}), "f32[2, 2]");
+  EXPECT_EQ(shape_of("pick", {i64({}), dims({sym("b"), fx(3)})}), "f32[b, 3]");
+  EXPECT_EQ(shape_of("pick", {i64({}), dims({sym("b", 8), fx(3)}), f32({2, 3})}), "f32[?<=8, 3]");
+  EXPECT_EQ(shape_of("pick", {i64({}), dims({dyn(6)}), f32({7})}), "f32[?<=7]");
+  EXPECT_EQ(shape_of("pick", {i64({}), f32({})}), "f32[]");
+  expect_error("pick", {i64({})}, {}, "an index and at least 1 tensor, got 1");
+  expect_error("pick", {i64({1}), f32({2})}, {}, "expected a scalar index, got i64[1]");
+  expect_error("pick", {f32({}), f32({2})}, {}, "index: expected dtype i64, i32, got f32");
+  expect_error("pick", {i64({}), f32({2}), f32({2, 1})}, {}, "one dtype and rank, got f32[2] and f32[2, 1]");
+  expect_error("pick", {i64({}), f32({2}), i64({2})}, {}, "one dtype and rank, got f32[2] and i64[2]");
+  expect_error("pick", {i64({}), dims({sym("b")}), f32({2})}, {}, "bounded dims where the tensors differ");
 }
 
 // ---- arange, full --------------------------------------------------------------

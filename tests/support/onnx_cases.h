@@ -143,18 +143,12 @@ inline std::vector<fs::path> data_sets(const fs::path& dir) {
 /// set's outputs match within `tolerance`, else what went wrong. Inputs
 /// that fix shapes are bound at compile time (OnnxImportOptions::
 /// input_values, `--fix-inputs`), so a model is compiled per data set.
-/// `fixed`: graph inputs with an initializer (a default) whose default is
-/// also bound at compile time, as `--fix-inputs` with that value would.
 inline std::string run_case(const onnx::ModelProto& model, const std::string& bytes, const fs::path& dir,
-                            compare::Tolerance tolerance, const std::set<std::string>& fixed = {}) {
+                            compare::Tolerance tolerance) {
   try {
     std::set<std::string> initializers;
     for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
     const std::set<std::string> bound = shape_determining_inputs(model.graph());
-    std::map<std::string, TensorData> fixed_defaults;
-    for (const auto& t : model.graph().initializer())
-      if (fixed.count(t.name())) fixed_defaults[t.name()] = onnx_import::tensor_from_proto(t, t.name());
-    if (fixed_defaults.size() != fixed.size()) return "an input to fix has no initializer";
     std::vector<std::byte> file;
     std::string problems;
     const auto sets = data_sets(dir);
@@ -168,7 +162,6 @@ inline std::string run_case(const onnx::ModelProto& model, const std::string& by
         inputs[in.name()] = onnx_import::tensor_from_proto(t, in.name());
       }
       OnnxImportOptions options;
-      options.input_values = fixed_defaults;
       for (const auto& name : bound) {
         auto it = inputs.find(name);
         if (it == inputs.end()) continue;  // an initializer: already a constant

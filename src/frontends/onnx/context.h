@@ -48,6 +48,12 @@ struct Sequence {
   /// sequence was made from such a tensor; null otherwise.
   Value* stacked = nullptr;
   std::string unavailable;  ///< Non-empty: the elements cannot be read (the count can).
+  /// Elements of different shapes placed at run-time positions are tracked
+  /// by identity (ops_sequence.cpp): element i is pool[ids[i]], ids an i64
+  /// [count] computed at run time, and `elements` are the `pick`s of it.
+  /// Null and empty when the elements' order is known at import time.
+  Value* ids = nullptr;
+  std::vector<Value*> pool;
 };
 
 struct Entry {

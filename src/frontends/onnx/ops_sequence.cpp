@@ -14,12 +14,25 @@
 // a take at the position, SequenceInsert and SequenceErase take the
 // elements in their new order at indices computed from the position.
 //
+// Elements of different shapes cannot be stacked, so they are tracked by
+// identity instead (Sequence::ids and pool): the distinct tensors form a
+// pool, and the same take-based reordering runs on the stacked i64 ids of
+// the elements (one shape, whatever the elements'), so that the sequence's
+// order is a run-time vector of pool indices. An element is then `pick(id,
+// pool...)`, one of the pool's tensors chosen at run time, whose dims are
+// data-dependent where the pool's differ (bounded by the largest; see
+// src/ops/indexing_ops.cpp). The pool's tensors must share a rank. Once a
+// sequence tracks ids, later positions, even import-time ones, keep them
+// up to date by the same calls.
+//
 // ONNX makes a position out of range an error. A run-time one is checked
 // at run time: SequenceAt's take refuses an index out of range, and
 // SequenceInsert and SequenceErase turn an out-of-range position into an
 // out-of-range index of their take, so that `execute` returns an error
 // (the runtime does not throw). Erasing from a sequence of one element
 // leaves no element to take, so there its position is not checked.
+#include <algorithm>
+
 #include "frontends/onnx/context.h"
 
 namespace edgec::onnx_import {
@@ -74,17 +87,27 @@ int64_t wrap_position(NodeContext& n, size_t i, int64_t pos, int64_t count, bool
   return pos < 0 ? pos + count : pos;
 }
 
-/// The elements `elems` stacked on a new dim 0, for an operation at the
-/// run-time position input `pos_input`; they must all have one type (a
-/// result's shape cannot depend on a run-time value).
-Value* stack_for_run_time(NodeContext& n, const std::vector<Value*>& elems, size_t pos_input, const Sequence& s) {
+/// Whether an operation on `elems` at the run-time position input
+/// `pos_input` goes through element ids (the sequence tracks them, or the
+/// elements differ in shape) rather than the elements stacked. A pick's
+/// result has one rank, so the elements must share theirs.
+bool tracks_ids(NodeContext& n, const Sequence& s, const std::vector<Value*>& elems, size_t pos_input) {
   if (elems.empty())
     n.fail(n.typed_operand(0) + " is empty, so no position " + n.operand(pos_input) + " is in range");
-  for (Value* v : elems)
-    if (v->type() != elems[0]->type())
+  bool differ = false;
+  for (size_t i = 0; i < elems.size(); ++i) {
+    const TensorType& t = elems[i]->type();
+    if (t.rank() != elems[0]->type().rank())
       n.fail_not_known(pos_input, "the position",
-                       " (the elements differ in shape: " + elems[0]->type().str() + " and " + v->type().str() +
-                           ", so the result's shape would depend on the position)");
+                       " (the elements differ in rank: element 0 is " + elems[0]->type().str() + ", element " +
+                           std::to_string(i) + " " + t.str() + ", so the result's rank would depend on the position)");
+    differ = differ || t != elems[0]->type();
+  }
+  return s.ids || differ;
+}
+
+/// The elements `elems`, all of one type, stacked on a new dim 0.
+Value* stack_for_run_time(NodeContext& n, const std::vector<Value*>& elems, const Sequence& s) {
   if (s.stacked && elems.size() == s.elements.size() && std::equal(elems.begin(), elems.end(), s.elements.begin()))
     return s.stacked;
   std::vector<Value*> rows;
@@ -103,6 +126,40 @@ Value* position_value(NodeContext& n, size_t i) {
 
 Value* i64(NodeContext& n, int64_t v) { return n.im().full({}, static_cast<double>(v), DType::Int64, n.hint()); }
 
+/// The pool's tensor at the run-time i64 scalar `id`.
+Value* pick(NodeContext& n, Value* id, const std::vector<Value*>& pool) {
+  std::vector<Value*> ins = {id};
+  ins.insert(ins.end(), pool.begin(), pool.end());
+  return n.im().emit_n("pick", ins, {}, n.hint(),
+                       {OperandGroup{false, 1}, OperandGroup{true, static_cast<int>(pool.size())}})[0];
+}
+
+/// The index of `v` in `pool`, appending it when absent.
+int64_t pool_index(std::vector<Value*>& pool, Value* v) {
+  auto it = std::find(pool.begin(), pool.end(), v);
+  if (it == pool.end()) it = pool.insert(pool.end(), v);
+  return it - pool.begin();
+}
+
+/// The ids of `elems` followed by those of `more`, stacked (i64 [count]),
+/// and the pool they index: the sequence's own when it tracks ids, else one
+/// made from its elements (constants, which fold).
+std::pair<Value*, std::vector<Value*>> stacked_ids(NodeContext& n, const Sequence& s,
+                                                   const std::vector<Value*>& elems,
+                                                   const std::vector<Value*>& more) {
+  std::vector<Value*> pool = s.pool;
+  std::vector<Value*> parts;
+  if (s.ids) parts.push_back(s.ids);
+  std::vector<Value*> fresh = s.ids ? more : elems;
+  if (!s.ids) fresh.insert(fresh.end(), more.begin(), more.end());
+  for (Value* v : fresh)
+    parts.push_back(n.im().full({1}, static_cast<double>(pool_index(pool, v)), DType::Int64, n.hint()));
+  Value* ids = parts.size() == 1 ? parts[0]
+                                 : n.im().emit_n("concat", parts, attrs_of({{"dim", int64_t{0}}}), n.hint(),
+                                                 {OperandGroup{true, static_cast<int>(parts.size())}})[0];
+  return {ids, pool};
+}
+
 /// Rows of `stacked` at `index` (int64 [count]), split into a sequence's
 /// elements; `bad` (a bool scalar) replaces every index by `bad_index`, out
 /// of range of `stacked`, so that the take fails at run time.
@@ -114,6 +171,19 @@ Sequence take_rows(NodeContext& n, DType dtype, Value* stacked, Value* index, Va
   out.count = out.stacked->type().dims[0].value;
   for (int64_t i = 0; i < out.count; ++i)
     out.elements.push_back(n.emit("select", {out.stacked}, attrs_of({{"dim", int64_t{0}}, {"index", i}})));
+  return out;
+}
+
+/// take_rows on stacked element ids: a sequence of `dtype` elements that
+/// tracks them, each element the pick of its id.
+Sequence take_ids(NodeContext& n, DType dtype, Value* ids, std::vector<Value*> pool, Value* index, Value* bad,
+                  int64_t bad_index) {
+  Sequence out = take_rows(n, DType::Int64, ids, index, bad, bad_index);
+  out.dtype = dtype;
+  out.ids = out.stacked;
+  out.stacked = nullptr;
+  out.pool = std::move(pool);
+  for (Value*& e : out.elements) e = pick(n, e, out.pool);
   return out;
 }
 
@@ -162,7 +232,12 @@ void sequence_at(NodeContext& n) {
     return;
   }
   // take wraps a negative index and fails on one out of range, as ONNX asks.
-  Value* stacked = stack_for_run_time(n, elems, 1, s);
+  if (tracks_ids(n, s, elems, 1)) {
+    auto [ids, pool] = stacked_ids(n, s, elems, {});
+    n.set_output(0, pick(n, n.emit("take", {ids, position_value(n, 1)}, attrs_of({{"dim", int64_t{0}}})), pool));
+    return;
+  }
+  Value* stacked = stack_for_run_time(n, elems, s);
   n.set_output(0, n.emit("take", {stacked, position_value(n, 1)}, attrs_of({{"dim", int64_t{0}}})));
 }
 
@@ -174,7 +249,7 @@ void sequence_insert(NodeContext& n) {
     n.fail(n.typed_operand(1) + " has another element type than " + n.typed_operand(0) +
            ", whose elements are " + std::string(dtype_name(s.dtype)) + "; expected the same");
   std::optional<int64_t> pos = n.input(2) ? const_position(n, 2) : std::optional<int64_t>(s.count);
-  if (pos) {
+  if (pos && !s.ids) {
     Sequence out = s;
     out.stacked = nullptr;
     const int64_t at = wrap_position(n, 2, *pos, s.count, true);
@@ -187,20 +262,26 @@ void sequence_insert(NodeContext& n) {
   // q, and row i - 1 after q.
   std::vector<Value*> rows = elems;
   rows.push_back(t);
-  Value* stacked = stack_for_run_time(n, rows, 2, s);
   const int64_t count = s.count;
-  auto [q, bad] = normalize_position(n, position_value(n, 2), count, count);
+  const bool ids = tracks_ids(n, s, rows, 2);
+  Value* p = pos ? i64(n, wrap_position(n, 2, *pos, count, true)) : position_value(n, 2);
+  auto [q, bad] = normalize_position(n, p, count, count);
   Value* ar = arange(n, count + 1);
   Value* index = n.emit("where", {n.emit("lt", {ar, q}), ar,
                                   n.emit("where", {n.emit("eq", {ar, q}), i64(n, count), n.emit("sub", {ar, i64(n, 1)})})});
-  set_seq_output(n, take_rows(n, s.dtype, stacked, index, bad, count + 1));
+  if (ids) {
+    auto [stacked, pool] = stacked_ids(n, s, elems, {t});
+    set_seq_output(n, take_ids(n, s.dtype, stacked, std::move(pool), index, bad, count + 1));
+    return;
+  }
+  set_seq_output(n, take_rows(n, s.dtype, stack_for_run_time(n, rows, s), index, bad, count + 1));
 }
 
 void sequence_erase(NodeContext& n) {
   const Sequence& s = seq_input(n, 0);
   const auto& elems = elements_of(n, 0);
   std::optional<int64_t> pos = n.input(1) ? const_position(n, 1) : std::optional<int64_t>(-1);
-  if (pos) {
+  if (pos && !s.ids) {
     Sequence out = s;
     out.stacked = nullptr;
     out.elements.erase(out.elements.begin() + wrap_position(n, 1, *pos, s.count, false));
@@ -209,18 +290,24 @@ void sequence_erase(NodeContext& n) {
     return;
   }
   const int64_t count = s.count;
+  Value* p = pos ? i64(n, wrap_position(n, 1, *pos, count, false)) : position_value(n, 1);
   if (count == 1) {
     Sequence out;
     out.dtype = s.dtype;
     set_seq_output(n, std::move(out));
     return;
   }
-  Value* stacked = stack_for_run_time(n, elems, 1, s);
+  const bool ids = tracks_ids(n, s, elems, 1);
   // Element i of the result is element i before q, i + 1 from q on.
-  auto [q, bad] = normalize_position(n, position_value(n, 1), count, count - 1);
+  auto [q, bad] = normalize_position(n, p, count, count - 1);
   Value* ar = arange(n, count - 1);
   Value* index = n.emit("where", {n.emit("lt", {ar, q}), ar, n.emit("add", {ar, i64(n, 1)})});
-  set_seq_output(n, take_rows(n, s.dtype, stacked, index, bad, count));
+  if (ids) {
+    auto [stacked, pool] = stacked_ids(n, s, elems, {});
+    set_seq_output(n, take_ids(n, s.dtype, stacked, std::move(pool), index, bad, count));
+    return;
+  }
+  set_seq_output(n, take_rows(n, s.dtype, stack_for_run_time(n, elems, s), index, bad, count));
 }
 
 // Without 'split', parts of size 1 (keepdims 0 drops the split dim); a

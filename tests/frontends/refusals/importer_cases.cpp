@@ -424,10 +424,11 @@ void add_importer_cases(std::vector<Case>& c) {
     m.node("SequenceConstruct", {"x", "z"}, {"s"}, "/a");
     m.node("SequenceAt", {"s", "pos"}, {"y"});
     m.output("y");
-    add(node_case("sequence of shapes at a run-time position", m, "SequenceAt",
+    add(node_case("sequence of ranks at a run-time position", m, "SequenceAt",
                   "the position, input 1 'position' (value 'pos'), must be known at import time (the elements differ "
-                  "in shape: f32[1, 2, 4, 4] and f32[3], so the result's shape would depend on the position), but it "
-                  "is computed at run time from graph input 'pos'; fix it at compile time (edgec compile --fix-inputs"));
+                  "in rank: element 0 is f32[1, 2, 4, 4], element 1 f32[3], so the result's rank would depend on the "
+                  "position), but it is computed at run time from graph input 'pos'; fix it at compile time (edgec "
+                  "compile --fix-inputs"));
   }
   {
     Model m;

@@ -1,9 +1,9 @@
-"""Cases for take, gather, index, nonzero and topk.
+"""Cases for take, gather, index, nonzero, pick and topk.
 
 References: np.take (ONNX Gather), fancy indexing over np.indices grids
 (torch.gather, whose index may be smaller than the input in the other dims),
 numpy advanced indexing x[i0, i1] and x[mask] (the same as PyTorch's when
-the indices cover the leading dims), np.argwhere (torch.nonzero's layout),
+the indices cover the leading dims), np.argwhere (torch.nonzero's layout), a list's item for pick,
 and a per-slice Python sort for topk with ONNX's tie rule (lower index
 first) and NaN ranking above every number.
 Index tensors come as i64 and i32, contiguous and permuted; out-of-range
@@ -205,6 +205,56 @@ def nonzero_cases():
     return out
 
 
+# ---- pick --------------------------------------------------------------------
+
+def pick_case(name, index, tensors, perms=None):
+    """The tensor of `tensors` at the scalar `index` (negative wraps once),
+    copied whole; the candidates may differ in shape."""
+    views = [view(t, perms[i + 1] if perms else None) for i, t in enumerate(tensors)]
+    y = views[int(index)]
+    return case(name, "pick", inputs=[index] + tensors, outputs=[np.array(y, order="C")], perms=perms)
+
+
+def pick_cases():
+    out = []
+    for dt in ALL:
+        ts = [rand((2, 3, 4), dt), rand((1, 3, 4), dt), rand((3, 3, 4), dt)]
+        out.append(pick_case(f"pick_{tag(dt)}_first", np.array(0, np.int64), ts))
+        out.append(pick_case(f"pick_{tag(dt)}_last", np.array(2, np.int64), ts))
+    ts = [rand((2, 5), np.float32), rand((4, 1), np.float32), rand((0, 3), np.float32)]
+    out.append(pick_case("pick_negative", np.array(-2, np.int64), ts))
+    out.append(pick_case("pick_negative_first", np.array(-3, np.int32), ts))
+    out.append(pick_case("pick_i32_index", np.array(1, np.int32), ts))
+    out.append(pick_case("pick_empty_tensor", np.array(2, np.int64), ts))
+    out.append(pick_case("pick_one", np.array(0, np.int64), [rand((3,), np.int8)]))
+    out.append(pick_case("pick_scalars", np.array(1, np.int64), [np.array(1.5, np.float64), np.array(-2.0, np.float64)]))
+    out.append(pick_case("pick_perm", np.array(1, np.int64), [rand((2, 3), np.float16), rand((4, 5), np.float16)],
+                         perms=[None, None, [1, 0]]))
+    out.append(pick_case("pick_same_shape", np.array(-1, np.int64), [rand((2, 2), np.uint8), rand((2, 2), np.uint8)]))
+    ts = [rand((2, 3), np.float32), rand((1, 3), np.float32)]
+    out.append(err("pick_out_of_range", "pick", [np.array(2, np.int64)] + ts, {},
+                   "pick: index 2 is out of range for size 2", out_specs=[(np.float32, [2, 3])]))
+    out.append(err("pick_negative_out_of_range", "pick", [np.array(-3, np.int32)] + ts, {},
+                   "pick: index -3 is out of range for size 2", out_specs=[(np.float32, [2, 3])]))
+    out.append(err("pick_index_not_scalar", "pick", [np.array([0], np.int64)] + ts, {},
+                   "pick: expected a scalar index, got shape [1]", out_specs=[(np.float32, [2, 3])]))
+    out.append(err("pick_float_index", "pick", [np.array(0.0, np.float32)] + ts, {},
+                   "pick: expected an index of dtype i64 or i32, got f32", out_specs=[(np.float32, [2, 3])]))
+    out.append(err("pick_ranks_differ", "pick", [np.array(0, np.int64), ts[0], rand((3,), np.float32)], {},
+                   "pick: expected tensors of one dtype and rank, got f32 [2, 3] and f32 [3]",
+                   out_specs=[(np.float32, [2, 3])]))
+    out.append(err("pick_dtypes_differ", "pick", [np.array(0, np.int64), ts[0], rand((1, 3), np.int32)], {},
+                   "pick: expected tensors of one dtype and rank, got f32 [2, 3] and i32 [1, 3]",
+                   out_specs=[(np.float32, [2, 3])]))
+    out.append(err("pick_no_tensors", "pick", [np.array(0, np.int64)], {},
+                   "pick: expected an index and at least 1 tensor, got 1 tensor(s)", out_specs=[(np.float32, [1])]))
+    out.append(err("pick_wrong_out_dtype", "pick", [np.array(0, np.int64)] + ts, {},
+                   "pick: expected output dtype f32, got i32", out_specs=[("i32", [2, 3])]))
+    out.append(err("pick_capacity", "pick", [np.array(0, np.int64)] + ts, {},
+                   "pick: output of shape [2, 3] needs", out_specs=[(np.float32, [2, 3], 8)]))
+    return out
+
+
 # ---- topk --------------------------------------------------------------------
 
 def topk_ref(x, k, dim, largest):
@@ -294,4 +344,4 @@ def large_cases():
 
 
 def cases():
-    return take_cases() + gather_cases() + index_cases() + nonzero_cases() + topk_cases() + large_cases()
+    return take_cases() + gather_cases() + index_cases() + nonzero_cases() + pick_cases() + topk_cases() + large_cases()
