@@ -239,6 +239,7 @@ void register_einsum_handlers(HandlerTable& table);       // ops_einsum.cpp
 void register_newer_handlers(HandlerTable& table);        // ops_newer.cpp
 void register_loss_handlers(HandlerTable& table);         // ops_loss.cpp
 void register_generator_handlers(HandlerTable& table);    // ops_generators.cpp
+void register_recurrent_handlers(HandlerTable& table);    // ops_recurrent.cpp
 
 // Attribute-building shorthands.
 Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items);

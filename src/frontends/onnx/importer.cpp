@@ -89,6 +89,7 @@ const HandlerTable& handlers() {
     onnx_import::register_newer_handlers(t);
     onnx_import::register_loss_handlers(t);
     onnx_import::register_generator_handlers(t);
+    onnx_import::register_recurrent_handlers(t);
     return t;
   }();
   return table;
