@@ -9,7 +9,8 @@
 // applies the gates. Each batch entry has its own length (sequence_lens):
 // the reverse direction starts at its last valid step, the steps past it
 // leave Y zero and the state as it was, so Y_h and Y_c hold the state at
-// the last valid step (as ONNX Runtime does).
+// the last valid step, and zero for an entry of length 0 (as ONNX Runtime's
+// LSTM and GRU do; ONNX's spec leaves both open).
 //
 // Operands after R are optional and in ONNX's order; one absent before a
 // present one is passed as an empty tensor (the importer's convention),
@@ -158,6 +159,10 @@ void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
   // the recurrent part too), rec [G*H] (gru's recurrent part), rh [H].
   const int64_t gates_off = 0, rec_off = G * H, rh_off = 2 * G * H;
   const bool split_rec = L.cell == Cell::Gru;
+  // X_t W^T is one product when every entry is at the same time step, else
+  // one row at a time (the reverse direction with several lengths).
+  bool same_time = true;
+  for (int64_t b = 1; b < B && reverse && L.lens != nullptr; ++b) same_time &= length_of(L, b) == length_of(L, 0);
 
   for (int64_t s = 0; s < L.seq; ++s) {
     // Biases first, then the products accumulate onto them.
@@ -174,10 +179,7 @@ void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
         }
       }
     }
-    // X_t W^T: one product when every entry is at the same time step,
-    // else one row at a time (the reverse direction with several lengths).
-    bool same_time = true;
-    for (int64_t b = 1; b < B && reverse && L.lens != nullptr; ++b) same_time &= length_of(L, b) == length_of(L, 0);
+    // X_t W^T.
     if (same_time && B > 0) {
       // Forward, every entry is at step s (an entry past its length is
       // computed and ignored); reverse, every entry has the same length.
@@ -264,6 +266,11 @@ void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
         std::memcpy(L.y + ((t * L.dirs + d) * B + b) * H, h + b * H, static_cast<size_t>(H) * sizeof(float));
       }
     }
+  }
+  for (int64_t b = 0; b < B; ++b) {
+    if (length_of(L, b) != 0) continue;
+    std::fill(h + b * H, h + (b + 1) * H, 0.0f);
+    if (c) std::fill(c + b * H, c + (b + 1) * H, 0.0f);
   }
 }
 

@@ -65,7 +65,7 @@ void recurrent(NodeContext& n) {
            n.typed_operand(2) + ")");
 
   Attrs attrs = attrs_of({{"hidden_size", hidden}, {"direction", direction}});
-  if (const onnx::AttributeProto* a = n.attr("activations")) {
+  if (const onnx::AttributeProto* a = n.attr("activations"); a && a->strings_size() > 0) {
     std::vector<std::string> names(a->strings().begin(), a->strings().end());
     // One direction's list for a bidirectional layer serves both (ONNX Runtime).
     if (dirs == 2 && names.size() == funcs) names.insert(names.end(), names.begin(), names.end());

@@ -5,7 +5,8 @@ step, one batch entry at a time in float64: gate orders (LSTM i, o, f, c;
 peepholes i, o, f; GRU z, r, h), both GRU forms (linear_before_reset),
 input_forget (f = 1 - i), clip on the gates' pre-activations, and
 sequence_lens: the reverse direction starts at an entry's last valid step,
-Y is zero past it and Y_h / Y_c hold the state at the last valid step.
+Y is zero past it and Y_h / Y_c hold the state at the last valid step (zero
+for an entry of length 0, as ONNX Runtime's LSTM and GRU give).
 The last output is the kernel's workspace, which it leaves zero.
 """
 import numpy as np
@@ -86,8 +87,9 @@ def reference(op, x, w, r, b=None, lens=None, h0=None, c0=None, p=None, hidden=1
                         cand = g(cl(xw[2 * H:] + rh @ (rg * h) + rb[2 * H:]))
                     h = (1.0 - z) * cand + z * h
                 y[t, d, n] = h
-            yh[d, n] = h
-            yc[d, n] = c
+            # An entry of length 0 ends with zero states (ONNX Runtime's LSTM and GRU).
+            yh[d, n] = h if length > 0 else 0.0
+            yc[d, n] = c if length > 0 else 0.0
     workspace = np.zeros((batch, 2 * GATES[op] * H + H), np.float32)
     outs = [y.astype(np.float32), yh.astype(np.float32)]
     if op == "lstm":
