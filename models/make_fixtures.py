@@ -94,6 +94,12 @@ def _fixtures():
                 "3-d convolution and pooling: Conv3d (stride, padding), a grouped dilated Conv3d, MaxPool3d "
                 "(ceil mode), AvgPool3d (padding, count_include_pad=False), ConvTranspose3d (output padding), "
                 "on a 2x3x8x16x16 input."),
+        Fixture("lstm_bidirectional", "small", small.build_lstm_bidirectional, ["y", "h", "c"],
+                "nn.LSTM, 2 layers, bidirectional, input 16, hidden 32, sequence first (10 steps, batch 2), "
+                "initial h0/c0 as inputs, a linear head on every step: ONNX LSTM (opset 17)."),
+        Fixture("gru_sequence", "small", small.build_gru_sequence, ["y", "h"],
+                "nn.GRU, 1 layer, batch first (batch 3, 9 steps, input 24, hidden 20) after a tanh projection, "
+                "a linear head on the last step: ONNX GRU with linear_before_reset 1 (opset 17)."),
         Fixture("folded_output", "small", lambda: (small.FoldedOutput(), {"observation.state": torch.randn(1, 8)}),
                 ["action", "pos_embed", "action_scale"],
                 "Outputs: action (computed), pos_embed (a sine table that depends on no input: the exporter "

@@ -286,6 +286,46 @@ def build_activations():
     return Activations(), {"x": torch.randn(2, 4, 6, 6) * 2}, {}
 
 
+class BiLstm(nn.Module):
+    """A 2-layer bidirectional LSTM (sequence first, input 16, hidden 32) with
+    its initial states as inputs, and a linear head on every step: two ONNX
+    LSTM nodes (bidirectional) with the exporter's Transpose/Reshape glue."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(16, 32, num_layers=2, bidirectional=True)
+        self.head = nn.Linear(64, 8)
+
+    def forward(self, x, h0, c0):
+        y, (h, c) = self.lstm(x, (h0, c0))
+        return self.head(y), h, c
+
+
+def build_lstm_bidirectional():
+    inputs = {"x": torch.randn(10, 2, 16), "h0": torch.randn(4, 2, 32) * 0.5, "c0": torch.randn(4, 2, 32) * 0.5}
+    return BiLstm(), inputs, {}
+
+
+class GruSequence(nn.Module):
+    """A batch-first GRU sequence model: embedding-like projection, one GRU
+    layer (ONNX GRU, linear_before_reset 1 as torch computes it) and a
+    head on the last step."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(12, 24)
+        self.gru = nn.GRU(24, 20, batch_first=True)
+        self.head = nn.Linear(20, 5)
+
+    def forward(self, x):
+        y, h = self.gru(torch.tanh(self.proj(x)))
+        return self.head(y[:, -1]), h
+
+
+def build_gru_sequence():
+    return GruSequence(), {"x": torch.randn(3, 9, 12)}, {}
+
+
 class Conv3dNet(nn.Module):
     """3-d convolution and pooling (a block of a video or volume network):
     Conv3d with stride and padding, a grouped dilated Conv3d, MaxPool3d in

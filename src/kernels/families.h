@@ -18,5 +18,6 @@ std::span<const KernelEntry> shape_kernels();          // shape.cpp
 std::span<const KernelEntry> indexing_kernels();       // indexing.cpp
 std::span<const KernelEntry> scatter_kernels();        // scatter.cpp
 std::span<const KernelEntry> creation_kernels();       // creation.cpp
+std::span<const KernelEntry> recurrent_kernels();      // recurrent.cpp
 
 }  // namespace edgec

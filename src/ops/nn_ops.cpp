@@ -569,6 +569,53 @@ std::vector<TensorType> layer_norm_shape(const ShapeQuery& q) {
   return {x};
 }
 
+// ---- rnn, gru, lstm -------------------------------------------------------------
+// src/kernels/recurrent.cpp: x [seq, batch, input]; W, R, B per direction;
+// an optional operand left out before a present one is an empty [0].
+
+std::vector<TensorType> recurrent_shape(const ShapeQuery& q) {
+  const bool lstm = q.op == "lstm";
+  const int64_t gates = lstm ? 4 : q.op == "gru" ? 3 : 1;
+  expect_inputs_between(q, 3, lstm ? 8 : 6);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, q.decl->dtypes, "input");
+  if (x.rank() != 3) op_error(q.op, "expected an input [seq, batch, input], got " + x.str());
+  const int64_t hidden = int_attr(q, "hidden_size");
+  const int64_t dirs = q.attr("direction").string_value(q.attrs) == "bidirectional" ? 2 : 1;
+  if (!x.dims[2].is_static()) op_error(q.op, "expected a static input size, got " + x.str());
+  const Dim& batch = x.dims[1];
+  // Each operand's expected dims; a symbolic one (batch) matches any.
+  auto expect = [&](size_t i, const char* what, std::vector<Dim> dims) {
+    if (i >= q.inputs.size()) return;
+    const TensorType& t = q.inputs[i];
+    if (t.rank() == 1 && t.dims[0].is_static() && t.dims[0].value == 0 && i >= 3) return;  // left out
+    bool ok = t.rank() == static_cast<int64_t>(dims.size());
+    for (size_t j = 0; ok && j < dims.size(); ++j)
+      ok = !dims[j].is_static() || !t.dims[j].is_static() || dims[j].value == t.dims[j].value;
+    std::string want = "[";
+    for (size_t j = 0; j < dims.size(); ++j) want += (j ? ", " : "") + dims[j].str();
+    if (!ok) op_error(q.op, "expected " + std::string(what) + " " + want + "], got " + t.str());
+    if (i == 4) {
+      expect_dtype(q, t, {DType::Int32, DType::Int64}, what);
+    } else {
+      expect_same_dtype(q, t, x, what);
+    }
+  };
+  const Dim d = Dim::fixed(dirs), gh = Dim::fixed(gates * hidden), h = Dim::fixed(hidden);
+  expect(1, "W", {d, gh, x.dims[2]});
+  expect(2, "R", {d, gh, h});
+  expect(3, "B", {d, Dim::fixed(2 * gates * hidden)});
+  expect(4, "sequence_lens", {batch});
+  expect(5, "initial_h", {d, batch, h});
+  expect(6, "initial_c", {d, batch, h});
+  expect(7, "P", {d, Dim::fixed(3 * hidden)});
+  const TensorType y(x.dtype, {x.dims[0], d, batch, h});
+  const TensorType state(x.dtype, {d, batch, h});
+  const TensorType workspace(x.dtype, {batch, Dim::fixed(2 * gates * hidden + hidden)});
+  if (lstm) return {y, state, state, workspace};
+  return {y, state, workspace};
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
@@ -586,7 +633,11 @@ std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
           {"layer_norm", layer_norm_shape},
           {"group_norm", group_norm_shape},
           {"instance_norm", instance_norm_shape},
-          {"lrn", lrn_shape}};
+          {"lrn", lrn_shape},
+
+          {"rnn", recurrent_shape},
+          {"gru", recurrent_shape},
+          {"lstm", recurrent_shape}};
 }
 
 }  // namespace edgec::ops

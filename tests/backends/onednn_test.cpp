@@ -1061,6 +1061,20 @@ TEST(Onednn, RefusalReasons) {
   EXPECT_EQ(reason_for(one_op("i:i64[]; a:f32[2, 3]; b:f32[1, 3]",
                               "%y = edge.pick.default(%i, [%a, %b]) : f32[?<=2, 3]")),
             "operator pick is not supported by oneDNN");
+  // The recurrent layers stay on the portable kernels (oneDNN's own RNN
+  // primitives are not used).
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 1, 3]; w:f32[1, 8, 3]; r:f32[1, 8, 2]",
+                              "%y, %h, %c, %ws = edge.lstm.default(%x, %w, %r, hidden_size = 2) : "
+                              "f32[2, 1, 1, 2], f32[1, 1, 2], f32[1, 1, 2], f32[1, 18]")),
+            "operator lstm is not supported by oneDNN");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 1, 3]; w:f32[1, 6, 3]; r:f32[1, 6, 2]",
+                              "%y, %h, %ws = edge.gru.default(%x, %w, %r, hidden_size = 2) : "
+                              "f32[2, 1, 1, 2], f32[1, 1, 2], f32[1, 14]")),
+            "operator gru is not supported by oneDNN");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 1, 3]; w:f32[1, 2, 3]; r:f32[1, 2, 2]",
+                              "%y, %h, %ws = edge.rnn.default(%x, %w, %r, hidden_size = 2) : "
+                              "f32[2, 1, 1, 2], f32[1, 1, 2], f32[1, 6]")),
+            "operator rnn is not supported by oneDNN");
   EXPECT_EQ(reason_for(one_op("x:f32[1, 4, 5]; w:f32[4, 1, 3]",
                               "%y = edge.conv_transpose.default(%x, %w, groups = 2) : f32[1, 2, 7]")),
             "attribute groups != 1 for transposed conv");

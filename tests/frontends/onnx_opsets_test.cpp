@@ -86,5 +86,23 @@ TEST(OnnxOldOpsets, OldModelsAreConvertedTo13) {
   EXPECT_EQ(program->graph.output_node()->input(0)->type().str(), "f32[3]");
 }
 
+TEST(OnnxOldOpsets, RecurrentLayersOfOpset7MatchOnnxsCases) {
+  // LSTM, GRU and RNN did not change from opset 7 to 13 (14 added
+  // 'layout'): ONNX's node cases of opset 14, written as opset 7, go
+  // through the converter and give the same outputs.
+  const std::filesystem::path node = "/usr/share/libonnx-testdata/data/node";
+  for (const char* name : {"test_lstm_with_peepholes", "test_gru_seq_length", "test_rnn_seq_length"}) {
+    const std::filesystem::path dir = node / name;
+    if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "libonnx-testdata is not installed";
+    onnx::ModelProto m;
+    ASSERT_TRUE(m.ParseFromString(onnx_cases::slurp(dir / "model.onnx"))) << name;
+    m.mutable_opset_import(0)->set_version(7);
+    m.set_ir_version(6);
+    std::string bytes;
+    m.SerializeToString(&bytes);
+    EXPECT_EQ(onnx_cases::run_case(m, bytes, dir, compare::Tolerance::sum(1e-5, 1e-5)), "") << name;
+  }
+}
+
 }  // namespace
 }  // namespace edgec

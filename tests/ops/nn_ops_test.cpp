@@ -39,7 +39,8 @@ void expect_error(const std::string& op, std::vector<TensorType> inputs, const A
 TEST(NnRows, Schemas) {
   const char* names[] = {"conv",       "conv_transpose", "max_pool",   "avg_pool",      "adaptive_avg_pool",
                          "upsample_nearest", "upsample_bilinear", "softmax", "log_softmax", "batch_norm",
-                         "layer_norm", "group_norm",     "instance_norm", "resize",     "lrn"};
+                         "layer_norm", "group_norm",     "instance_norm", "resize",      "lrn",  "lstm",
+                         "gru",        "rnn"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     expect_core_row(r, n);
@@ -513,6 +514,31 @@ TEST(NnRows, LayerNorm) {
   expect_error("layer_norm", {x}, attrs_of({{"axis", int64_t{-4}}}), "got -4");
   expect_error("layer_norm", {f32({})}, {}, "rank >= 1");
   expect_error("layer_norm", {typed(DType::Int32, {4})}, {}, "got i32");
+}
+
+TEST(NnRows, Recurrent) {
+  // X [seq, batch, input]; results Y [seq, dirs, batch, hidden], the states
+  // [dirs, batch, hidden] and the workspace [batch, 2 * gates * hidden + hidden].
+  const TensorType x = dims({sym("T"), sym("N"), fx(3)});
+  const Attrs bi = attrs_of({{"hidden_size", int64_t{2}}, {"direction", std::string("bidirectional")}});
+  const auto lstm = infer("lstm", {x, f32({2, 8, 3}), f32({2, 8, 2})}, bi);
+  ASSERT_EQ(lstm.size(), 4u);
+  EXPECT_EQ(lstm[0], dims({sym("T"), fx(2), sym("N"), fx(2)}));
+  EXPECT_EQ(lstm[1], dims({fx(2), sym("N"), fx(2)}));
+  EXPECT_EQ(lstm[2], lstm[1]);
+  EXPECT_EQ(lstm[3], dims({sym("N"), fx(18)}));
+  const Attrs one = attrs_of({{"hidden_size", int64_t{2}}});
+  // An operand left out before a given one is an empty [0].
+  const auto gru = infer("gru", {x, f32({1, 6, 3}), f32({1, 6, 2}), f32({0}), typed(DType::Int32, {4})}, one);
+  ASSERT_EQ(gru.size(), 3u);
+  EXPECT_EQ(gru[2], dims({sym("N"), fx(14)}));
+  EXPECT_EQ(infer("rnn", {x, f32({1, 2, 3}), f32({1, 2, 2}), f32({1, 4})}, one).size(), 3u);
+
+  expect_error("lstm", {x, f32({1, 4, 3}), f32({1, 8, 2})}, one, "expected W [1, 8, 3], got f32[1, 4, 3]");
+  expect_error("gru", {x, f32({1, 6, 3}), f32({1, 6, 2}), f32({1, 6})}, one, "expected B [1, 12]");
+  expect_error("rnn", {x, f32({1, 2, 3}), f32({1, 2, 2}), f32({1, 4}), f32({4})}, one, "sequence_lens");
+  expect_error("rnn", {f32({2, 3}), f32({1, 2, 3}), f32({1, 2, 2})}, one, "expected an input [seq, batch, input]");
+  expect_error("rnn", {typed(DType::Int32, {2, 1, 3}), f32({1, 2, 3}), f32({1, 2, 2})}, one, "got i32");
 }
 
 }  // namespace

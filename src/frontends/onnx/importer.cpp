@@ -96,6 +96,7 @@ const HandlerTable& handlers() {
     onnx_import::register_generator_handlers(t);
     onnx_import::register_sequence_handlers(t);
     onnx_import::register_control_handlers(t);
+    onnx_import::register_recurrent_handlers(t);
     return t;
   }();
   return table;

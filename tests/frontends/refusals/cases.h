@@ -174,7 +174,7 @@ inline onnx::NodeProto* t_node(Model& m) {
 // The cases, by the importer files whose refusals they reach.
 void add_importer_cases(std::vector<Case>& c);           // importer.cpp, context.cpp, ops_sequence.cpp, ops_control.cpp
 void add_elementwise_index_cases(std::vector<Case>& c);  // ops_elementwise.cpp, ops_index.cpp
-void add_nn_cases(std::vector<Case>& c);                 // ops_nn.cpp
+void add_nn_cases(std::vector<Case>& c);                 // ops_nn.cpp, ops_recurrent.cpp
 void add_shape_cases(std::vector<Case>& c);              // ops_shape.cpp, ops_einsum.cpp
 void add_newer_cases(std::vector<Case>& c);              // ops_newer.cpp, ops_transformer.cpp, ops_loss.cpp, ...
 

@@ -1,4 +1,4 @@
-// Refusal cases of ops_nn.cpp: one small model per refusal site, walked by
+// Refusal cases of ops_nn.cpp and ops_recurrent.cpp: one small model per refusal site, walked by
 // onnx_refusals_test.cpp (what they share: cases.h).
 #include "frontends/refusals/cases.h"
 
@@ -337,6 +337,60 @@ void add_nn_cases(std::vector<Case>& c) {
     attr(m.x().node("LRN", {"x"}, {"y"}), "size", int64_t{0});
     m.output("y");
     add(node_case("lrn size 0", m, "LRN", "attribute 'size' is 0; expected a window in [1, 2147483648]"));
+  }
+  // ---- LSTM, GRU, RNN (ops_recurrent.cpp) ----
+  // X [seq 2, batch 1, input 3], hidden 2.
+  auto recurrent = [](const std::string& op, int64_t gates, int64_t opset = 17, int elem = TensorProto::FLOAT) {
+    Model m(opset);
+    m.input("x", {"2", "1", "3"}, elem);
+    if (elem == TensorProto::FLOAT) {
+      m.weight("w", {1, 2 * gates, 3}).weight("r", {1, 2 * gates, 2});
+    } else {
+      m.input("w", {"1", std::to_string(2 * gates), "3"}, elem).input("r", {"1", std::to_string(2 * gates), "2"}, elem);
+    }
+    m.node(op, {"x", "w", "r"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  auto strings = [](onnx::NodeProto* n, const std::string& name, const std::vector<std::string>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(AttributeProto::STRINGS);
+    for (const auto& s : v) a->add_strings(s);
+  };
+  {
+    Model m = recurrent("LSTM", 4);
+    attr(t_node(m), "direction", "sideways");
+    add(node_case("recurrent direction", m, "LSTM",
+                  "attribute 'direction' is 'sideways'; expected 'forward', 'reverse' or 'bidirectional'"));
+  }
+  {
+    Model m = recurrent("GRU", 3);
+    attr(t_node(m), "layout", int64_t{2});
+    add(node_case("recurrent layout", m, "GRU", "attribute 'layout' is 2; expected 0 or 1"));
+  }
+  add(node_case("recurrent in double", recurrent("RNN", 1, 17, TensorProto::DOUBLE), "RNN",
+                "input 0 'X' (value 'x', f64[2, 1, 3]) is not float; edgec's rnn computes in float only"));
+  {
+    Model m = recurrent("RNN", 1);
+    attr(t_node(m), "hidden_size", int64_t{0});
+    add(node_case("recurrent hidden size", m, "RNN", "attribute 'hidden_size' is 0; expected a positive size"));
+  }
+  {
+    Model m = recurrent("GRU", 3);
+    strings(t_node(m), "activations", {"Sigmoid", "Tanh", "Tanh"});
+    add(node_case("recurrent activation count", m, "GRU",
+                  "attribute 'activations' has 3 entries; expected 2 (2 per direction)"));
+  }
+  {
+    Model m = recurrent("RNN", 1);
+    strings(t_node(m), "activations", {"Gelu"});
+    add(node_case("recurrent unknown activation", m, "RNN", "attribute 'activations' holds 'Gelu'"));
+  }
+  {
+    Model m = recurrent("LSTM", 4);
+    attr(t_node(m), "clip", -1.0f);
+    add(node_case("recurrent clip", m, "LSTM", "attribute 'clip' is -1.000000; expected a positive threshold"));
   }
 }
 
