@@ -1,4 +1,4 @@
-// ONNX Einsum, LpNormalization, MeanVarianceNormalization, DepthToSpace
+// ONNX Einsum, LpNormalization, LpPool, GlobalLpPool, MeanVarianceNormalization, DepthToSpace
 // and SpaceToDepth, which the importer composes of existing operators
 // (ops_einsum.cpp, ops_index.cpp, ops_shape.cpp), imported and run in the
 // interpreter against references edgec does not compute: ONNX's own node
@@ -534,6 +534,106 @@ TEST(OnnxLpNormalization, RefusesOtherNormsAndAxes) {
 }
 
 /// (x - mean) / (std + 1e-9) over `axes` of a 4-d `shape`, in double.
+// LpPool: each window's (SUM |x|^p)^(1/p), padding counting as zeros; the
+// windows walked here in double, one output element at a time (2-d or 3-d,
+// any strides, pads and dilations).
+std::vector<double> lp_pool_reference(const std::vector<double>& x, const std::vector<int64_t>& shape, int64_t p,
+                                      const std::vector<int64_t>& k, const std::vector<int64_t>& stride,
+                                      const std::vector<int64_t>& pads, const std::vector<int64_t>& dil,
+                                      std::vector<int64_t>& out_shape) {
+  const size_t nd = k.size();
+  out_shape = {shape[0], shape[1]};
+  for (size_t d = 0; d < nd; ++d)
+    out_shape.push_back((shape[2 + d] + pads[d] + pads[nd + d] - dil[d] * (k[d] - 1) - 1) / stride[d] + 1);
+  std::vector<double> y;
+  std::vector<int64_t> o(nd), w(nd);
+  const int64_t planes = shape[0] * shape[1];
+  for (int64_t nc = 0; nc < planes; ++nc) {
+    int64_t outs = 1;
+    for (size_t d = 0; d < nd; ++d) outs *= out_shape[2 + d];
+    for (int64_t oi = 0; oi < outs; ++oi) {
+      for (size_t d = nd, r = static_cast<size_t>(oi); d-- > 0;) {
+        o[d] = static_cast<int64_t>(r) % out_shape[2 + d];
+        r /= static_cast<size_t>(out_shape[2 + d]);
+      }
+      double sum = 0;
+      int64_t taps = 1;
+      for (int64_t kd : k) taps *= kd;
+      for (int64_t ti = 0; ti < taps; ++ti) {
+        int64_t flat = nc, inside = 1;
+        for (size_t d = nd, r = static_cast<size_t>(ti); d-- > 0;) {
+          w[d] = static_cast<int64_t>(r) % k[d];
+          r /= static_cast<size_t>(k[d]);
+        }
+        for (size_t d = 0; d < nd; ++d) {
+          const int64_t at = o[d] * stride[d] - pads[d] + w[d] * dil[d];
+          inside &= at >= 0 && at < shape[2 + d];
+          flat = flat * shape[2 + d] + at;
+        }
+        if (inside) sum += std::pow(std::abs(x[static_cast<size_t>(flat)]), static_cast<double>(p));
+      }
+      y.push_back(std::pow(sum, 1.0 / static_cast<double>(p)));
+    }
+  }
+  return y;
+}
+
+TEST(OnnxLpPool, MatchesTheNormOfEachWindow) {
+  struct Case {
+    std::vector<int64_t> shape, k, stride, pads, dil;
+    int64_t p;
+  };
+  const Case cases[] = {
+      {{1, 2, 5, 6}, {2, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 2},
+      {{2, 3, 7, 5}, {3, 2}, {2, 1}, {1, 0, 1, 1}, {1, 1}, 1},
+      {{1, 2, 8, 8}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {2, 1}, 3},  // dilations: opset 18
+      {{1, 2, 4, 5, 6}, {2, 3, 2}, {1, 2, 2}, {0, 1, 1, 1, 0, 0}, {1, 1, 1}, 2},
+  };
+  uint32_t seed = 50;
+  for (const Case& c : cases) {
+    const bool dilated = c.dil != std::vector<int64_t>(c.dil.size(), 1);
+    NodeModel m("LpPool", {dims_of(c.shape)});
+    m.proto.mutable_opset_import(0)->set_version(dilated ? 18 : 17);
+    m.attr("kernel_shape", c.k).attr("strides", c.stride).attr("pads", c.pads).attr("p", c.p);
+    if (dilated) m.attr("dilations", c.dil);
+    const auto x = random_values(static_cast<size_t>(numel(c.shape)), -2, 2, seed++);
+    std::vector<int64_t> out_shape;
+    const auto want = lp_pool_reference(x, c.shape, c.p, c.k, c.stride, c.pads, c.dil, out_shape);
+    const auto got = import_and_run(m.bytes(), {make_data(DType::Float32, c.shape, x)});
+    EXPECT_TRUE(matches(got.at(0), out_shape, want, kF32)) << "p " << c.p << ", rank " << c.shape.size();
+  }
+}
+
+TEST(OnnxLpPool, GlobalIsTheNormOverTheSpatialDims) {
+  for (const int64_t p : {1, 2, 3}) {
+    const std::vector<int64_t> shape = {2, 3, 4, 5};
+    NodeModel m("GlobalLpPool", {dims_of(shape)});
+    m.attr("p", p);
+    const auto x = random_values(static_cast<size_t>(numel(shape)), -2, 2, 70 + static_cast<uint32_t>(p));
+    std::vector<double> want;
+    for (int64_t nc = 0; nc < 6; ++nc) {
+      double sum = 0;
+      for (int64_t i = 0; i < 20; ++i) sum += std::pow(std::abs(x[static_cast<size_t>(nc * 20 + i)]), p);
+      want.push_back(std::pow(sum, 1.0 / static_cast<double>(p)));
+    }
+    const auto got = import_and_run(m.bytes(), {make_data(DType::Float32, shape, x)});
+    EXPECT_TRUE(matches(got.at(0), {2, 3, 1, 1}, want, kF32)) << "p " << p;
+  }
+}
+
+TEST(OnnxLpPool, RefusesWhatItDoesNotCompute) {
+  NodeModel zero("LpPool", {{"1", "2", "4", "4"}});
+  zero.attr("kernel_shape", std::vector<int64_t>{2, 2}).attr("p", int64_t{0});
+  expect_refused(zero, "LpPool", {"attribute 'p' is 0; expected an order >= 1"});
+  NodeModel ceil("LpPool", {{"1", "2", "4", "4"}});
+  ceil.proto.mutable_opset_import(0)->set_version(18);
+  ceil.attr("kernel_shape", std::vector<int64_t>{2, 2}).attr("ceil_mode", int64_t{1});
+  const std::string why = refusal_of(ceil.bytes());
+  EXPECT_NE(why.find("node '/t' (#0, LpPool, domain ai.onnx, opset 18): attribute 'ceil_mode' is 1; expected 0"),
+            std::string::npos)
+      << why;
+}
+
 std::vector<double> mvn_reference(const std::vector<double>& x, const std::vector<int64_t>& shape,
                                   const std::vector<int64_t>& axes) {
   std::vector<bool> reduced(shape.size(), false);

@@ -153,6 +153,15 @@ std::vector<OpSchema> build() {
     out.push_back(b.done());
   }
   {
+    // Opset 18 adds dilations and ceil_mode.
+    Builder b("LpPool", 18);
+    b.in("X", "T").out("Y", "T").attr("auto_pad", "NOTSET").attr("ceil_mode", int64_t{0});
+    b.attr_of("dilations", AttributeProto::INTS, false).attr_of("kernel_shape", AttributeProto::INTS, true);
+    b.attr("p", int64_t{2}).attr_of("pads", AttributeProto::INTS, false);
+    b.attr_of("strides", AttributeProto::INTS, false).types("T", kFloats);
+    out.push_back(b.done());
+  }
+  {
     Builder b("Cast", 19);
     b.in("input", "T1").out("output", "T2").attr("saturate", int64_t{1});
     b.attr_of("to", AttributeProto::INT, true).types("T1", all_types()).types("T2", all_types());

@@ -5,6 +5,7 @@
 // upsample kernels).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -357,6 +358,67 @@ void average_pool(NodeContext& n) {
                                    {"dilation", win.dilations},
                                    {"ceil_mode", n.attr_int("ceil_mode", 0) != 0},
                                    {"count_include_pad", n.attr_int("count_include_pad", 0) != 0}})));
+}
+
+/// LpPool's and GlobalLpPool's p (attribute 'p', default 2), checked.
+int64_t lp_norm_order(NodeContext& n) {
+  const int64_t p = n.attr_int("p", 2);
+  if (p < 1) n.fail("attribute 'p' is " + std::to_string(p) + "; expected an order >= 1 (the p of the p-norm)");
+  return p;
+}
+
+/// (SUM |x|^p)^(1/p), from |x|^p summed by `sum_of` (a value of x's type):
+/// p = 1 and 2 without pow.
+Value* lp_norm_of(NodeContext& n, Value* x, int64_t p, const std::function<Value*(Value*)>& sum_of) {
+  Importer& im = n.im();
+  const DType dtype = x->type().dtype;
+  Value* mag = im.emit("abs", {x}, {}, n.hint() + "_abs");
+  Value* powered = p == 1   ? mag
+                   : p == 2 ? im.emit("mul", {mag, mag}, {}, n.hint() + "_pow")
+                            : im.emit("pow", {mag, im.full({}, static_cast<double>(p), dtype, n.hint() + "_p")}, {},
+                                      n.hint() + "_pow");
+  Value* sum = sum_of(powered);
+  if (p == 1) return sum;
+  if (p == 2) return n.emit("sqrt", {sum});
+  return n.emit("pow", {sum, im.full({}, 1.0 / static_cast<double>(p), dtype, n.hint() + "_inv_p")});
+}
+
+/// LpPool: the p-norm of each window. |x|^p averaged over windows that
+/// count the padding (zeros, which add nothing to a sum), times the
+/// window's element count, is the window's sum; every window lies in the
+/// padded input without ceil_mode, so the count is the kernel's.
+void lp_pool(NodeContext& n) {
+  const auto [x, kernel, win] = read_pool_operands(n);
+  const int64_t p = lp_norm_order(n);
+  if (n.attr_int("ceil_mode", 0) != 0)
+    n.fail("attribute 'ceil_mode' is " + std::to_string(n.attr_int("ceil_mode", 0)) +
+           "; expected 0 (edgec's LpPool takes the windows that fit; re-export without ceil_mode or pad the input)");
+  int64_t count = 1;
+  for (int64_t k : kernel) count *= k;
+  Importer& im = n.im();
+  n.set_output(0, lp_norm_of(n, x, p, [&](Value* powered) {
+    Value* avg = im.emit("avg_pool", {powered},
+                         attrs_of({{"kernel_size", kernel},
+                                   {"stride", win.strides},
+                                   {"padding", win.pads},
+                                   {"dilation", win.dilations},
+                                   {"ceil_mode", false},
+                                   {"count_include_pad", true}}),
+                         n.hint() + "_avg");
+    return im.emit("mul", {avg, im.full({}, static_cast<double>(count), x->type().dtype, n.hint() + "_count")}, {},
+                   n.hint() + "_sum");
+  }));
+}
+
+/// GlobalLpPool: the p-norm over all spatial dims, kept.
+void global_lp_pool(NodeContext& n) {
+  Value* x = n.value(0);
+  const size_t nd = spatial_rank(n, x);
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < nd; ++d) dims.push_back(static_cast<int64_t>(d) + 2);
+  n.set_output(0, lp_norm_of(n, x, lp_norm_order(n), [&](Value* powered) {
+    return n.im().emit("sum", {powered}, attrs_of({{"dims", dims}, {"keepdim", true}}), n.hint() + "_sum");
+  }));
 }
 
 void global_pool(NodeContext& n) {
@@ -770,6 +832,8 @@ void register_nn_handlers(HandlerTable& t) {
   t["AveragePool"] = average_pool;
   t["GlobalAveragePool"] = global_pool;
   t["GlobalMaxPool"] = global_pool;
+  t["LpPool"] = lp_pool;
+  t["GlobalLpPool"] = global_lp_pool;
   t["BatchNormalization"] = batch_norm;
   t["LayerNormalization"] = layer_norm;
   t["InstanceNormalization"] = instance_norm;

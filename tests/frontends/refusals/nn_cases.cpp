@@ -392,6 +392,22 @@ void add_nn_cases(std::vector<Case>& c) {
     attr(t_node(m), "clip", -1.0f);
     add(node_case("recurrent clip", m, "LSTM", "attribute 'clip' is -1.000000; expected a positive threshold"));
   }
+  // ---- LpPool, GlobalLpPool (ops_nn.cpp) ----
+  {
+    Model m = Model().x();
+    m.node("GlobalLpPool", {"x"}, {"y"});
+    attr(t_node(m), "p", int64_t{0});
+    m.output("y");
+    add(node_case("lp pool order", m, "GlobalLpPool", "attribute 'p' is 0; expected an order >= 1"));
+  }
+  {
+    Model m = Model(18).x();
+    m.node("LpPool", {"x"}, {"y"});
+    attr(t_node(m), "kernel_shape", std::vector<int64_t>{2, 2});
+    attr(t_node(m), "ceil_mode", int64_t{1});
+    m.output("y");
+    add(node_case("lp pool ceil mode", m, "LpPool", "attribute 'ceil_mode' is 1; expected 0", 18));
+  }
 }
 
 }  // namespace edgec::refusal_cases
