@@ -87,6 +87,11 @@ def _fixtures():
                 "A detector's FPN top-down path with dynamic height and width (run with 40x56): stride-2 "
                 "stages, lateral 1x1 convolutions, coarser maps upsampled by 2 (nearest, bilinear) and added, "
                 "a head upsampled by 2 to the input's size; every Resize scales a symbolic dim."),
+        Fixture("vad_stream", "small", small.build_vad_stream, ["prob", "hn", "cn"],
+                "A streaming voice-activity model, scripted (torch.jit.script): a conv front end chosen by an "
+                "`if` on the int64 sample-rate input (the exporter writes ONNX If), an LSTM whose state is an "
+                "input and an output, a sigmoid head; one 32 ms chunk (512 samples at 16 kHz). The sample rate "
+                "is fixed at compile time (vad_stream.fixed.npz, --fix-inputs)."),
         Fixture("activations", "small", small.build_activations, ["y", "z"],
                 "SELU after a convolution, CELU (alpha 0.7) after a linear layer, and both on the input: "
                 "ONNX Selu and Celu (opset 17)."),
@@ -148,7 +153,10 @@ def save_npz(path, arrays):
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         for name, arr in arrays:
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
+            # ascontiguousarray would make a 0-d array 1-d (a scalar input's shape is []).
+            arr = np.asarray(arr)
+            np.lib.format.write_array(buf, arr if arr.flags.c_contiguous else np.ascontiguousarray(arr),
+                                      allow_pickle=False)
             info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             with zf.open(info, "w", force_zip64=True) as f:
@@ -172,6 +180,9 @@ def export_one(fx, outdir):
     built = fx.build()
     model, inputs = built[0], built[1]
     extra = dict(built[2]) if len(built) > 2 else {}
+    # Inputs a deployment fixes (a sample rate): saved apart, for `edgec
+    # compile --fix-inputs NAME.fixed.npz`.
+    fixed = extra.pop("fix_inputs", [])
     model.eval()
     # Export from a copy taken before the reference run: a model that mutates a
     # buffer must be exported from the same state the reference started from.
@@ -211,6 +222,13 @@ def export_one(fx, outdir):
 
     in_arrays = [(vi.name, to_numpy(inputs[vi.name])) for vi in graph_inputs]
     out_arrays = [(name, to_numpy(r)) for name, r in zip(fx.outputs, ref)]
+    fixed_arrays = [(n, a) for n, a in in_arrays if n in fixed]
+    in_arrays = [(n, a) for n, a in in_arrays if n not in fixed]
+    fixed_path = os.path.join(outdir, fx.name + ".fixed.npz")
+    if fixed_arrays:
+        save_npz(fixed_path, fixed_arrays)
+    elif os.path.exists(fixed_path):
+        os.remove(fixed_path)
     save_npz(os.path.join(outdir, fx.name + ".inputs.npz"), in_arrays)
     save_npz(os.path.join(outdir, fx.name + ".outputs.npz"), out_arrays)
 
@@ -227,6 +245,7 @@ def export_one(fx, outdir):
         "committed": fx.tier == "small",
         "notes": fx.notes,
         "inputs": [describe(n, a) for n, a in in_arrays],
+        **({"fixed_inputs": [describe(n, a) for n, a in fixed_arrays]} if fixed_arrays else {}),
         "outputs": [describe(n, a) for n, a in out_arrays],
         "parameters": sum(p.numel() for p in model.parameters()),
         "buffers": sum(b.numel() for b in model.buffers()),
@@ -248,7 +267,7 @@ def export_one(fx, outdir):
         entry["overridable_initializers"] = overridable
     if extra.get("dynamic_axes"):
         entry["dynamic_axes"] = {k: {str(a): n for a, n in v.items()} for k, v in extra["dynamic_axes"].items()}
-    for suffix in (".onnx", ".inputs.npz", ".outputs.npz"):
+    for suffix in (".onnx", ".inputs.npz", ".outputs.npz") + ((".fixed.npz",) if fixed_arrays else ()):
         path = os.path.join(outdir, fx.name + suffix)
         with open(path, "rb") as f:
             entry.setdefault("files", {})[fx.name + suffix] = {

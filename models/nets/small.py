@@ -382,6 +382,42 @@ def build_fpn_dynamic():
     return FpnDetector(), {"image": torch.randn(1, 3, 40, 56)}, extra
 
 
+class VadFrontend(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv16 = nn.Conv1d(1, 8, 8, stride=4)
+        self.conv8 = nn.Conv1d(1, 8, 4, stride=2)
+
+    def forward(self, x, sr):
+        if bool(sr == 16000):
+            return self.conv16(x)
+        return self.conv8(x)
+
+
+class VadStream(nn.Module):
+    """A streaming voice-activity detector's shape (Silero-style): the front
+    end depends on the sample rate (an `if` the scripted module keeps, so
+    the exporter writes ONNX If), an LSTM carries state between chunks (h
+    and c are inputs and outputs), a sigmoid gives the speech probability."""
+
+    def __init__(self):
+        super().__init__()
+        self.front = VadFrontend()
+        self.lstm = nn.LSTM(8, 16, batch_first=True)
+        self.head = nn.Linear(16, 1)
+
+    def forward(self, audio, sr, h, c):
+        f = torch.relu(self.front(audio.unsqueeze(1), sr))
+        y, (h2, c2) = self.lstm(f.transpose(1, 2), (h, c))
+        return torch.sigmoid(self.head(y[:, -1])), h2, c2
+
+
+def build_vad_stream():
+    inputs = {"audio": torch.randn(1, 512) * 0.3, "sr": torch.tensor(16000), "h": torch.randn(1, 1, 16) * 0.5,
+              "c": torch.randn(1, 1, 16) * 0.5}
+    return torch.jit.script(VadStream().eval()), inputs, {"fix_inputs": ["sr"]}
+
+
 def perturb_layer_norms(model):
     for m in model.modules():
         if isinstance(m, nn.LayerNorm):

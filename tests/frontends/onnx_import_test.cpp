@@ -106,8 +106,13 @@ TEST_P(FixtureTest, ImportsAndMatchesPyTorch) {
   const std::string name = GetParam();
   const std::string base = kFixtures + "/" + name;
   std::unique_ptr<Program> p;
+  // Inputs a deployment fixes (NAME.fixed.npz) are bound when importing,
+  // as `edgec compile --fix-inputs` does.
+  OnnxImportOptions options;
+  if (std::filesystem::exists(base + ".fixed.npz"))
+    for (const auto& a : io::read_npz(base + ".fixed.npz")) options.input_values[a.name] = to_tensor_data(a);
   try {
-    p = import_onnx(base + ".onnx");
+    p = import_onnx(base + ".onnx", options);
   } catch (const CompileError& e) {
     FAIL() << e.what();
   }
