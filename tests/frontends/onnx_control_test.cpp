@@ -1,5 +1,7 @@
 // ONNX If whose condition is known when compiling (ops_control.cpp): only
-// the taken branch is imported, inline, and no `if` is left. Small models
+// the taken branch is imported, inline, and no `if` is left; and Loop whose
+// trip count and condition are known, unrolled (0, 1 and 7 iterations, a
+// condition that folds each iteration, the unrolling budget). Small models
 // built here are compiled and run as `edgec compile` and `edgec run` do,
 // against values written out by hand: a constant condition, one folded from
 // a graph input fixed at compile time (--fix-inputs: a sample rate), a
@@ -7,6 +9,8 @@
 // graph's values. And what is refused, with the node and branch named.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+
+#include <functional>
 
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/refusal.h"
@@ -208,6 +212,111 @@ TEST(OnnxIf, RefusesBranchesThatDoNotFit) {
               std::string::npos)
         << why;
   }
+}
+
+// ---- Loop ----------------------------------------------------------------------------
+
+/// x: f32[3]; y, scan = Loop(trips, cond, y0 = x) with body
+/// (i, c, v) -> (c_out, v + x * i, v): the carried value gains x times the
+/// iteration number, the scan output stacks the value each iteration saw.
+/// `trips` < 0 leaves the trip count out; `cond_out` names the body's
+/// condition output (default: the condition passed through).
+onnx::ModelProto loop_model(int64_t trips, bool with_scan = true,
+                            const std::function<std::string(onnx::GraphProto*)>& cond_out = {}) {
+  onnx::ModelProto m = empty_onnx_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "x", {3});
+  if (trips >= 0) add_scalar(g, "trips", static_cast<double>(trips), TensorProto::INT64);
+  add_scalar(g, "go", 1, TensorProto::BOOL);
+  onnx::GraphProto body;
+  body.set_name("body");
+  add_input(&body, "i", {}, TensorProto::INT64);
+  add_input(&body, "c", {}, TensorProto::BOOL);
+  add_input(&body, "v", {3});
+  add_node(&body, "to_float", "Cast", {"i"}, {"i_f"})->add_attribute()->CopyFrom([] {
+    AttributeProto a;
+    a.set_name("to");
+    a.set_type(AttributeProto::INT);
+    a.set_i(TensorProto::FLOAT);
+    return a;
+  }());
+  add_node(&body, "times", "Mul", {"x", "i_f"}, {"xi"});
+  add_node(&body, "next", "Add", {"v", "xi"}, {"v_out"});
+  add_node(&body, "seen", "Identity", {"v"}, {"v_seen"});
+  body.add_output()->set_name(cond_out ? cond_out(&body) : "c");
+  body.add_output()->set_name("v_out");
+  if (with_scan) body.add_output()->set_name("v_seen");
+  std::vector<std::string> outs = {"y"};
+  if (with_scan) outs.push_back("scan");
+  auto* loop = add_node(g, "loop0", "Loop", {trips >= 0 ? "trips" : "", "go", "x"}, outs);
+  auto* a = loop->add_attribute();
+  a->set_name("body");
+  a->set_type(AttributeProto::GRAPH);
+  *a->mutable_g() = body;
+  for (const auto& o : outs) g->add_output()->set_name(o);
+  return m;
+}
+
+std::vector<std::vector<double>> run_all(const onnx::ModelProto& m) {
+  auto program = import_model(m);
+  lower_program(*program);
+  const auto file = serialize_program(*program);
+  std::map<std::string, TensorData> inputs = {{"x", make_data(DType::Float32, {3}, {1, 2, 3})}};
+  std::vector<std::vector<double>> out;
+  for (const auto& t : onnx_cases::run_file(file, inputs)) out.push_back(data_as_doubles(t));
+  return out;
+}
+
+// v_k = x * (1 + 0 + 1 + ... + (k-1)); the scan holds v_0 .. v_{n-1}.
+TEST(OnnxLoop, AKnownTripCountUnrolls) {
+  for (const int64_t trips : {1, 7}) {
+    const auto out = run_all(loop_model(trips));
+    const double total = 1 + static_cast<double>(trips * (trips - 1) / 2);
+    EXPECT_EQ(out.at(0), (std::vector<double>{total, 2 * total, 3 * total})) << trips;
+    std::vector<double> scan;
+    for (int64_t k = 0; k < trips; ++k) {
+      const double f = 1 + static_cast<double>(k * (k - 1) / 2);
+      scan.insert(scan.end(), {f, 2 * f, 3 * f});
+    }
+    EXPECT_EQ(out.at(1), scan) << trips;
+  }
+  // No iteration: the carried value is the initial one.
+  EXPECT_EQ(run_all(loop_model(0, false)).at(0), (std::vector<double>{1, 2, 3}));
+  // Unrolled: the body's add once per iteration (the casts of the iteration
+  // number fold).
+  int adds = 0;
+  for (const Node* c : import_model(loop_model(3))->graph.calls()) adds += c->op() == "aten.add.Tensor";
+  EXPECT_EQ(adds, 3);
+}
+
+// No trip count: the body's condition (i + 1 < 3) ends it after 3 iterations.
+TEST(OnnxLoop, AConditionThatFoldsEndsIt) {
+  const auto m = loop_model(-1, true, [](onnx::GraphProto* b) {
+    add_scalar(b, "one", 1, TensorProto::INT64);
+    add_scalar(b, "three", 3, TensorProto::INT64);
+    add_node(b, "inc", "Add", {"i", "one"}, {"i1"});
+    add_node(b, "more", "Less", {"i1", "three"}, {"c_out"});
+    return std::string("c_out");
+  });
+  const auto out = run_all(m);
+  EXPECT_EQ(out.at(0), (std::vector<double>{4, 8, 12}));  // 1 + 0 + 1 + 2
+  EXPECT_EQ(out.at(1).size(), 9u);
+}
+
+TEST(OnnxLoop, RefusesWhatItCannotUnroll) {
+  const auto contains = [](const std::string& why, const std::string& part) {
+    EXPECT_NE(why.find(part), std::string::npos) << why;
+  };
+  // A trip count past the unrolling budget names it.
+  contains(refusal(loop_model(100000)), "more than the 10000 body nodes edgec unrolls (trip count 100000)");
+  // A condition the body computes from data.
+  contains(refusal(loop_model(5, true, [](onnx::GraphProto* b) {
+             add_scalar(b, "zero", 0, TensorProto::FLOAT);
+             add_node(b, "pick", "ReduceSum", {"v_out"}, {"s"});
+             add_node(b, "pos", "Greater", {"s", "zero"}, {"c_out"});
+             return std::string("c_out");
+           })),
+           "the condition the body computes (output 0 'c_out@loop0') is computed at run time");
 }
 
 }  // namespace

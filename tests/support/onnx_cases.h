@@ -57,6 +57,9 @@ inline const std::map<std::string, std::set<int>> kShapeOperands = {
     // If's condition: edgec imports an If whose condition is known when
     // compiling (ops_control.cpp), as --fix-inputs makes it.
     {"If", {0}},
+    // Loop's trip count and condition: edgec unrolls a Loop whose trip count
+    // and condition are known when compiling (ops_control.cpp).
+    {"Loop", {0, 1}},
 };
 
 /// The graph inputs a shape operand is computed from: a user of edgec gives

@@ -584,6 +584,78 @@ void add_importer_cases(std::vector<Case>& c) {
                 }),
                 "If", "then_branch: node 'then_add' (#0, Add, domain ai.onnx, opset 17): output 'cond' has the name "
                       "of a value of the enclosing graph"));
+  // Node '/t': Loop(trips, cond, x) whose body (i, c, v) -> (c, v_out, v_out)
+  // passes v through; trips and cond are initializers unless `edit` changes
+  // the model, and `edit_body` the body.
+  auto loop_of = [](int64_t trips, const std::function<void(Model&, onnx::GraphProto&)>& edit,
+                    std::vector<std::string> outs = {"y", "scan"}) {
+    Model m = Model().x();
+    m.ints("trips", {trips}, {}).ints("go", {1}, {}, TensorProto::BOOL);
+    onnx::GraphProto body;
+    body.set_name("body");
+    add_input(&body, "i", {}, TensorProto::INT64);
+    add_input(&body, "c", {}, TensorProto::BOOL);
+    add_input(&body, "v", {1, 2, 4, 4});
+    add_node(&body, "pass", "Identity", {"v"}, {"v_out"});
+    for (const char* o : {"c", "v_out", "v_out"}) body.add_output()->set_name(o);
+    edit(m, body);
+    auto* n = m.node("Loop", {m.g()->initializer_size() ? "trips" : "", "go", "x"}, outs);
+    auto* a = n->add_attribute();
+    a->set_name("body");
+    a->set_type(AttributeProto::GRAPH);
+    *a->mutable_g() = body;
+    for (const auto& o : outs) m.output(o);
+    return m;
+  };
+  add(node_case("loop trip count at run time", loop_of(2, [](Model& m, onnx::GraphProto&) {
+                  m.g()->mutable_initializer()->DeleteSubrange(0, 1);
+                  m.input("trips", {}, TensorProto::INT64);
+                }),
+                "Loop",
+                "the trip count, input 0 'M' (value 'trips'), must be known at import time (edgec unrolls a Loop "
+                "whose trip count and condition are known when compiling), but it is computed at run time from graph "
+                "input 'trips'"));
+  add(node_case("loop trip count of two values", loop_of(2, [](Model& m, onnx::GraphProto&) {
+                  m.g()->mutable_initializer(0)->add_dims(2);
+                  m.g()->mutable_initializer(0)->add_int64_data(3);
+                }),
+                "Loop", "the trip count, input 0 'M' (value 'trips', i64[2]), holds 2 values; expected one"));
+  add(node_case("loop too long to unroll", loop_of(20000, [](Model&, onnx::GraphProto&) {}), "Loop",
+                "unrolling it takes more than 10000 iterations of its 1-node body, more than the 10000 body nodes "
+                "edgec unrolls (trip count 20000)"));
+  add(node_case("loop body inputs", loop_of(2, [](Model&, onnx::GraphProto& b) { b.mutable_input()->RemoveLast(); }),
+                "Loop", "attribute 'body' has 2 inputs; expected 3"));
+  add(node_case("loop body outputs", loop_of(2, [](Model&, onnx::GraphProto& b) {
+                  b.mutable_output()->RemoveLast();
+                  b.mutable_output()->RemoveLast();
+                }),
+                "Loop", "attribute 'body' has 1 outputs; expected at least 2"));
+  add(node_case("loop node outputs", loop_of(2, [](Model&, onnx::GraphProto&) {}, {"y"}), "Loop",
+                "the node has 1 outputs; expected 2 (the carried values and the body's scan outputs)"));
+  add(node_case("loop body output undefined", loop_of(2, [](Model&, onnx::GraphProto& b) {
+                  b.mutable_output(1)->set_name("nowhere");
+                }),
+                "Loop", "body output 1 'nowhere' is not produced by any node or initializer of the body"));
+  add(node_case("loop body output unavailable", loop_of(2, [](Model&, onnx::GraphProto& b) {
+                  auto* pool = add_node(&b, "pool", "MaxPool", {"v"}, {"pooled", "indices"});
+                  attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
+                  b.mutable_output(1)->set_name("indices");
+                }),
+                "Loop", "body output 1 'indices@loop0': "));
+  add(node_case("loop condition computed from data", loop_of(2, [](Model&, onnx::GraphProto& b) {
+                  add_node(&b, "any", "ReduceMax", {"v"}, {"m"});
+                  add_node(&b, "cast", "Cast", {"m"}, {"c_out"})->add_attribute()->CopyFrom([] {
+                    AttributeProto a;
+                    a.set_name("to");
+                    a.set_type(AttributeProto::INT);
+                    a.set_i(TensorProto::BOOL);
+                    return a;
+                  }());
+                  b.mutable_output(0)->set_name("c_out");
+                }),
+                "Loop", "the condition the body computes (output 0 'c_out@loop0') is computed at run time"));
+  add(node_case("loop scan of no iteration", loop_of(0, [](Model&, onnx::GraphProto&) {}), "Loop",
+                "scan output 0 of a Loop that runs no iteration has no element to give it a shape"));
 }
 
 }  // namespace edgec::refusal_cases
