@@ -1,7 +1,8 @@
 // ONNX If whose condition is known when compiling (ops_control.cpp): only
 // the taken branch is imported, inline, and no `if` is left; and Loop whose
 // trip count and condition are known, unrolled (0, 1 and 7 iterations, a
-// condition that folds each iteration, the unrolling budget). Small models
+// condition that folds each iteration, the unrolling budget); and Scan of a
+// known length, in each direction and along another output axis. Small models
 // built here are compiled and run as `edgec compile` and `edgec run` do,
 // against values written out by hand: a constant condition, one folded from
 // a graph input fixed at compile time (--fix-inputs: a sample rate), a
@@ -317,6 +318,58 @@ TEST(OnnxLoop, RefusesWhatItCannotUnroll) {
              return std::string("c_out");
            })),
            "the condition the body computes (output 0 'c_out@loop0') is computed at run time");
+}
+
+// ---- Scan ----------------------------------------------------------------------------
+
+/// Scan(init f32[2], xs f32[3, 2]) with body (s, e) -> (s + e, s + e): the
+/// running sum of xs' rows and each partial sum, with the given attributes.
+std::vector<std::vector<double>> run_scan(const std::vector<int64_t>& in_dirs, const std::vector<int64_t>& out_axes,
+                                          const std::vector<int64_t>& out_dirs) {
+  onnx::ModelProto m = empty_onnx_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "init", {2});
+  add_input(g, "xs", {3, 2});
+  onnx::GraphProto body;
+  body.set_name("body");
+  add_input(&body, "s", {2});
+  add_input(&body, "e", {2});
+  add_node(&body, "sum", "Add", {"s", "e"}, {"s_out"});
+  add_node(&body, "seen", "Identity", {"s_out"}, {"y_out"});
+  body.add_output()->set_name("s_out");
+  body.add_output()->set_name("y_out");
+  auto* n = add_node(g, "scan0", "Scan", {"init", "xs"}, {"final", "ys"});
+  auto* a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(AttributeProto::GRAPH);
+  *a->mutable_g() = body;
+  set_int_attr(n, "num_scan_inputs", 1);
+  set_ints(n, "scan_input_directions", in_dirs);
+  set_ints(n, "scan_output_axes", out_axes);
+  set_ints(n, "scan_output_directions", out_dirs);
+  g->add_output()->set_name("final");
+  g->add_output()->set_name("ys");
+  auto program = import_model(m);
+  lower_program(*program);
+  const auto file = serialize_program(*program);
+  std::map<std::string, TensorData> inputs = {{"init", make_data(DType::Float32, {2}, {0, 0})},
+                                              {"xs", make_data(DType::Float32, {3, 2}, {1, 2, 3, 4, 5, 6})}};
+  std::vector<std::vector<double>> out;
+  for (const auto& t : onnx_cases::run_file(file, inputs)) out.push_back(data_as_doubles(t));
+  return out;
+}
+
+TEST(OnnxScan, UnrollsOverAKnownLength) {
+  // Forward: partial sums [1, 2], [4, 6], [9, 12], stacked on dim 0.
+  auto out = run_scan({0}, {0}, {0});
+  EXPECT_EQ(out.at(0), (std::vector<double>{9, 12}));
+  EXPECT_EQ(out.at(1), (std::vector<double>{1, 2, 4, 6, 9, 12}));
+  // xs read from the end: [5, 6], [8, 10], [9, 12], stacked on dim 1
+  // ([2, 3]), and again in reverse order.
+  out = run_scan({1}, {1}, {0});
+  EXPECT_EQ(out.at(1), (std::vector<double>{5, 8, 9, 6, 10, 12}));
+  out = run_scan({1}, {1}, {1});
+  EXPECT_EQ(out.at(1), (std::vector<double>{9, 8, 5, 12, 10, 6}));
 }
 
 }  // namespace

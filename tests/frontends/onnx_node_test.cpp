@@ -202,7 +202,7 @@ const char* const kExpectedToPass[] = {
     "resize_upsample_scales_linear", "resize_upsample_scales_linear_align_corners", "resize_upsample_scales_nearest",
     "resize_upsample_sizes_cubic", "resize_upsample_sizes_nearest", "resize_upsample_sizes_nearest_ceil_half_pixel",
     "resize_upsample_sizes_nearest_floor_align_corners", "resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric",
-    "rnn_seq_length", "round", "scatter_elements_with_axis", "scatter_elements_with_duplicate_indices",
+    "rnn_seq_length", "round", "scan9_sum", "scan_sum", "scatter_elements_with_axis", "scatter_elements_with_duplicate_indices",
     "scatter_elements_with_negative_indices", "scatter_elements_without_axis", "scatter_with_axis",
     "scatter_without_axis", "scatternd", "scatternd_add", "scatternd_multiply", "sce_NCd1_mean_weight_negative_ii", "sce_NCd1_mean_weight_negative_ii_expanded",
     "sce_NCd1_mean_weight_negative_ii_log_prob", "sce_NCd1_mean_weight_negative_ii_log_prob_expanded",

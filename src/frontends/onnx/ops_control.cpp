@@ -18,9 +18,12 @@
 // kMaxUnrolledNodes body nodes in all, beyond which the Loop is refused
 // rather than a program of unbounded size built (a Loop that runs at run
 // time is issue 17's next step).
+#include <algorithm>
+#include <cctype>
 #include <unordered_set>
 
 #include "frontends/onnx/context.h"
+#include "frontends/onnx/opsets.h"
 
 namespace edgec::onnx_import {
 namespace {
@@ -103,6 +106,44 @@ std::optional<double> known_scalar(NodeContext& n, size_t i, const std::string& 
   return v[0];
 }
 
+/// Imports one iteration of `body` (a Loop's or a Scan's): its names
+/// renamed to name@SUFFIX, its inputs defined as `inputs`; returns the
+/// entries of its outputs, each checked to be defined and readable.
+std::vector<Entry> import_iteration(NodeContext& n, const onnx::GraphProto& body,
+                                    const std::unordered_set<std::string>& defined, int64_t iteration,
+                                    const std::vector<Entry>& inputs) {
+  Importer& im = n.im();
+  onnx::GraphProto copy = body;
+  std::string kind = n.proto().op_type();
+  std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  rename(copy, defined, "@" + kind + std::to_string(iteration));
+  for (size_t k = 0; k < inputs.size(); ++k) im.define(copy.input(static_cast<int>(k)).name(), inputs[k]);
+  copy.clear_input();  // defined above, as the enclosing graph's values
+  im.import_subgraph(copy, "body (iteration " + std::to_string(iteration) + ")");
+  std::vector<Entry> outputs;
+  for (int k = 0; k < copy.output_size(); ++k) {
+    const std::string& name = copy.output(k).name();
+    if (!im.has_entry(name))
+      n.fail("body output " + std::to_string(k) + " '" + name +
+             "' is not produced by any node or initializer of the body, nor a value of the enclosing graph");
+    Entry e = im.entry(name);
+    if (!e.unavailable.empty()) n.fail("body output " + std::to_string(k) + " '" + name + "': " + e.unavailable);
+    if (e.alias.empty()) e.alias = name;
+    outputs.push_back(std::move(e));
+  }
+  return outputs;
+}
+
+/// Stacks `parts` (one per iteration, in order) on a new dim `axis`.
+Value* stack(NodeContext& n, const std::vector<Value*>& parts, int64_t axis, size_t output) {
+  Importer& im = n.im();
+  std::vector<Value*> lifted;
+  for (Value* v : parts)
+    lifted.push_back(im.emit("unsqueeze", {v}, attrs_of({{"dims", std::vector<int64_t>{axis}}}), n.hint(output)));
+  return im.emit_n("concat", lifted, attrs_of({{"dim", axis}}), n.hint(output),
+                   {OperandGroup{true, static_cast<int>(lifted.size())}})[0];
+}
+
 [[noreturn]] void refuse_unrolling(NodeContext& n, const onnx::GraphProto& body, int64_t max_trips,
                                    std::optional<double> trips) {
   n.fail("unrolling it takes more than " + std::to_string(max_trips) + " iterations of its " +
@@ -145,40 +186,21 @@ void loop_node(NodeContext& n) {
   int64_t i = 0;
   for (; cond && (!trips || static_cast<double>(i) < *trips); ++i) {
     if (i >= max_trips) refuse_unrolling(n, body, max_trips, trips);
-    onnx::GraphProto copy = body;
-    const std::string suffix = "@loop" + std::to_string(i);
-    rename(copy, defined, suffix);
-    Entry iteration;
-    iteration.data = make_int_data(DType::Int64, {}, {i});
-    iteration.type = iteration.data->type;
-    im.define(copy.input(0).name(), iteration);
-    Entry condition;
-    condition.data = make_int_data(DType::Bool, {}, {1});
-    condition.type = condition.data->type;
-    im.define(copy.input(1).name(), condition);
-    for (size_t k = 0; k < carried; ++k) im.define(copy.input(static_cast<int>(2 + k)).name(), values[k]);
-    copy.clear_input();  // defined above, as the enclosing graph's values
-    im.import_subgraph(copy, "body (iteration " + std::to_string(i) + ")");
-    const auto output = [&](size_t k) -> Entry& {
-      const std::string& name = copy.output(static_cast<int>(k)).name();
-      if (!im.has_entry(name))
-        n.fail("body output " + std::to_string(k) + " '" + name + "' is not produced by any node or initializer of the body, nor a value of the enclosing graph");
-      Entry& e = im.entry(name);
-      if (!e.unavailable.empty()) n.fail("body output " + std::to_string(k) + " '" + name + "': " + e.unavailable);
-      return e;
-    };
-    const Entry& c = output(0);
+    std::vector<Entry> inputs(2);
+    inputs[0].data = make_int_data(DType::Int64, {}, {i});
+    inputs[0].type = inputs[0].data->type;
+    inputs[1].data = make_int_data(DType::Bool, {}, {1});
+    inputs[1].type = inputs[1].data->type;
+    inputs.insert(inputs.end(), values.begin(), values.end());
+    std::vector<Entry> outputs = import_iteration(n, body, defined, i, inputs);
+    const Entry& c = outputs[0];
     const TensorData* c_data = c.data ? &*c.data : c.value ? im.known(c.value) : nullptr;
     if (!c_data)
-      n.fail("the condition the body computes (output 0 '" + copy.output(0).name() + "') is computed at run time; edgec "
+      n.fail("the condition the body computes (output 0 '" + c.alias + "') is computed at run time; edgec "
              "unrolls a Loop whose condition is known when compiling");
     cond = data_as_doubles(*c_data).at(0) != 0;
-    for (size_t k = 0; k < carried; ++k) {
-      values[k] = output(1 + k);
-      if (values[k].alias.empty()) values[k].alias = copy.output(static_cast<int>(1 + k)).name();
-    }
-    for (size_t k = 0; k < scans; ++k)
-      scan_parts[k].push_back(im.materialize(copy.output(static_cast<int>(1 + carried + k)).name()));
+    for (size_t k = 0; k < carried; ++k) values[k] = outputs[1 + k];
+    for (size_t k = 0; k < scans; ++k) scan_parts[k].push_back(im.materialize(outputs[1 + carried + k].alias));
   }
   for (size_t k = 0; k < carried; ++k)
     if (n.has_output(k)) n.set_output(k, values[k]);
@@ -187,12 +209,169 @@ void loop_node(NodeContext& n) {
     if (scan_parts[k].empty())
       n.fail("scan output " + std::to_string(k) + " of a Loop that runs no iteration has no element to give it a "
              "shape; edgec unrolls Loops that run at least once when they have scan outputs");
-    std::vector<Value*> parts;
-    for (Value* v : scan_parts[k])
-      parts.push_back(im.emit("unsqueeze", {v}, attrs_of({{"dims", std::vector<int64_t>{0}}}), n.hint(carried + k)));
-    n.set_output(carried + k, im.emit_n("concat", parts, attrs_of({{"dim", int64_t{0}}}), n.hint(carried + k),
-                                        {OperandGroup{true, static_cast<int>(parts.size())}})[0]);
+    n.set_output(carried + k, stack(n, scan_parts[k], 0, carried + k));
   }
+}
+
+/// One Scan, unrolled: `states` passed through `length` iterations of the
+/// body, each reading element t of every scan input along its axis (from
+/// the end in direction 1); returns the final states and the scan outputs
+/// stacked along their axes (reversed in direction 1).
+struct ScanPlan {
+  std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
+  int64_t length = 0;
+};
+std::pair<std::vector<Entry>, std::vector<Value*>> unroll_scan(NodeContext& n, const onnx::GraphProto& body,
+                                                              const std::unordered_set<std::string>& defined,
+                                                              std::vector<Entry> states,
+                                                              const std::vector<Value*>& scanned, const ScanPlan& plan,
+                                                              int64_t first_iteration) {
+  Importer& im = n.im();
+  const size_t scan_outs = static_cast<size_t>(body.output_size()) - states.size();
+  std::vector<std::vector<Value*>> parts(scan_outs);
+  for (int64_t t = 0; t < plan.length; ++t) {
+    std::vector<Entry> inputs = states;
+    for (size_t k = 0; k < scanned.size(); ++k) {
+      const int64_t at = plan.in_dirs[k] ? plan.length - 1 - t : t;
+      inputs.push_back(im.entry_of(
+          im.emit("select", {scanned[k]}, attrs_of({{"dim", plan.in_axes[k]}, {"index", at}}), n.hint())));
+    }
+    std::vector<Entry> outputs = import_iteration(n, body, defined, first_iteration + t, inputs);
+    for (size_t k = 0; k < states.size(); ++k) states[k] = outputs[k];
+    for (size_t k = 0; k < scan_outs; ++k) parts[k].push_back(im.materialize(outputs[states.size() + k].alias));
+  }
+  std::vector<Value*> stacked;
+  for (size_t k = 0; k < scan_outs; ++k) {
+    std::vector<Value*>& p = parts[k];
+    if (plan.out_dirs[k]) std::reverse(p.begin(), p.end());
+    const int rank = p.front()->type().rank() + 1;
+    const int64_t a = plan.out_axes[k];
+    if (a < -rank || a >= rank)
+      n.fail("attribute 'scan_output_axes' gives scan output " + std::to_string(k) + " the axis " + std::to_string(a) +
+             "; expected an axis of its rank " + std::to_string(rank));
+    stacked.push_back(stack(n, p, a < 0 ? a + rank : a, states.size() + k));
+  }
+  return {std::move(states), std::move(stacked)};
+}
+
+/// Scan over scan inputs of a length known when compiling, unrolled as
+/// Loop is. Opset 8's Scan has a batch dim first (on states and scan inputs
+/// alike) and runs the body per batch entry: unrolled per entry, its
+/// results stacked on dim 0.
+void scan_node(NodeContext& n) {
+  const onnx::GraphProto& body = n.attr("body")->g();
+  const bool batched = n.opset() < 9;
+  const size_t first = batched ? 1 : 0;  // opset 8: input 0 is sequence_lens
+  // An opset-8 Scan is kept from ONNX's version converter (opsets.cpp), its
+  // body with it: the body's operators are read at the converted opset, so
+  // none may be one whose meaning changed since.
+  if (batched)
+    for (const auto& node : body.node())
+      if (const char* changed = meaning_changed_since(node.op_type(), n.opset()))
+        n.fail("its body's node '" + node.name() + "' (" + node.op_type() + ") is of opset " +
+               std::to_string(n.opset()) + ", and " + changed + "; re-export the model at opset 9 or later");
+  const int64_t m = n.attr_int("num_scan_inputs", 0);
+  const auto operands = static_cast<int64_t>(n.num_inputs() - first);
+  if (m < 1 || m > operands)
+    n.fail("attribute 'num_scan_inputs' is " + std::to_string(m) + "; expected 1 to " + std::to_string(operands) +
+           ", the node's states and scan inputs");
+  const size_t states = static_cast<size_t>(operands - m), scan_ins = static_cast<size_t>(m);
+  if (static_cast<size_t>(body.input_size()) != states + scan_ins || static_cast<size_t>(body.output_size()) < states)
+    n.fail("attribute 'body' has " + std::to_string(body.input_size()) + " inputs and " +
+           std::to_string(body.output_size()) + " outputs; expected " + std::to_string(states + scan_ins) +
+           " inputs (the states, then an element of each scan input) and at least " + std::to_string(states) +
+           " outputs (the states, then the scan outputs)");
+  const size_t scan_outs = static_cast<size_t>(body.output_size()) - states;
+  const auto per_scan = [&](const char* name, size_t count, bool axes) {
+    std::vector<int64_t> v = n.attr_ints(name).value_or(std::vector<int64_t>(count, 0));
+    if (v.size() != count)
+      n.fail("attribute '" + std::string(name) + "' has " + std::to_string(v.size()) + " entries; expected " +
+             std::to_string(count));
+    for (int64_t x : v)
+      if (!axes && x != 0 && x != 1)
+        n.fail("attribute '" + std::string(name) + "' holds " + std::to_string(x) + "; expected 0 (forward) or 1");
+    return v;
+  };
+  ScanPlan plan;
+  plan.in_axes = batched ? std::vector<int64_t>(scan_ins, 0) : per_scan("scan_input_axes", scan_ins, true);
+  plan.in_dirs = per_scan(batched ? "directions" : "scan_input_directions", scan_ins, false);
+  plan.out_axes = batched ? std::vector<int64_t>(scan_outs, 0) : per_scan("scan_output_axes", scan_outs, true);
+  plan.out_dirs = batched ? std::vector<int64_t>(scan_outs, 0) : per_scan("scan_output_directions", scan_outs, false);
+  // The length: each scan input's dim along its axis (after opset 8's
+  // batch dim), static and equal; opset 8's batch likewise.
+  std::optional<int64_t> length, batch;
+  for (size_t k = 0; k < scan_ins; ++k) {
+    const size_t operand = first + states + k;
+    const TensorType& t = n.type(operand);
+    const int skip = batched ? 1 : 0;
+    const int rank = t.rank() - skip;
+    int64_t& a = plan.in_axes[k];
+    if (a < -rank || a >= rank)
+      n.fail("attribute 'scan_input_axes' gives " + n.typed_operand(operand) + " the axis " + std::to_string(a) +
+             "; expected an axis of its rank " + std::to_string(rank));
+    if (a < 0) a += rank;
+    for (int dim : batched ? std::vector<int>{0, static_cast<int>(a) + 1} : std::vector<int>{static_cast<int>(a)}) {
+      const Dim& d = t.dims[static_cast<size_t>(dim)];
+      if (!d.is_static())
+        n.fail(n.typed_operand(operand) + " is scanned along its symbolic dim " + d.str() +
+               "; edgec unrolls a Scan whose length (and opset 8's batch) is known when compiling" + n.im().dim_fix(d));
+      std::optional<int64_t>& known = batched && dim == 0 ? batch : length;
+      if (known && *known != d.value)
+        n.fail(n.typed_operand(operand) + " has " + std::to_string(d.value) + " elements along dim " +
+               std::to_string(dim) + "; the other scan inputs have " + std::to_string(*known));
+      known = d.value;
+    }
+  }
+  plan.length = *length;
+  if (batched && n.input(0)) {
+    const TensorData* lens = n.data(0);
+    bool full = lens != nullptr;
+    if (lens)
+      for (double v : data_as_doubles(*lens)) full &= static_cast<int64_t>(v) == plan.length;
+    if (!full)
+      n.fail("the sequence lengths, " + n.operand(0) + ", are not all the scan length " + std::to_string(plan.length) +
+             " when compiling; edgec unrolls opset 8's Scan over whole sequences (re-export at opset 9 or later)");
+  }
+  const int64_t copies = plan.length * (batched ? *batch : 1);
+  if (copies * std::max(1, body.node_size()) > kMaxUnrolledNodes)
+    refuse_unrolling(n, body, kMaxUnrolledNodes / std::max(1, body.node_size()), static_cast<double>(copies));
+  if (copies == 0 && (scan_outs > 0 || batched))
+    n.fail("the scan inputs are empty, so the outputs have no element to give them a shape");
+  std::unordered_set<std::string> defined;
+  collect_defined(body, defined);
+  Importer& im = n.im();
+  std::vector<Entry> initial;
+  std::vector<Value*> scanned;
+  for (size_t k = 0; k < states; ++k) {
+    Entry e = n.required(first + k);
+    if (e.alias.empty()) e.alias = n.proto().input(static_cast<int>(first + k));
+    initial.push_back(std::move(e));
+  }
+  for (size_t k = 0; k < scan_ins; ++k) scanned.push_back(n.value(first + states + k));
+  if (!batched) {
+    auto [final_states, outs] = unroll_scan(n, body, defined, initial, scanned, plan, 0);
+    for (size_t k = 0; k < states; ++k)
+      if (n.has_output(k)) n.set_output(k, final_states[k]);
+    for (size_t k = 0; k < scan_outs; ++k)
+      if (n.has_output(states + k)) n.set_output(states + k, outs[k]);
+    return;
+  }
+  std::vector<std::vector<Value*>> per_batch(states + scan_outs);
+  for (int64_t b = 0; b < *batch; ++b) {
+    const auto entry_at = [&](Value* v) {
+      return im.entry_of(im.emit("select", {v}, attrs_of({{"dim", int64_t{0}}, {"index", b}}), n.hint()));
+    };
+    std::vector<Entry> st;
+    for (const Entry& e : initial) st.push_back(entry_at(im.materialize(e.alias)));
+    std::vector<Value*> sc;
+    for (Value* v : scanned)
+      sc.push_back(im.emit("select", {v}, attrs_of({{"dim", int64_t{0}}, {"index", b}}), n.hint()));
+    auto [final_states, outs] = unroll_scan(n, body, defined, st, sc, plan, b * plan.length);
+    for (size_t k = 0; k < states; ++k) per_batch[k].push_back(im.materialize(final_states[k].alias));
+    for (size_t k = 0; k < scan_outs; ++k) per_batch[states + k].push_back(outs[k]);
+  }
+  for (size_t k = 0; k < states + scan_outs; ++k)
+    if (n.has_output(k)) n.set_output(k, stack(n, per_batch[k], 0, k));
 }
 
 }  // namespace
@@ -200,6 +379,7 @@ void loop_node(NodeContext& n) {
 void register_control_handlers(HandlerTable& t) {
   t["If"] = if_node;
   t["Loop"] = loop_node;
+  t["Scan"] = scan_node;
 }
 
 }  // namespace edgec::onnx_import

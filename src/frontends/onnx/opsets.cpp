@@ -20,9 +20,13 @@ namespace {
 constexpr const char* kKeptDomain = "edgec.kept";
 constexpr const char* kKeptOpType = "edgec_op_type";
 
+// Scan too: the converter's 8 -> 9 adapter drops the batch dim from the
+// graph's inputs (an opset-8 model's [1, 2] state became [2]); the Scan
+// handler reads opset 8's batched form itself (ops_control.cpp).
 bool kept_from_converter(const onnx::NodeProto& n) {
   return (n.domain().empty() || n.domain() == "ai.onnx") &&
-         (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax" || n.op_type() == "Hardmax");
+         (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax" || n.op_type() == "Hardmax" ||
+          (n.op_type() == "Scan"));
 }
 
 void restore_kept(onnx::ModelProto& model) {

@@ -656,6 +656,92 @@ void add_importer_cases(std::vector<Case>& c) {
                 "Loop", "the condition the body computes (output 0 'c_out@loop0') is computed at run time"));
   add(node_case("loop scan of no iteration", loop_of(0, [](Model&, onnx::GraphProto&) {}), "Loop",
                 "scan output 0 of a Loop that runs no iteration has no element to give it a shape"));
+  // Node '/t': Scan(init f32[2], xs f32[3, 2]) with body (s, e) -> (s + e,
+  // s + e): a running sum and its scan output. At opset 8 the inputs have a
+  // batch dim first and input 0 is sequence_lens. `edit` changes the model
+  // (after the inputs, before the node), `edit_body` the body, `edit_node`
+  // the node.
+  auto scan_of = [](int64_t opset, const std::function<void(Model&)>& edit,
+                    const std::function<void(onnx::GraphProto&)>& edit_body,
+                    const std::function<void(onnx::NodeProto*)>& edit_node) {
+    Model m(opset);
+    const bool batched = opset < 9;
+    m.input("init", batched ? std::vector<std::string>{"1", "2"} : std::vector<std::string>{"2"});
+    m.input("xs", batched ? std::vector<std::string>{"1", "3", "2"} : std::vector<std::string>{"3", "2"});
+    edit(m);
+    onnx::GraphProto body;
+    body.set_name("body");
+    add_input(&body, "s", {2});
+    add_input(&body, "e", {2});
+    add_node(&body, "sum", "Add", {"s", "e"}, {"s_out"});
+    add_node(&body, "seen", "Identity", {"s_out"}, {"y_out"});
+    body.add_output()->set_name("s_out");
+    body.add_output()->set_name("y_out");
+    edit_body(body);
+    std::vector<std::string> ins = {"init", "xs"};
+    if (batched) ins.insert(ins.begin(), m.g()->initializer_size() ? "lens" : "");
+    auto* n = m.node("Scan", ins, {"final", "ys"});
+    auto* a = n->add_attribute();
+    a->set_name("body");
+    a->set_type(AttributeProto::GRAPH);
+    *a->mutable_g() = body;
+    attr(n, "num_scan_inputs", int64_t{1});
+    edit_node(n);
+    m.output("final").output("ys");
+    return m;
+  };
+  const auto none = [](auto&) {};
+  const auto no_node = [](onnx::NodeProto*) {};
+  add(node_case("scan output axis", scan_of(17, none, none, [](onnx::NodeProto* n) {
+                  attr(n, "scan_output_axes", std::vector<int64_t>{5});
+                }),
+                "Scan", "attribute 'scan_output_axes' gives scan output 0 the axis 5; expected an axis of its rank 2"));
+  add(node_case("scan of opset 8 with a body whose meaning changed", scan_of(8, none, [](onnx::GraphProto& b) {
+                  add_node(&b, "soft", "Softmax", {"s_out"}, {"y2"});
+                  b.mutable_output(1)->set_name("y2");
+                }, no_node),
+                "Scan", "its body's node 'soft' (Softmax) is of opset 8", 8));
+  add(node_case("scan input count", scan_of(17, none, none, [](onnx::NodeProto* n) {
+                  n->mutable_attribute(1)->set_i(3);
+                }),
+                "Scan", "attribute 'num_scan_inputs' is 3; expected 1 to 2"));
+  add(node_case("scan body inputs", scan_of(17, none, [](onnx::GraphProto& b) { b.mutable_input()->RemoveLast(); },
+                                            no_node),
+                "Scan", "attribute 'body' has 1 inputs and 2 outputs; expected 2 inputs"));
+  add(node_case("scan axes count", scan_of(17, none, none, [](onnx::NodeProto* n) {
+                  attr(n, "scan_input_axes", std::vector<int64_t>{0, 0});
+                }),
+                "Scan", "attribute 'scan_input_axes' has 2 entries; expected 1"));
+  add(node_case("scan direction", scan_of(17, none, none, [](onnx::NodeProto* n) {
+                  attr(n, "scan_input_directions", std::vector<int64_t>{2});
+                }),
+                "Scan", "attribute 'scan_input_directions' holds 2; expected 0 (forward) or 1"));
+  add(node_case("scan input axis", scan_of(17, none, none, [](onnx::NodeProto* n) {
+                  attr(n, "scan_input_axes", std::vector<int64_t>{3});
+                }),
+                "Scan", "attribute 'scan_input_axes' gives input 1 'initial_state_and_scan_inputs' (value 'xs'"));
+  {
+    Model m = scan_of(17, none, none, no_node);
+    m.g()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
+    add(node_case("scan of a symbolic length", m, "Scan", "is scanned along its symbolic dim n"));
+  }
+  add(node_case("scan lengths differ", scan_of(17, [](Model& m) { m.input("zs", {"4", "2"}); },
+                                              [](onnx::GraphProto& b) { add_input(&b, "z", {2}); },
+                                              [](onnx::NodeProto* n) {
+                                                n->add_input("zs");
+                                                n->mutable_attribute(1)->set_i(2);
+                                              }),
+                "Scan", "has 4 elements along dim 0; the other scan inputs have 3"));
+  add(node_case("scan of opset 8 with short sequences", scan_of(8, [](Model& m) {
+                  m.ints("lens", {2}, {1});
+                }, none, no_node),
+                "Scan", "the sequence lengths, input 0 'sequence_lens' (value 'lens'), are not all the scan length 3",
+                8));
+  {
+    Model m = scan_of(17, none, none, no_node);
+    m.g()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(0);
+    add(node_case("scan of nothing", m, "Scan", "the scan inputs are empty"));
+  }
 }
 
 }  // namespace edgec::refusal_cases
