@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "frontends/onnx/importer.h"
@@ -52,12 +53,8 @@ onnx::GraphProto branch(const std::string& name, const std::string& op, double c
 onnx::NodeProto* add_if(onnx::GraphProto* g, const std::string& name, const std::string& cond, const std::string& out,
                         const onnx::GraphProto& then_branch, const onnx::GraphProto& else_branch) {
   auto* n = add_node(g, name, "If", {cond}, {out});
-  for (const auto& [attr, body] : {std::pair{"then_branch", &then_branch}, std::pair{"else_branch", &else_branch}}) {
-    auto* a = n->add_attribute();
-    a->set_name(attr);
-    a->set_type(AttributeProto::GRAPH);
-    *a->mutable_g() = *body;
-  }
+  set_graph_attr(n, "then_branch", then_branch);
+  set_graph_attr(n, "else_branch", else_branch);
   return n;
 }
 
@@ -234,13 +231,7 @@ onnx::ModelProto loop_model(int64_t trips, bool with_scan = true,
   add_input(&body, "i", {}, TensorProto::INT64);
   add_input(&body, "c", {}, TensorProto::BOOL);
   add_input(&body, "v", {3});
-  add_node(&body, "to_float", "Cast", {"i"}, {"i_f"})->add_attribute()->CopyFrom([] {
-    AttributeProto a;
-    a.set_name("to");
-    a.set_type(AttributeProto::INT);
-    a.set_i(TensorProto::FLOAT);
-    return a;
-  }());
+  set_int_attr(add_node(&body, "to_float", "Cast", {"i"}, {"i_f"}), "to", TensorProto::FLOAT);
   add_node(&body, "times", "Mul", {"x", "i_f"}, {"xi"});
   add_node(&body, "next", "Add", {"v", "xi"}, {"v_out"});
   add_node(&body, "seen", "Identity", {"v"}, {"v_seen"});
@@ -249,11 +240,7 @@ onnx::ModelProto loop_model(int64_t trips, bool with_scan = true,
   if (with_scan) body.add_output()->set_name("v_seen");
   std::vector<std::string> outs = {"y"};
   if (with_scan) outs.push_back("scan");
-  auto* loop = add_node(g, "loop0", "Loop", {trips >= 0 ? "trips" : "", "go", "x"}, outs);
-  auto* a = loop->add_attribute();
-  a->set_name("body");
-  a->set_type(AttributeProto::GRAPH);
-  *a->mutable_g() = body;
+  set_graph_attr(add_node(g, "loop0", "Loop", {trips >= 0 ? "trips" : "", "go", "x"}, outs), "body", body);
   for (const auto& o : outs) g->add_output()->set_name(o);
   return m;
 }
@@ -285,9 +272,9 @@ TEST(OnnxLoop, AKnownTripCountUnrolls) {
   EXPECT_EQ(run_all(loop_model(0, false)).at(0), (std::vector<double>{1, 2, 3}));
   // Unrolled: the body's add once per iteration (the casts of the iteration
   // number fold).
-  int adds = 0;
-  for (const Node* c : import_model(loop_model(3))->graph.calls()) adds += c->op() == "aten.add.Tensor";
-  EXPECT_EQ(adds, 3);
+  const auto program = import_model(loop_model(3));
+  const std::vector<std::string> ops = ops_of(*program);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "aten.add.Tensor"), 3);
 }
 
 // No trip count: the body's condition (i + 1 < 3) ends it after 3 iterations.
@@ -339,10 +326,7 @@ std::vector<std::vector<double>> run_scan(const std::vector<int64_t>& in_dirs, c
   body.add_output()->set_name("s_out");
   body.add_output()->set_name("y_out");
   auto* n = add_node(g, "scan0", "Scan", {"init", "xs"}, {"final", "ys"});
-  auto* a = n->add_attribute();
-  a->set_name("body");
-  a->set_type(AttributeProto::GRAPH);
-  *a->mutable_g() = body;
+  set_graph_attr(n, "body", body);
   set_int_attr(n, "num_scan_inputs", 1);
   set_ints(n, "scan_input_directions", in_dirs);
   set_ints(n, "scan_output_axes", out_axes);

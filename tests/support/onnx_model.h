@@ -54,6 +54,15 @@ inline void set_int_attr(onnx::NodeProto* n, const std::string& name, int64_t v)
   a->set_i(v);
 }
 
+/// Adds to `n` the graph attribute `name` = `graph` (an If's branch, a
+/// Loop's or Scan's body).
+inline void set_graph_attr(onnx::NodeProto* n, const std::string& name, const onnx::GraphProto& graph) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = graph;
+}
+
 /// Adds to `n` the ints attribute `name` = `values`.
 inline void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& values) {
   auto* a = n->add_attribute();

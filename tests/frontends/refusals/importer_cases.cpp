@@ -505,12 +505,8 @@ void add_importer_cases(std::vector<Case>& c) {
     else_g.add_output()->set_name("e_out");
     edit_then(then_g);
     auto* n = m.node("If", {"cond"}, {"y"});
-    for (const auto& [name, body] : {std::pair{"then_branch", &then_g}, std::pair{"else_branch", &else_g}}) {
-      auto* a = n->add_attribute();
-      a->set_name(name);
-      a->set_type(AttributeProto::GRAPH);
-      *a->mutable_g() = *body;
-    }
+    set_graph_attr(n, "then_branch", then_g);
+    set_graph_attr(n, "else_branch", else_g);
     m.output("y");
     return m;
   };
@@ -526,7 +522,7 @@ void add_importer_cases(std::vector<Case>& c) {
   {
     Model m = Model().x().ints("c2", {1, 0}, {2}, TensorProto::BOOL);
     m.node("If", {"c2"}, {"y"});
-    // Branches are replaced below; the condition is checked first.
+    // Minimal branches: the condition is refused before either is read.
     auto* n = t_node(m);
     for (const char* name : {"then_branch", "else_branch"}) {
       auto* a = n->add_attribute();
@@ -599,11 +595,7 @@ void add_importer_cases(std::vector<Case>& c) {
     add_node(&body, "pass", "Identity", {"v"}, {"v_out"});
     for (const char* o : {"c", "v_out", "v_out"}) body.add_output()->set_name(o);
     edit(m, body);
-    auto* n = m.node("Loop", {m.g()->initializer_size() ? "trips" : "", "go", "x"}, outs);
-    auto* a = n->add_attribute();
-    a->set_name("body");
-    a->set_type(AttributeProto::GRAPH);
-    *a->mutable_g() = body;
+    set_graph_attr(m.node("Loop", {m.g()->initializer_size() ? "trips" : "", "go", "x"}, outs), "body", body);
     for (const auto& o : outs) m.output(o);
     return m;
   };
@@ -644,13 +636,7 @@ void add_importer_cases(std::vector<Case>& c) {
                 "Loop", "body output 1 'indices@loop0': "));
   add(node_case("loop condition computed from data", loop_of(2, [](Model&, onnx::GraphProto& b) {
                   add_node(&b, "any", "ReduceMax", {"v"}, {"m"});
-                  add_node(&b, "cast", "Cast", {"m"}, {"c_out"})->add_attribute()->CopyFrom([] {
-                    AttributeProto a;
-                    a.set_name("to");
-                    a.set_type(AttributeProto::INT);
-                    a.set_i(TensorProto::BOOL);
-                    return a;
-                  }());
+                  set_int_attr(add_node(&b, "cast", "Cast", {"m"}, {"c_out"}), "to", TensorProto::BOOL);
                   b.mutable_output(0)->set_name("c_out");
                 }),
                 "Loop", "the condition the body computes (output 0 'c_out@loop0') is computed at run time"));
@@ -681,10 +667,7 @@ void add_importer_cases(std::vector<Case>& c) {
     std::vector<std::string> ins = {"init", "xs"};
     if (batched) ins.insert(ins.begin(), m.g()->initializer_size() ? "lens" : "");
     auto* n = m.node("Scan", ins, {"final", "ys"});
-    auto* a = n->add_attribute();
-    a->set_name("body");
-    a->set_type(AttributeProto::GRAPH);
-    *a->mutable_g() = body;
+    set_graph_attr(n, "body", body);
     attr(n, "num_scan_inputs", int64_t{1});
     edit_node(n);
     m.output("final").output("ys");
