@@ -25,6 +25,7 @@ sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 import argparse
 import collections
 import copy
+import glob
 import hashlib
 import io
 import json
@@ -40,7 +41,7 @@ import onnx
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nets import act, diffusion, small  # noqa: E402
+from nets import act, diffusion, onnx_built, small  # noqa: E402
 from nets.resnet import ResNet, calibrate_batchnorm, perturb_norm_affine  # noqa: E402
 
 OPSET = 17
@@ -48,8 +49,13 @@ MANIFEST_VERSION = 1
 
 
 class Fixture:
-    def __init__(self, name, tier, build, outputs, notes):
+    """kind "torch": build() returns (model, inputs[, export settings]);
+    kind "onnx": build(rng) returns (ModelProto, inputs, numpy reference,
+    extras) (nets/onnx_built.py)."""
+
+    def __init__(self, name, tier, build, outputs, notes, kind="torch"):
         self.name, self.tier, self.build, self.outputs, self.notes = name, tier, build, outputs, notes
+        self.kind = kind
 
 
 def build_resnet18():
@@ -92,6 +98,17 @@ def _fixtures():
                 "`if` on the int64 sample-rate input (the exporter writes ONNX If), an LSTM whose state is an "
                 "input and an output, a sigmoid head; one 32 ms chunk (512 samples at 16 kHz). The sample rate "
                 "is fixed at compile time (vad_stream.fixed.npz, --fix-inputs)."),
+        Fixture("script_control", "small", small.build_script_control, ["h", "y", "acc"],
+                "Data-dependent control flow, scripted (torch.jit.script): an `if` on the sign of x's sum "
+                "(ONNX If; a Linear, or a Linear, ReLU and scale) and a `for` whose trip count is the int64 "
+                "input `steps` (ONNX Loop with a run-time trip count; a Linear on concat(h, y) and tanh in the "
+                "body, the iteration number added, two carried values h and acc). Main set: then branch, 7 "
+                "trips; cases else_0, then_1, else_7 (NAME.case-LABEL.*.npz)."),
+        Fixture("scan_cumulative", "small", onnx_built.build_scan_cumulative, ["s", "acc", "ys", "zs"],
+                "ONNX Scan written with onnx.helper (numpy reference): x [seq, 2, 4] with seq symbolic, read "
+                "forward and reversed (scan_input_directions [0, 1]), states s = tanh(s @ W + x_t) (W an outer "
+                "initializer) and acc += 0.5 * s * xr_t, scan outputs ys (forward) and zs (reversed). Main set "
+                "seq 5; cases seq1, seq8.", kind="onnx"),
         Fixture("activations", "small", small.build_activations, ["y", "z"],
                 "SELU after a convolution, CELU (alpha 0.7) after a linear layer, and both on the input: "
                 "ONNX Selu and Celu (opset 17)."),
@@ -174,34 +191,76 @@ def to_numpy(t):
     return t.detach().cpu().numpy()
 
 
-def export_one(fx, outdir):
-    """Builds, runs and exports one fixture; returns its manifest entry."""
-    torch.manual_seed(fixture_seed(fx.name))
+def _export_torch(fx, onnx_path):
+    """Builds a PyTorch fixture, computes its references (the main input set
+    and any extra cases) and exports it to onnx_path. Returns the inputs
+    (name -> array, every input the model takes), a function giving the
+    reference outputs of an input set, the extra cases, the names to fix,
+    the export settings and the parameter and buffer counts."""
     built = fx.build()
     model, inputs = built[0], built[1]
     extra = dict(built[2]) if len(built) > 2 else {}
     # Inputs a deployment fixes (a sample rate): saved apart, for `edgec
     # compile --fix-inputs NAME.fixed.npz`.
     fixed = extra.pop("fix_inputs", [])
+    # Extra input sets (label -> inputs, the same names in the same order):
+    # NAME.case-LABEL.inputs.npz / .outputs.npz, e.g. the other branch of an
+    # `if` or another trip count of a loop.
+    cases = extra.pop("cases", {})
     model.eval()
     # Export from a copy taken before the reference run: a model that mutates a
     # buffer must be exported from the same state the reference started from.
     export_model = copy.deepcopy(model)
-    args = tuple(inputs.values())
 
     # Grad stays enabled for the reference too: under no_grad, nn.Transformer
     # and nn.MultiheadAttention take fused fast paths whose rounding differs
     # from the graph that is exported.
-    ref = model(*args)
-    ref = ref if isinstance(ref, (tuple, list)) else (ref,)
-    if len(ref) != len(fx.outputs):
-        raise RuntimeError(f"{fx.name}: model returned {len(ref)} outputs, expected {fx.outputs}")
+    def reference(case_inputs):
+        if list(case_inputs) != list(inputs):
+            raise RuntimeError(f"{fx.name}: a case's inputs {list(case_inputs)} differ from {list(inputs)}")
+        ref = model(*case_inputs.values())
+        ref = ref if isinstance(ref, (tuple, list)) else (ref,)
+        if len(ref) != len(fx.outputs):
+            raise RuntimeError(f"{fx.name}: model returned {len(ref)} outputs, expected {fx.outputs}")
+        return [to_numpy(r) for r in ref]
 
-    onnx_path = os.path.join(outdir, fx.name + ".onnx")
+    refs = {None: reference(inputs)}
+    for label, case_inputs in cases.items():
+        refs[label] = reference(case_inputs)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(export_model, args, onnx_path, opset_version=OPSET, do_constant_folding=True,
-                          input_names=list(inputs), output_names=fx.outputs, **extra)
+        torch.onnx.export(export_model, tuple(inputs.values()), onnx_path, opset_version=OPSET,
+                          do_constant_folding=True, input_names=list(inputs), output_names=fx.outputs, **extra)
+
+    def as_numpy(d):
+        return {k: to_numpy(v) for k, v in d.items()}
+
+    return (as_numpy(inputs), refs, {label: as_numpy(c) for label, c in cases.items()}, fixed, extra,
+            sum(p.numel() for p in model.parameters()), sum(b.numel() for b in model.buffers()))
+
+
+def _export_onnx_built(fx, onnx_path):
+    """A fixture written with onnx.helper (nets/onnx_built.py): the builder
+    returns the model, the inputs, a numpy reference and extra cases; the
+    same results as _export_torch. Its parameters are its initializers."""
+    proto, inputs, reference, extra = fx.build(np.random.default_rng(fixture_seed(fx.name)))
+    extra = dict(extra)
+    cases = extra.pop("cases", {})
+    onnx.save(proto, onnx_path)
+    refs = {None: reference(inputs)}
+    for label, case_inputs in cases.items():
+        refs[label] = reference(case_inputs)
+    params = sum(int(np.prod(i.dims)) for i in proto.graph.initializer)
+    return inputs, refs, cases, [], extra, params, 0
+
+
+def export_one(fx, outdir):
+    """Builds, runs and exports one fixture; returns its manifest entry."""
+    torch.manual_seed(fixture_seed(fx.name))
+    onnx_path = os.path.join(outdir, fx.name + ".onnx")
+    export = _export_onnx_built if fx.kind == "onnx" else _export_torch
+    inputs, refs, cases, fixed, extra, parameters, buffers = export(fx, onnx_path)
     proto = onnx.load(onnx_path)
     checker_error = None
     try:
@@ -220,10 +279,12 @@ def export_one(fx, outdir):
         raise RuntimeError(f"{fx.name}: graph has inputs the model did not take: {unknown}")
     dropped = [n for n in inputs if n not in {vi.name for vi in graph_inputs}]
 
-    in_arrays = [(vi.name, to_numpy(inputs[vi.name])) for vi in graph_inputs]
-    out_arrays = [(name, to_numpy(r)) for name, r in zip(fx.outputs, ref)]
-    fixed_arrays = [(n, a) for n, a in in_arrays if n in fixed]
-    in_arrays = [(n, a) for n, a in in_arrays if n not in fixed]
+    def input_arrays(given):
+        return [(vi.name, given[vi.name]) for vi in graph_inputs if vi.name not in fixed]
+
+    in_arrays = input_arrays(inputs)
+    out_arrays = list(zip(fx.outputs, refs[None]))
+    fixed_arrays = [(vi.name, inputs[vi.name]) for vi in graph_inputs if vi.name in fixed]
     fixed_path = os.path.join(outdir, fx.name + ".fixed.npz")
     if fixed_arrays:
         save_npz(fixed_path, fixed_arrays)
@@ -231,6 +292,18 @@ def export_one(fx, outdir):
         os.remove(fixed_path)
     save_npz(os.path.join(outdir, fx.name + ".inputs.npz"), in_arrays)
     save_npz(os.path.join(outdir, fx.name + ".outputs.npz"), out_arrays)
+    # Extra input sets: NAME.case-LABEL.{inputs,outputs}.npz; those of an
+    # earlier run that the fixture no longer has are removed.
+    case_sets = [(label, input_arrays(cases[label]), list(zip(fx.outputs, refs[label]))) for label in cases]
+    for label, case_in, case_out in case_sets:
+        if not re.fullmatch(r"[A-Za-z0-9_]+", label):
+            raise RuntimeError(f"{fx.name}: case label {label!r} is not [A-Za-z0-9_]+")
+        save_npz(os.path.join(outdir, f"{fx.name}.case-{label}.inputs.npz"), case_in)
+        save_npz(os.path.join(outdir, f"{fx.name}.case-{label}.outputs.npz"), case_out)
+    case_suffixes = [f".case-{label}.{kind}.npz" for label in cases for kind in ("inputs", "outputs")]
+    for stale in glob.glob(os.path.join(glob.escape(outdir), glob.escape(fx.name) + ".case-*.npz")):
+        if os.path.basename(stale)[len(fx.name):] not in case_suffixes:
+            os.remove(stale)
 
     op_types = collections.Counter(
         (n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}") for n in proto.graph.node)
@@ -247,8 +320,11 @@ def export_one(fx, outdir):
         "inputs": [describe(n, a) for n, a in in_arrays],
         **({"fixed_inputs": [describe(n, a) for n, a in fixed_arrays]} if fixed_arrays else {}),
         "outputs": [describe(n, a) for n, a in out_arrays],
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "buffers": sum(b.numel() for b in model.buffers()),
+        **({"cases": [{"label": label, "inputs": [describe(n, a) for n, a in case_in],
+                       "outputs": [describe(n, a) for n, a in case_out]}
+                      for label, case_in, case_out in case_sets]} if case_sets else {}),
+        "parameters": parameters,
+        "buffers": buffers,
         "initializers": len(proto.graph.initializer),
         "initializer_elements": sum(int(np.prod(i.dims)) for i in proto.graph.initializer),
         "nodes": len(proto.graph.node),
@@ -257,6 +333,8 @@ def export_one(fx, outdir):
         "ir_version": proto.ir_version,
         "onnx_valid": checker_error is None,
     }
+    if fx.kind == "onnx":
+        entry["generator"] = "onnx.helper (nets/onnx_built.py), numpy reference"
     if checker_error:
         entry["checker_error"] = checker_error
     if fx.name in EXPECTED_ERRORS:
@@ -267,7 +345,8 @@ def export_one(fx, outdir):
         entry["overridable_initializers"] = overridable
     if extra.get("dynamic_axes"):
         entry["dynamic_axes"] = {k: {str(a): n for a, n in v.items()} for k, v in extra["dynamic_axes"].items()}
-    for suffix in (".onnx", ".inputs.npz", ".outputs.npz") + ((".fixed.npz",) if fixed_arrays else ()):
+    for suffix in (".onnx", ".inputs.npz", ".outputs.npz") + ((".fixed.npz",) if fixed_arrays else ()) + \
+            tuple(case_suffixes):
         path = os.path.join(outdir, fx.name + suffix)
         with open(path, "rb") as f:
             entry.setdefault("files", {})[fx.name + suffix] = {

@@ -441,3 +441,42 @@ def build_mlp(dynamic):
     inputs = {"x": torch.randn(3 if dynamic else 1, 64)}
     extra = {"dynamic_axes": {"x": {0: "batch"}, "y": {0: "batch"}}} if dynamic else {}
     return Mlp(), inputs, extra
+
+
+class ScriptControl(nn.Module):
+    """Data-dependent control flow kept by torch.jit.script: an `if` on the
+    sign of x's sum (the exporter writes ONNX If; both branches carry
+    weights) and a `for` over an int64 input (ONNX Loop whose trip count is
+    the graph input `steps`, a run-time value) with two loop-carried values
+    (h, acc) of fixed shape, a Linear in the body that reads the If's result
+    from the outer scope, and the iteration number used in the body."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin_a = nn.Linear(8, 12)
+        self.lin_b = nn.Linear(8, 12)
+        self.cell = nn.Linear(16 + 12, 16)
+
+    def forward(self, x, h0, steps):
+        if bool(x.sum() > 0):
+            y = self.lin_a(x)
+        else:
+            y = torch.relu(self.lin_b(x)) * 2.0
+        h = h0
+        acc = torch.zeros_like(h0)
+        for i in range(int(steps)):
+            h = torch.tanh(self.cell(torch.cat([h, y], -1)) + 0.1 * float(i))
+            acc = acc + 0.5 * h
+        return h, y, acc
+
+
+def build_script_control():
+    def case(positive, steps):
+        x = torch.randn(2, 8)
+        if bool(x.sum() > 0) != positive:
+            x = -x
+        return {"x": x, "h0": torch.randn(2, 16) * 0.5, "steps": torch.tensor(steps, dtype=torch.int64)}
+
+    main = case(True, 7)  # then branch, 7 trips
+    cases = {"else_0": case(False, 0), "then_1": case(True, 1), "else_7": case(False, 7)}
+    return torch.jit.script(ScriptControl().eval()), main, {"cases": cases}
