@@ -91,6 +91,39 @@ def max_diffs(ref, got):
     return float(diff.max()), float(np.minimum(diff, rel).max())
 
 
+def check_set(label, model, prefix, args):
+    """Runs one input set (PREFIX.inputs.npz, with MODEL's NAME.fixed.npz
+    if it has one: inputs edgec takes at compile time) and compares with
+    PREFIX.outputs.npz; prints one line, returns whether it matched."""
+    inputs = dict(np.load(prefix + ".inputs.npz"))
+    fixed = model[: -len(".onnx")] + ".fixed.npz"
+    if os.path.exists(fixed):
+        inputs.update(np.load(fixed))
+    ref = dict(np.load(prefix + ".outputs.npz"))
+    try:
+        got = run_ort(model, inputs, args.node_modules)
+    except RuntimeError as e:
+        print(f"{label}: FAILED to run: {e}")
+        return False
+    parts, ok = [], True
+    for out_name, r in ref.items():
+        g = got.get(out_name)
+        if g is None or tuple(g.shape) != tuple(r.shape):
+            parts.append(f"{out_name}: shape {None if g is None else list(g.shape)} != {list(r.shape)}")
+            ok = False
+            continue
+        if r.dtype == np.bool_ or np.issubdtype(r.dtype, np.integer):
+            same = bool(np.array_equal(r, g))
+            parts.append(f"{out_name}: {'equal' if same else 'DIFFERENT'}")
+            ok &= same
+            continue
+        abs_d, min_d = max_diffs(r, g)
+        parts.append(f"{out_name}: max abs {abs_d:.2e}, max min(abs,rel) {min_d:.2e}")
+        ok &= min_d <= args.tol
+    print(f"{label}: {'ok' if ok else 'MISMATCH'}  " + "; ".join(parts))
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("fixture_dir")
@@ -112,31 +145,11 @@ def main():
         if not fx.get("onnx_valid", True):
             print(f"{name}: skipped (invalid ONNX by design: {fx.get('checker_error', '')[:80]}...)")
             continue
-        inputs = dict(np.load(base + ".inputs.npz"))
-        ref = dict(np.load(base + ".outputs.npz"))
-        try:
-            got = run_ort(base + ".onnx", inputs, args.node_modules)
-        except RuntimeError as e:
-            print(f"{name}: FAILED to run: {e}")
-            failed += 1
-            continue
-        parts, ok = [], True
-        for out_name, r in ref.items():
-            g = got.get(out_name)
-            if g is None or tuple(g.shape) != tuple(r.shape):
-                parts.append(f"{out_name}: shape {None if g is None else list(g.shape)} != {list(r.shape)}")
-                ok = False
-                continue
-            if r.dtype == np.bool_ or np.issubdtype(r.dtype, np.integer):
-                same = bool(np.array_equal(r, g))
-                parts.append(f"{out_name}: {'equal' if same else 'DIFFERENT'}")
-                ok &= same
-                continue
-            abs_d, min_d = max_diffs(r, g)
-            parts.append(f"{out_name}: max abs {abs_d:.2e}, max min(abs,rel) {min_d:.2e}")
-            ok &= min_d <= args.tol
-        print(f"{name}: {'ok' if ok else 'MISMATCH'}  " + "; ".join(parts))
-        failed += not ok
+        # The main input set and the extra ones (NAME.case-LABEL.*.npz).
+        sets = [(name, base)] + [(f"{name}[case-{c['label']}]", f"{base}.case-{c['label']}")
+                                 for c in fx.get("cases", [])]
+        for label, prefix in sets:
+            failed += not check_set(label, base + ".onnx", prefix, args)
     sys.exit(1 if failed else 0)
 
 
