@@ -2,7 +2,9 @@
 # Compiles one fixture (models/fixtures/NAME.onnx) with `edgec compile`, runs
 # it with `edgec run`, and compares every output with PyTorch's (saved by
 # models/make_fixtures.py) within 1e-4 absolute or relative. Compiling twice
-# must give byte-identical files. A fixture whose manifest entry says the
+# must give byte-identical files. A fixture with extra input sets (its
+# manifest entry's cases: NAME.case-LABEL.inputs.npz and .outputs.npz) runs
+# each of them too, with the same program and the same comparison. A fixture whose manifest entry says the
 # exported graph is invalid must be refused instead, with the error line
 # its entry gives (expected_error) and no output file.
 # MODE: `portable` (the default) compiles with no backend and with the
@@ -40,18 +42,20 @@ PY
   exit 0
 fi
 
-# Symbolic input dims (dim_params) get an upper bound of twice the size the
-# reference inputs use, so the program runs with a smaller-than-bound size.
+# Symbolic input dims (dim_params) get an upper bound of twice the largest
+# size the reference input sets use (the main one and the extra cases), so
+# the program runs with smaller-than-bound sizes.
 dim_flags=$($py -c "
 import json
 m=json.load(open('$fixtures/manifest.json'))
-flags=set()
+size={}
 for f in m['fixtures']:
     if f['name'] != '$name': continue
-    for i in f['inputs']:
-        for d, s in zip(i.get('onnx_shape', []), i['shape']):
-            if isinstance(d, str): flags.add(f'--max-dim={d}={2 * s}')
-print(' '.join(sorted(flags)))")
+    for inputs in [f['inputs']] + [c['inputs'] for c in f.get('cases', [])]:
+        for i in inputs:
+            for d, s in zip(i.get('onnx_shape', []), i['shape']):
+                if isinstance(d, str): size[d] = max(size.get(d, 0), s)
+print(' '.join(f'--max-dim={d}={2 * s}' for d, s in sorted(size.items())))")
 # Inputs a deployment fixes (NAME.fixed.npz, e.g. a sample rate) are given
 # at compile time, as --fix-inputs does; they leave the signature.
 fix_flags=""
@@ -65,7 +69,30 @@ dim_flags="$dim_flags $fix_flags"
 # Floats within 1e-4 absolute or relative, integers and booleans exact, NaN
 # only where PyTorch has NaN (tests/support/compare_npz.py).
 check() {
-  $py "$compare_npz" "$1" "$fixtures/$name.outputs.npz" --atol 1e-4 --rtol 1e-4 --form either --label "$2"
+  $py "$compare_npz" "$1" "$2" --atol 1e-4 --rtol 1e-4 --form either --label "$3"
+}
+
+# Extra input sets (the manifest entry's cases, e.g. the other branch of an
+# `if`, other trip counts of a loop, other sequence lengths):
+# NAME.case-LABEL.inputs.npz with PyTorch's (or numpy's) outputs in
+# NAME.case-LABEL.outputs.npz. The same compiled program runs each one.
+cases=$($py -c "
+import json
+m=json.load(open('$fixtures/manifest.json'))
+print(' '.join(c['label'] for f in m['fixtures'] if f['name'] == '$name' for c in f.get('cases', [])))")
+
+# run_sets PROGRAM LABEL [ENV...]: runs PROGRAM (with the environment
+# settings ENV, as `env` takes them) on the main input set and on every
+# extra one, each compared with its outputs.
+run_sets() {
+  local program=$1 label=$2
+  shift 2
+  env "$@" "$edgec" run "$program" --inputs "$fixtures/$name.inputs.npz" --outputs "$t/out.npz"
+  check "$t/out.npz" "$fixtures/$name.outputs.npz" "$label"
+  for c in $cases; do
+    env "$@" "$edgec" run "$program" --inputs "$fixtures/$name.case-$c.inputs.npz" --outputs "$t/out.npz"
+    check "$t/out.npz" "$fixtures/$name.case-$c.outputs.npz" "$label, case-$c"
+  done
 }
 
 if [ "$mode" = portable ]; then
@@ -77,8 +104,7 @@ for backends in "${backend_lists[@]}"; do
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends "$backends"
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/b.edgec" $dim_flags --backends "$backends"
   cmp "$t/a.edgec" "$t/b.edgec"
-  "$edgec" run "$t/a.edgec" --inputs "$fixtures/$name.inputs.npz" --outputs "$t/out.npz"
-  check "$t/out.npz" "$backends"
+  run_sets "$t/a.edgec" "$backends"
 done
 
 [ "$mode" = onednn ] || exit 0
@@ -89,11 +115,9 @@ done
 # set switched: held to AVX2 when it was free, freed when the AVX2 pass of
 # ctest held it (a no-op on an AVX2-only machine).
 if [ -n "${ONEDNN_MAX_CPU_ISA:-}" ]; then
-  env -u ONEDNN_MAX_CPU_ISA "$edgec" run "$t/a.edgec" --inputs "$fixtures/$name.inputs.npz" --outputs "$t/out.npz"
-  check "$t/out.npz" "onednn, compiled for $ONEDNN_MAX_CPU_ISA, run on every ISA"
+  run_sets "$t/a.edgec" "onednn, compiled for $ONEDNN_MAX_CPU_ISA, run on every ISA" -u ONEDNN_MAX_CPU_ISA
 else
-  ONEDNN_MAX_CPU_ISA=AVX2 "$edgec" run "$t/a.edgec" --inputs "$fixtures/$name.inputs.npz" --outputs "$t/out.npz"
-  check "$t/out.npz" "onednn, run held to AVX2"
+  run_sets "$t/a.edgec" "onednn, run held to AVX2" ONEDNN_MAX_CPU_ISA=AVX2
 fi
 
 # Issue 6 acceptance: in the ACT-style and ResNet-18 fixtures every
