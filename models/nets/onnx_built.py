@@ -1,6 +1,5 @@
 """Fixtures written directly with onnx.helper, for constructs PyTorch 1.13's
-exporter does not write (Scan), with their references
-computed in numpy.
+exporter does not write (Scan), with their references computed in numpy.
 
 Each builder takes a numpy Generator (make_fixtures.py seeds it from the
 fixture's name) and returns (model, inputs, reference, extras): the
