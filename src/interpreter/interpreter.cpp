@@ -2,12 +2,104 @@
 
 #include "base/memory_limit.h"
 #include "base/diagnostic.h"
+#include <cstring>
+#include <unordered_map>
+
+#include "ir/control_flow.h"
 #include "ir/operator.h"
 
 namespace edgec {
 namespace {
 
 std::string node_where(const Node& call) { return "node " + call.label() + " (" + call.op() + ")"; }
+
+TensorData scalar_data(DType dtype, const void* value) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(dtype_size(dtype));
+  std::memcpy(bytes->data(), value, bytes->size());
+  return TensorData{TensorType{dtype, {}}, std::move(bytes)};
+}
+
+// The one element of a bool or i64 flag operand.
+int64_t flag_value(const TensorData& d, const std::string& what) {
+  if (!d.bytes || d.bytes->size() != dtype_size(d.type.dtype))
+    throw CompileError(what + " holds " + d.type.str() + "; expected one element");
+  if (d.type.dtype == DType::Bool) return (*d.bytes)[0] != std::byte{0};
+  int64_t v = 0;
+  std::memcpy(&v, d.bytes->data(), 8);
+  return v;
+}
+
+// Runs a closed region on `args` (its placeholders, in order).
+std::vector<TensorData> run_region(const Graph& g, std::span<const TensorData> args, KernelContext& ctx) {
+  std::unordered_map<const Value*, TensorData> values;
+  const auto phs = g.placeholders();
+  if (phs.size() != args.size())
+    throw CompileError("a region of " + std::to_string(phs.size()) + " placeholder(s) run with " +
+                       std::to_string(args.size()) + " value(s)");
+  for (size_t i = 0; i < phs.size(); ++i) values[phs[i]->result()] = args[i];
+  for (const Node* n : g.calls()) {
+    std::vector<TensorData> ins;
+    for (const Value* in : n->inputs()) ins.push_back(values.at(in));
+    auto outs = evaluate_call(*n, ins, ctx);
+    for (size_t i = 0; i < outs.size(); ++i) values[n->result(i)] = std::move(outs[i]);
+  }
+  std::vector<TensorData> outs;
+  const Node* out = g.output_node();
+  if (!out) throw CompileError("a region has no output node");
+  for (const Value* v : out->inputs()) outs.push_back(values.at(v));
+  return outs;
+}
+
+std::vector<TensorData> evaluate_control_flow(const Node& call, std::span<const TensorData> inputs,
+                                              KernelContext& ctx) {
+  const ControlOperands ops = control_operands(call);
+  const size_t first_capture = inputs.size() - ops.captures.size();
+  const std::span<const TensorData> captures = inputs.subspan(first_capture);
+  if (call.is_cond()) {
+    const bool taken = flag_value(inputs[0], node_where(call) + ": the condition") != 0;
+    return run_region(call.region(taken ? 0 : 1), captures, ctx);
+  }
+  const int64_t trips = flag_value(inputs[0], node_where(call) + ": the trip count");
+  bool cond = flag_value(inputs[1], node_where(call) + ": the condition") != 0;
+  const size_t n_carried = ops.carried.size();
+  std::vector<TensorData> carried(inputs.begin() + 2, inputs.begin() + 2 + static_cast<std::ptrdiff_t>(n_carried));
+  const size_t n_stacked = call.num_results() - n_carried;
+  std::vector<std::vector<TensorData>> rows(n_stacked);
+  for (int64_t i = 0; i < trips && cond; ++i) {
+    std::vector<TensorData> args = {scalar_data(DType::Int64, &i), scalar_data(DType::Bool, &cond)};
+    args.insert(args.end(), carried.begin(), carried.end());
+    args.insert(args.end(), captures.begin(), captures.end());
+    std::vector<TensorData> outs = run_region(call.region(0), args, ctx);
+    cond = flag_value(outs[0], node_where(call) + ": the body's condition") != 0;
+    for (size_t k = 0; k < n_carried; ++k) carried[k] = std::move(outs[1 + k]);
+    for (size_t k = 0; k < n_stacked; ++k) rows[k].push_back(std::move(outs[1 + n_carried + k]));
+  }
+  std::vector<TensorData> results = std::move(carried);
+  for (size_t k = 0; k < n_stacked; ++k) {
+    const TensorType& declared = call.result(n_carried + k)->type();
+    TensorType type;
+    type.dtype = declared.dtype;
+    type.dims.push_back(Dim::fixed(static_cast<int64_t>(rows[k].size())));
+    if (rows[k].empty()) {
+      for (size_t d = 1; d < declared.dims.size(); ++d) type.dims.push_back(Dim::fixed(std::max<int64_t>(declared.dims[d].value, 0)));
+    } else {
+      for (const Dim& d : rows[k][0].type.dims) type.dims.push_back(d);
+    }
+    if (auto ub = declared.dims.empty() ? std::nullopt : declared.dims[0].upper_bound();
+        ub && static_cast<int64_t>(rows[k].size()) > *ub)
+      throw CompileError(node_where(call) + ": ran " + std::to_string(rows[k].size()) + " iteration(s), more than the " +
+                         declared.str() + " of stacked result %" + call.result(n_carried + k)->name() + " holds");
+    auto bytes = std::make_shared<std::vector<std::byte>>();
+    for (const TensorData& row : rows[k]) {
+      if (!(row.type == rows[k][0].type))
+        throw CompileError(node_where(call) + ": stacked result %" + call.result(n_carried + k)->name() + " gets " +
+                           rows[k][0].type.str() + " and then " + row.type.str() + "; every row has one shape");
+      bytes->insert(bytes->end(), row.bytes->begin(), row.bytes->end());
+    }
+    results.push_back(TensorData{std::move(type), std::move(bytes)});
+  }
+  return results;
+}
 
 }  // namespace
 
@@ -27,6 +119,7 @@ Tensor tensor_view(const TensorData& data) {
 // for the usual few operands.
 std::vector<TensorData> evaluate_call(const Node& call, std::span<const TensorData> inputs,
                                       KernelContext& ctx) {
+  if (call.is_control_flow()) return evaluate_control_flow(call, inputs, ctx);
   const OpInfo* op = op_of(call);
   if (!op) throw CompileError(node_where(call) + ": unknown operator");
   static const std::string kUnnamed;

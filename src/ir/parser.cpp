@@ -161,7 +161,7 @@ class Parser {
       if (section.text == "signature") {
         parse_signature();
       } else if (section.text == "graph") {
-        parse_graph();
+        parse_graph(prog_->graph);
         seen_graph = true;
       } else if (section.text == "memory_plan") {
         parse_memory_plan();
@@ -358,14 +358,19 @@ class Parser {
   }
 
   Value* use(const Token& t, Node* node, size_t index) {
-    Value* v = prog_->graph.find_value(t.text);
+    Value* v = cur_->find_value(t.text);
     if (!v) pending_.push_back({node, index, t});
     return v;
   }
 
-  void parse_graph() {
+  /// The nodes of `g` up to its closing '}'. A region's names resolve in
+  /// the region only (regions are closed), its forward uses at its end.
+  void parse_graph(Graph& g) {
     expect_punct("{");
-    Graph& g = prog_->graph;
+    Graph* const outer = cur_;
+    std::vector<PendingUse> outer_pending = std::move(pending_);
+    pending_.clear();
+    cur_ = &g;
     bool seen_call = false;
     while (!accept_punct("}")) {
       if (g.output_node()) fail(tok_, "expected '}' after the output node, got " + describe(tok_));
@@ -401,13 +406,16 @@ class Parser {
       seen_call = true;
     }
     resolve_pending();
+    cur_ = outer;
+    pending_ = std::move(outer_pending);
   }
 
   void parse_call(const Token& op_tok, const std::vector<Token>& results) {
     static const AttrDecl kDelegateAttr = attr_int("delegate", 0);
     const bool delegate_call = op_tok.text == kCallDelegateOp;
-    const OpInfo* info = delegate_call ? nullptr : find_op(op_tok.text);
-    if (!info && !delegate_call) {
+    const bool control_flow = op_tok.text == kCondOp || op_tok.text == kLoopOp;
+    const OpInfo* info = delegate_call || control_flow ? nullptr : find_op(op_tok.text);
+    if (!info && !delegate_call && !control_flow) {
       auto parts = split_op_name(op_tok.text);
       if (!parts) fail(op_tok, "expected an operator name like aten.add.Tensor, got '" + op_tok.text + "'");
       if (!is_known_dialect(parts->dialect)) fail(op_tok, "unknown dialect '" + parts->dialect + "' in operator '" + op_tok.text + "'");
@@ -440,7 +448,9 @@ class Parser {
           in_attrs = true;
           Token name = expect(Tok::Ident, "an operand or attribute");
           expect_punct("=");
-          const AttrDecl* spec = delegate_call ? (name.text == "delegate" ? &kDelegateAttr : nullptr) : info->attr(name.text);
+          const AttrDecl* spec = delegate_call  ? (name.text == "delegate" ? &kDelegateAttr : nullptr)
+                                 : control_flow ? nullptr
+                                                : info->attr(name.text);
           if (!spec) fail(name, "operator '" + op_tok.text + "' has no attribute '" + name.text + "'");
           if (attrs.has(name.text)) fail(name, "attribute '" + name.text + "' given twice");
           attrs.set(name.text, parse_attr_value(*spec));
@@ -483,11 +493,17 @@ class Parser {
     spec.attrs = std::move(attrs);
     spec.result_types = types;
     for (const Token& r : results) spec.result_names.push_back(r.text);
-    Node* n = prog_->graph.create_call(std::move(spec));
+    Node* n = cur_->create_call(std::move(spec));
     n->set_tag(tag);
     n->set_refusals(std::move(refusals));
     for (size_t i = 0; i < inputs.size(); ++i) n->set_input(i, use(inputs[i], n, i));
     for (const Token& r : results) defined_.insert(r.text);
+    // A control-flow call's regions follow it: `region { ... }` each.
+    while (is_ident("region")) {
+      const Token region_tok = take();
+      if (!control_flow) fail(region_tok, "only cond and loop own regions; '" + op_tok.text + "' does not");
+      parse_graph(n->add_region());
+    }
   }
 
   AttrValue parse_attr_value(const AttrDecl& spec) {
@@ -542,7 +558,7 @@ class Parser {
 
   void resolve_pending() {
     for (const PendingUse& u : pending_) {
-      Value* v = prog_->graph.find_value(u.token.text);
+      Value* v = cur_->find_value(u.token.text);
       if (!v) fail(u.token, "use of undefined value %" + u.token.text);
       u.node->set_input(u.index, v);
     }
@@ -718,6 +734,7 @@ class Parser {
   const std::string& file_;
   Token tok_;
   Program* prog_ = nullptr;
+  Graph* cur_ = nullptr;  // The graph being parsed (the program's or a region).
   std::vector<PendingUse> pending_;
   std::set<std::string> defined_;
 };

@@ -105,7 +105,9 @@ void print_store(std::string& out, const char* name, const Store& store, const P
   out += "}\n";
 }
 
-void print_call(std::string& out, const Node* n) {
+void print_nodes(std::string& out, const Graph& g, const std::string& indent);
+
+void print_call(std::string& out, const Node* n, const std::string& indent) {
   for (size_t i = 0; i < n->num_results(); ++i) out += (i ? ", %" : "%") + n->result(i)->name();
   out += " = " + n->op() + "(";
   bool first = true;
@@ -139,6 +141,41 @@ void print_call(std::string& out, const Node* n) {
   for (size_t i = 0; i < extra.size(); ++i) out += (i ? ", " : " {") + extra[i];
   if (!extra.empty()) out += "}";
   out += "\n";
+  // Regions follow their call, one `region { ... }` each, indented.
+  for (size_t r = 0; r < n->num_regions(); ++r) {
+    out += indent + "region {\n";
+    print_nodes(out, n->region(r), indent + "  ");
+    out += indent + "}\n";
+  }
+}
+
+void print_nodes(std::string& out, const Graph& g, const std::string& indent) {
+  for (const Node* n : g.nodes()) {
+    out += indent;
+    if (n->is_placeholder()) {
+      out += "%" + n->result()->name() + " = placeholder : " + n->result()->type().str() + "\n";
+    } else if (n->is_call()) {
+      print_call(out, n, indent);
+    } else {
+      out += "output(";
+      for (size_t i = 0; i < n->inputs().size(); ++i)
+        out += (i ? ", %" : "%") + (n->input(i) ? n->input(i)->name() : std::string("<null>"));
+      out += ")\n";
+    }
+  }
+}
+
+// Planned values in graph order, regions after their call.
+void print_planned(std::string& out, const Graph& g, const MemoryPlan& plan) {
+  for (const Node* n : g.calls()) {
+    for (size_t i = 0; i < n->num_results(); ++i) {
+      auto it = plan.values.find(n->result(i)->name());
+      if (it == plan.values.end()) continue;
+      out += "  %" + it->first + " = offset " + std::to_string(it->second.offset) + " size " +
+             std::to_string(it->second.size) + "\n";
+    }
+    for (size_t r = 0; r < n->num_regions(); ++r) print_planned(out, n->region(r), plan);
+  }
 }
 
 }  // namespace
@@ -154,29 +191,11 @@ std::string print_program(const Program& p, const PrintOptions& options) {
   for (const auto& s : p.outputs)
     out += std::string("  output ") + output_kind_name(s.kind) + " %" + s.arg + " target = " + quote(s.target) + "\n";
   out += "}\n\ngraph {\n";
-  for (const Node* n : p.graph.nodes()) {
-    out += "  ";
-    if (n->is_placeholder()) {
-      out += "%" + n->result()->name() + " = placeholder : " + n->result()->type().str() + "\n";
-    } else if (n->is_call()) {
-      print_call(out, n);
-    } else {
-      out += "output(";
-      for (size_t i = 0; i < n->inputs().size(); ++i)
-        out += (i ? ", %" : "%") + (n->input(i) ? n->input(i)->name() : std::string("<null>"));
-      out += ")\n";
-    }
-  }
+  print_nodes(out, p.graph, "  ");
   out += "}\n";
   if (!p.memory_plan.empty()) {
     out += "\nmemory_plan arena_size = " + std::to_string(p.memory_plan.arena_size) + " {\n";
-    for (const Node* n : p.graph.calls())
-      for (size_t i = 0; i < n->num_results(); ++i) {
-        auto it = p.memory_plan.values.find(n->result(i)->name());
-        if (it == p.memory_plan.values.end()) continue;
-        out += "  %" + it->first + " = offset " + std::to_string(it->second.offset) + " size " +
-               std::to_string(it->second.size) + "\n";
-      }
+    print_planned(out, p.graph, p.memory_plan);
     out += "}\n";
   }
   print_store(out, "state", p.state, options);

@@ -46,12 +46,31 @@ void Node::set_input(size_t i, Value* v) {
   if (v) v->add_use(use);
 }
 
+void Node::append_to_last_list(Value* v) {
+  if (groups_.empty() || !groups_.back().is_list)
+    throw CompileError("internal error: node " + label() + " has no list operand to append to");
+  groups_.back().count += 1;
+  inputs_.push_back(nullptr);
+  use_slots_.push_back(0);
+  set_input(inputs_.size() - 1, v);
+}
+
 std::span<const OperandGroup> Node::operand_groups() const {
   if (!groups_.empty()) return groups_;
   // Plain operands only: a view of enough plain groups. Nodes with more
   // inputs than this store theirs (see store_groups).
   static const std::vector<OperandGroup> plain(kImpliedPlainGroups, OperandGroup{});
   return {plain.data(), inputs_.size()};
+}
+
+Graph& Node::add_region() { return adopt_region(std::make_unique<Graph>(graph_->root())); }
+
+Graph& Node::adopt_region(std::unique_ptr<Graph> region) {
+  if (!region || &region->root() != &graph_->root() || region->owner_)
+    throw CompileError("internal error: node " + label() + " adopts a region of another program or call");
+  region->owner_ = this;
+  regions_.push_back(std::move(region));
+  return *regions_.back();
 }
 
 std::string Node::label() const {
@@ -88,14 +107,35 @@ Node* Graph::output_node() const {
   return nullptr;
 }
 
+Graph::~Graph() = default;
+
+bool Graph::name_taken(const std::string& name) const {
+  return values_by_name_.count(name) || root_->values_by_name_.count(name) || root_->region_names_.count(name);
+}
+
+void Graph::claim_name(const std::string& name) {
+  if (is_region()) root_->region_names_[name] = 1;
+}
+
+void Graph::release_name(const std::string& name) {
+  if (is_region()) root_->region_names_.erase(name);
+}
+
+void Graph::release_all_names() {
+  for (Node& n : nodes_) {
+    for (const auto& r : n.results_) release_name(r->name());
+    for (const auto& region : n.regions_) region->release_all_names();
+  }
+}
+
 std::string Graph::unique_name(const std::string& hint) {
   const std::string base = hint.empty() ? "v" : hint;
-  if (!values_by_name_.count(base)) return base;
+  if (!name_taken(base)) return base;
   int& counter = name_counters_[base];
   std::string candidate;
   do {
     candidate = base + "_" + std::to_string(++counter);
-  } while (values_by_name_.count(candidate));
+  } while (name_taken(candidate));
   return candidate;
 }
 
@@ -106,11 +146,13 @@ Value* Graph::find_value(const std::string& name) const {
 
 void Graph::rename(Value* v, const std::string& new_name) {
   if (v->name_ == new_name) return;
-  if (values_by_name_.count(new_name))
+  if (name_taken(new_name))
     throw CompileError("cannot rename %" + v->name_ + " to %" + new_name + ": name in use");
   values_by_name_.erase(v->name_);
+  release_name(v->name_);
   v->name_ = new_name;
   values_by_name_[new_name] = v;
+  claim_name(new_name);
 }
 
 Value* Graph::add_result(Node* node, const std::string& hint, TensorType type) {
@@ -120,6 +162,7 @@ Value* Graph::add_result(Node* node, const std::string& hint, TensorType type) {
   Value* raw = v.get();
   node->results_.push_back(std::move(v));
   values_by_name_[name] = raw;
+  claim_name(name);
   return raw;
 }
 
@@ -223,7 +266,11 @@ void Graph::erase(Node* node) {
                          " still has " + std::to_string(r->uses().size()) + " use(s)");
   }
   for (size_t i = 0; i < node->inputs_.size(); ++i) node->set_input(i, nullptr);
-  for (const auto& r : node->results_) values_by_name_.erase(r->name());
+  for (const auto& r : node->results_) {
+    values_by_name_.erase(r->name());
+    release_name(r->name());
+  }
+  for (const auto& region : node->regions_) region->release_all_names();
   leaving(node);
   if (node->is_placeholder()) --num_placeholders_;
   positions_valid_ = false;

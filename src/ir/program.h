@@ -37,6 +37,22 @@ struct Program;
 /// attribute `delegate` indexes Program::delegates.
 inline constexpr std::string_view kCallDelegateOp = "call_delegate";
 
+/// Control flow (docs/semantics.md §1.4). Not in the operator table: their
+/// result types come from their regions, which are graphs of their own.
+///
+///   cond(%pred, [captures...])                -> results        regions: then, else
+///   loop(%trips, %cond, [carried...], [captures...]) -> carried..., stacked...
+///                                                               region: body
+///
+/// A region is closed: it reads nothing of the enclosing graph but its
+/// placeholders, which the call binds to its operands. A `cond` branch's
+/// placeholders are the captures; a `loop` body's are the iteration number
+/// (i64[]), the condition (bool[]), the carried values and the captures, and
+/// its outputs the next condition, the next carried values and one element
+/// per stacked result (stacked on a new dim 0, one row per iteration run).
+inline constexpr std::string_view kCondOp = "cond";
+inline constexpr std::string_view kLoopOp = "loop";
+
 /// One backend's reason for not taking a call (docs/semantics.md §4.1).
 struct Refusal {
   std::string backend;
@@ -109,6 +125,9 @@ class Node {
     return inputs_[i];
   }
   void set_input(size_t i, Value* v);
+  /// Appends `v` to the last operand group, which must be a list (a
+  /// control-flow call's captures).
+  void append_to_last_list(Value* v);
   std::span<const OperandGroup> operand_groups() const;
 
   const Attrs& attrs() const { return attrs_; }
@@ -129,6 +148,19 @@ class Node {
   void set_refusals(std::vector<Refusal> r) { refusals_ = std::move(r); }
 
   bool is_delegate_call() const { return kind_ == NodeKind::Call && op_.str() == kCallDelegateOp; }
+  bool is_cond() const { return kind_ == NodeKind::Call && op_.str() == kCondOp; }
+  bool is_loop() const { return kind_ == NodeKind::Call && op_.str() == kLoopOp; }
+  bool is_control_flow() const { return is_cond() || is_loop(); }
+
+  /// The graphs this call owns (a control-flow call's branches or body).
+  size_t num_regions() const { return regions_.size(); }
+  Graph& region(size_t i) const { return *regions_.at(i); }
+  /// Adds an empty region (a graph whose names are unique program-wide
+  /// with its root's) and returns it.
+  Graph& add_region();
+  /// Takes a region built apart (Graph::Graph(Graph&) with this node's
+  /// graph's root); throws CompileError for a graph of another root.
+  Graph& adopt_region(std::unique_ptr<Graph> region);
 
   /// Only a Graph makes nodes (it holds them in its list, in place).
   class Key {
@@ -161,6 +193,7 @@ class Node {
   Attrs attrs_;
   std::vector<std::unique_ptr<Value>> results_;
   std::vector<Refusal> refusals_;
+  std::vector<std::unique_ptr<Graph>> regions_;
   std::list<Node>::iterator self_;
   mutable const OpInfo* op_info_ = nullptr;
 };
@@ -178,6 +211,12 @@ struct CallSpec {
 class Graph {
  public:
   Graph() = default;
+  /// A region of a graph under `root` (not yet owned by a call: see
+  /// Node::adopt_region). Its value names are unique among every graph
+  /// under the root, so a value's name names it program-wide (the memory
+  /// plan and the file key values by name).
+  explicit Graph(Graph& root) : root_(&root.root()) {}
+  ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
@@ -187,6 +226,12 @@ class Graph {
   std::vector<Node*> calls() const;
   Node* output_node() const;
   size_t size() const { return nodes_.size(); }
+  /// The top graph of the program this graph is part of (itself for it).
+  Graph& root() const { return *root_; }
+  bool is_region() const { return root_ != this; }
+  /// The call owning this region (nullptr for the top graph or a region
+  /// not yet adopted).
+  Node* owner() const { return owner_; }
 
   /// Appends a placeholder after the leading run of placeholders (where the
   /// verifier wants every placeholder), or before `before` if given. O(1)
@@ -209,7 +254,8 @@ class Graph {
   /// The node after `node`, or nullptr when it is the last.
   Node* next_node(const Node* node) const;
 
-  /// A value name not yet used in this graph, based on `hint`.
+  /// A value name not yet used in this graph or any other under its root,
+  /// based on `hint`.
   std::string unique_name(const std::string& hint);
   Value* find_value(const std::string& name) const;
   void rename(Value* v, const std::string& new_name);
@@ -222,6 +268,7 @@ class Graph {
   size_t position(const Node* node) const;
 
  private:
+  friend class Node;
   // Nodes live in the list itself: walking the graph touches one object
   // per node, not a list cell and then the node.
   using NodeList = std::list<Node>;
@@ -234,6 +281,18 @@ class Graph {
   /// The first node after the leading run of placeholders.
   NodeList::iterator placeholder_run_end() const;
 
+  /// Names of values of every graph under this root (regions'); the root
+  /// keeps the set, regions register theirs in it.
+  bool name_taken(const std::string& name) const;
+  void claim_name(const std::string& name);
+  void release_name(const std::string& name);
+  /// Releases the names of every value in this graph and its regions (its
+  /// owner is being erased).
+  void release_all_names();
+
+  Graph* root_ = this;
+  Node* owner_ = nullptr;
+  std::unordered_map<std::string, int> region_names_;  ///< Root only: name -> 1.
   NodeList nodes_;
   /// Every node before it is a placeholder; it may lag behind the end of
   /// the leading run (placeholder_run_end() advances it), never pass it.

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "base/diagnostic.h"
+#include "ir/control_flow.h"
 #include "ir/operator.h"
 
 namespace edgec {
@@ -28,20 +29,21 @@ class Verifier {
       error("unknown dialect " + q(p_.dialect) + "; expected 'aten' or 'edge'");
       return errors_;
     }
-    check_node_order();
+    check_node_order(p_.graph);
+    if (!p_.graph.output_node()) error("the graph has no output node");
     check_inputs();
-    check_calls();
+    check_calls(p_.graph);
     check_outputs();
     check_delegates();
     return errors_;
   }
 
  private:
-  void error(std::string msg) { errors_.push_back(std::move(msg)); }
+  void error(std::string msg) { errors_.push_back(prefix_ + std::move(msg)); }
 
-  void check_node_order() {
+  void check_node_order(const Graph& g) {
     bool seen_call = false;
-    const auto nodes = p_.graph.nodes();
+    const auto nodes = g.nodes();
     for (size_t i = 0; i < nodes.size(); ++i) {
       const Node* n = nodes[i];
       if (n->is_placeholder() && seen_call)
@@ -53,7 +55,20 @@ class Verifier {
       if (n->is_output() && i + 1 != nodes.size())
         error("the output node must be the last node of the graph");
     }
-    if (!p_.graph.output_node()) error("the graph has no output node");
+  }
+
+  /// A control-flow call: its structure, then each region as a graph of
+  /// its own, its errors prefixed with where it is.
+  void check_control_flow(const Node* n) {
+    for (std::string& problem : control_flow_problems(*n)) error(std::move(problem));
+    const std::string outer = prefix_;
+    for (size_t r = 0; r < n->num_regions(); ++r) {
+      const char* name = n->is_loop() ? "the body" : r == 0 ? "the then branch" : "the else branch";
+      prefix_ = outer + "in " + name + " of " + where_of(n) + ": ";
+      check_node_order(n->region(r));
+      check_calls(n->region(r));
+    }
+    prefix_ = outer;
   }
 
   void check_inputs() {
@@ -128,10 +143,9 @@ class Verifier {
     return n->is_call() ? n->label() + " (" + n->op() + ")" : std::string("output");
   }
 
-  void check_calls() {
+  void check_calls(const Graph& g) {
     // An input whose producer is not before its reader (or not in this
     // graph) is used before it is defined.
-    const Graph& g = p_.graph;
     const auto nodes = g.nodes();
     for (size_t at = 0; at < nodes.size(); ++at) {
       const Node* n = nodes[at];
@@ -142,7 +156,10 @@ class Verifier {
           error("node " + where_of(n) + " has no value for input " + std::to_string(i));
           continue;
         }
-        if (const size_t def = g.position(v->producer()); def == SIZE_MAX || def >= at)
+        if (const size_t def = g.position(v->producer()); def == SIZE_MAX && v->producer()->graph() != &g)
+          error("node " + where_of(n) + " reads %" + v->name() + " of another graph" +
+                (g.is_region() ? " (a region reads enclosing values through its call's captures)" : ""));
+        else if (def == SIZE_MAX || def >= at)
           error("node " + where_of(n) + " uses %" + v->name() + " before it is defined");
       }
       if (!n->is_call()) continue;
@@ -152,9 +169,15 @@ class Verifier {
                 std::to_string(n->result(r)->type().dims.size()) + "; edgec supports ranks up to " +
                 std::to_string(kMaxRank));
       if (n->is_delegate_call()) {
-        check_delegate_call(n);
+        if (g.is_region()) error("node " + where_of(n) + " calls a delegate inside a region; regions run on the portable kernels");
+        else check_delegate_call(n);
         continue;
       }
+      if (n->is_control_flow()) {
+        check_control_flow(n);
+        continue;
+      }
+      if (n->num_regions() > 0) error("node " + where_of(n) + " owns regions, but only cond and loop may");
       const OpInfo* op = op_of(*n);
       if (!op) {
         error("unknown operator " + q(n->op()) + " (node " + n->label() + ")");
@@ -283,6 +306,7 @@ class Verifier {
   }
 
   const Program& p_;
+  std::string prefix_;  // Where the graph being checked is, inside regions.
   std::set<int64_t> called_;
   std::vector<std::string> errors_;
 };

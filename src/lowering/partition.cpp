@@ -121,7 +121,12 @@ ContractedGraph group_calls(Program& program, const Partitioner& partitioner) {
     cg.group_of[i] = static_cast<int>(cg.first_member.size());
     cg.first_member.push_back(i);
     bool takes = false;
-    if (!n->is_delegate_call()) {
+    if (n->is_control_flow()) {
+      // A region runs on the portable kernels, called by the runtime's own
+      // control flow; no delegate takes a call with regions (yet).
+      n->add_refusal({partitioner.backend(), "control flow (" + n->op() +
+                                                 ") runs on the portable runtime; delegates do not take regions"});
+    } else if (!n->is_delegate_call()) {
       if (auto reason = partitioner.refuse(program, *n)) {
         n->add_refusal({partitioner.backend(), *reason});
       } else {

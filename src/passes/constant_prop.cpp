@@ -20,6 +20,7 @@
 
 #include "interpreter/interpreter.h"
 #include "base/diagnostic.h"
+#include "ir/control_flow.h"
 #include "ir/operator.h"
 #include "passes/pass_list.h"
 #include "passes/program_edits.h"
@@ -83,6 +84,10 @@ class ConstantPropagation : public Pass {
     const std::unordered_set<const Node*> folded = fold_calls(program.graph, known);
     if (folded.empty()) {
       if (merged) drop_unread_constants(program, mutated, /*types_changed=*/false);
+      if (inline_decided_conds(program, known)) {
+        run(program);  // the taken branches' calls may fold now
+        return true;
+      }
       return ensure_outputs_are_calls(program) || merged;
     }
 
@@ -92,6 +97,10 @@ class ConstantPropagation : public Pass {
     // 3. Drop the folded calls (now unread) and the constants nothing reads.
     erase_unread_calls(program.graph, folded);
     drop_unread_constants(program, mutated, types_changed);
+    // A cond whose condition is now a constant becomes its taken branch.
+    const auto after = program.graph.placeholders();
+    std::unordered_map<const Value*, TensorData> now_known = foldable_inputs(program, after, mutated);
+    if (inline_decided_conds(program, now_known)) run(program);
     ensure_outputs_are_calls(program);
     return true;
   }
@@ -180,6 +189,34 @@ class ConstantPropagation : public Pass {
     return types_changed;
   }
 
+  // Replaces each cond of the top graph whose condition is known by the
+  // calls of the branch it takes (docs/semantics.md §1.4): no cond is left
+  // to run for a decided condition. Returns whether any was.
+  static bool inline_decided_conds(Program& program, const std::unordered_map<const Value*, TensorData>& known) {
+    bool changed = false;
+    for (Node* n : program.graph.calls()) {
+      if (!n->is_cond()) continue;
+      auto pred = known.find(n->input(0));
+      if (pred == known.end() || !pred->second.bytes || pred->second.bytes->size() != 1) continue;
+      const bool taken = (*pred->second.bytes)[0] != std::byte{0};
+      const ControlOperands ops = control_operands(*n);
+      const std::vector<Value*> args(ops.captures.begin(), ops.captures.end());
+      const std::vector<Value*> outs = inline_region(program.graph, n, n->region(taken ? 0 : 1), args);
+      for (size_t r = 0; r < n->num_results(); ++r) {
+        // The branch's type may be narrower than the merged one; the
+        // readers re-infer theirs below.
+        n->result(r)->replace_all_uses_with(outs[r]);
+      }
+      program.graph.erase(n);
+      changed = true;
+    }
+    if (changed) {
+      refresh_result_types(program);
+      sync_output_specs(program);
+    }
+    return changed;
+  }
+
   // Erases the folded calls whose results nothing reads any more.
   static void erase_unread_calls(Graph& g, const std::unordered_set<const Node*>& folded) {
     auto calls = g.calls();
@@ -221,6 +258,11 @@ class ConstantPropagation : public Pass {
   }
 
   bool foldable_call(const Node& n, const std::unordered_map<const Value*, TensorData>& known) const {
+    if (n.is_control_flow()) {  // the interpreter runs its regions
+      for (const Value* v : n.inputs())
+        if (!known.count(v)) return false;
+      return true;
+    }
     const OpInfo* op = op_of(n);
     if (!op || !op->core) return false;
     if (op->flags & (kOpRandom | kOpAllocation)) return false;

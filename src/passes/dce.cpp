@@ -2,6 +2,7 @@
 // chain of dead calls goes in one sweep. Random operators are removed too:
 // an unread random value has no observable effect. Placeholders stay (they
 // are the signature); constant_prop drops unread constants.
+#include "ir/control_flow.h"
 #include "passes/pass_list.h"
 
 namespace edgec {
@@ -11,13 +12,20 @@ class DeadCodeElimination : public Pass {
  public:
   bool run(Program& program) override {
     bool changed = false;
-    auto calls = program.graph.calls();
+    for_each_graph(program.graph, [&](Graph& g) { changed |= sweep(g); });
+    return changed;
+  }
+
+ private:
+  static bool sweep(Graph& graph) {
+    bool changed = false;
+    auto calls = graph.calls();
     for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
       Node* n = *it;
       bool used = false;
       for (size_t i = 0; i < n->num_results(); ++i) used |= n->result(i)->has_uses();
       if (used) continue;
-      program.graph.erase(n);
+      graph.erase(n);
       changed = true;
     }
     return changed;

@@ -39,7 +39,7 @@ constexpr uint64_t kMostOverlapsPerValue = 64;
 constexpr uint64_t kOverlapsAlwaysAllowed = uint64_t{1} << 20;
 
 struct Interval {
-  const Value* value;
+  const Value* value;  // Null for a control-flow call's block for its regions.
   size_t start, end;  // inclusive call positions
   uint64_t size;
 };
@@ -124,7 +124,20 @@ uint64_t overlapping_pairs(const std::vector<Interval>& intervals) {
 
 // Greedy by size: each value, largest first, at the lowest offset free
 // during its whole lifetime.
-void plan_by_size(const std::vector<Interval>& intervals, size_t positions, MemoryPlan& plan) {
+// What an interval is, for messages.
+std::string what(const Interval& iv) {
+  return iv.value ? "%" + iv.value->name() + " of type " + iv.value->type().str() : std::string("a control-flow call's regions");
+}
+
+// Records where interval `i` went.
+void place(const std::vector<Interval>& intervals, size_t i, uint64_t offset, MemoryPlan& plan,
+           std::vector<uint64_t>& offsets) {
+  offsets[i] = offset;
+  if (intervals[i].value) plan.values[intervals[i].value->name()] = PlannedValue{offset, intervals[i].size};
+}
+
+void plan_by_size(const std::vector<Interval>& intervals, size_t positions, MemoryPlan& plan,
+                  std::vector<uint64_t>& offsets) {
   std::vector<size_t> order(intervals.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -148,10 +161,9 @@ void plan_by_size(const std::vector<Interval>& intervals, size_t positions, Memo
     // Huge declared shapes (a ConstantOfShape of 2^62 bytes, several alive
     // at once) must not wrap the arena around 2^64.
     if (__builtin_add_overflow(offset, iv.size, &end))
-      throw CompileError("%" + iv.value->name() + " of type " + iv.value->type().str() +
-                         " does not fit: the memory plan would need more than 2^64 bytes");
+      throw CompileError(what(iv) + " does not fit: the memory plan would need more than 2^64 bytes");
     if (iv.size > 0) placed.add(iv, offset);
-    plan.values[iv.value->name()] = PlannedValue{offset, iv.size};
+    place(intervals, idx, offset, plan, offsets);
     plan.arena_size = std::max(plan.arena_size, end);
   }
 }
@@ -209,7 +221,8 @@ class FreeList {
 
 // In time order: at each call, its results take blocks (while its inputs
 // still hold theirs), then the values it read last give theirs back.
-void plan_in_time_order(const std::vector<Interval>& intervals, size_t positions, MemoryPlan& plan) {
+void plan_in_time_order(const std::vector<Interval>& intervals, size_t positions, MemoryPlan& plan,
+                        std::vector<uint64_t>& block_offsets) {
   std::vector<std::vector<size_t>> defined(positions + 1), last_read(positions + 1);
   for (size_t i = 0; i < intervals.size(); ++i) {
     defined[intervals[i].start].push_back(i);
@@ -223,9 +236,8 @@ void plan_in_time_order(const std::vector<Interval>& intervals, size_t positions
       if (iv.size > 0) offsets[i] = free.take(iv.size);
       uint64_t end = 0;
       if (__builtin_add_overflow(offsets[i], iv.size, &end))
-        throw CompileError("%" + iv.value->name() + " of type " + iv.value->type().str() +
-                           " does not fit: the memory plan would need more than 2^64 bytes");
-      plan.values[iv.value->name()] = PlannedValue{offsets[i], iv.size};
+        throw CompileError(what(iv) + " does not fit: the memory plan would need more than 2^64 bytes");
+      place(intervals, i, offsets[i], plan, block_offsets);
       plan.arena_size = std::max(plan.arena_size, end);
     }
     for (size_t i : last_read[p])
@@ -246,12 +258,25 @@ class MemoryPlanPass : public Pass {
 
  private:
   bool plan(Program& program) {
-    const auto calls = program.graph.calls();
+    MemoryPlan plan = plan_graph(program.graph);
+    const bool changed = !(plan.values == program.memory_plan.values && plan.arena_size == program.memory_plan.arena_size);
+    program.memory_plan = std::move(plan);
+    return changed;
+  }
+
+  // One graph's plan, offsets from 0. A control-flow call's regions are
+  // planned first, each on its own; the call then reserves a block as
+  // large as the largest of them for the time it runs (its position only),
+  // and the regions' values are placed inside that block: every branch's
+  // and the body's memory is planned, and none outlives its call.
+  static MemoryPlan plan_graph(const Graph& g) {
+    const auto calls = g.calls();
     std::unordered_map<const Node*, size_t> pos;
     for (size_t i = 0; i < calls.size(); ++i) pos[calls[i]] = i;
     const size_t end_of_program = calls.size();
 
     std::vector<Interval> intervals;
+    std::vector<std::pair<size_t, MemoryPlan>> region_plans;  // (interval index, the regions' values)
     for (const Node* n : calls) {
       for (size_t r = 0; r < n->num_results(); ++r) {
         const Value* v = n->result(r);
@@ -259,17 +284,28 @@ class MemoryPlanPass : public Pass {
         for (const Use& u : v->uses()) last = std::max(last, u.user->is_output() ? end_of_program : pos.at(u.user));
         intervals.push_back({v, pos.at(n), last, planned_size(v)});
       }
+      if (n->num_regions() == 0) continue;
+      MemoryPlan inner;
+      for (size_t r = 0; r < n->num_regions(); ++r) {
+        MemoryPlan p = plan_graph(n->region(r));
+        inner.arena_size = std::max(inner.arena_size, p.arena_size);
+        inner.values.merge(p.values);
+      }
+      region_plans.emplace_back(intervals.size(), std::move(inner));
+      intervals.push_back({nullptr, pos.at(n), pos.at(n), region_plans.back().second.arena_size});
     }
     MemoryPlan plan;
+    std::vector<uint64_t> offsets(intervals.size(), 0);
     const uint64_t budget = kOverlapsAlwaysAllowed + kMostOverlapsPerValue * intervals.size();
     if (overlapping_pairs(intervals) <= budget) {
-      plan_by_size(intervals, end_of_program, plan);
+      plan_by_size(intervals, end_of_program, plan, offsets);
     } else {
-      plan_in_time_order(intervals, end_of_program, plan);
+      plan_in_time_order(intervals, end_of_program, plan, offsets);
     }
-    const bool changed = !(plan.values == program.memory_plan.values && plan.arena_size == program.memory_plan.arena_size);
-    program.memory_plan = std::move(plan);
-    return changed;
+    // Each region block's values move into it.
+    for (auto& [index, inner] : region_plans)
+      for (auto& [name, pv] : inner.values) plan.values[name] = PlannedValue{offsets[index] + pv.offset, pv.size};
+    return plan;
   }
 };
 

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "base/diagnostic.h"
+#include "ir/control_flow.h"
 #include "ir/operator.h"
 
 namespace edgec {
@@ -67,19 +68,7 @@ void sync_output_specs(Program& program) {
     if (out->input(i)) program.outputs[i].arg = out->input(i)->name();
 }
 
-void refresh_result_types(Program& program) {
-  for (Node* n : program.graph.calls()) {
-    const OpInfo* op = op_of(*n);
-    if (!op) continue;  // the verifier reports it
-    std::vector<TensorType> types;
-    try {
-      types = infer_result_types(*op, *n);
-    } catch (const CompileError& e) {
-      throw CompileError("node " + n->label() + " (" + n->op() + "): " + e.what());
-    }
-    for (size_t i = 0; i < types.size() && i < n->num_results(); ++i) n->result(i)->set_type(types[i]);
-  }
-}
+void refresh_result_types(Program& program) { refresh_graph_types(program.graph); }
 
 bool ensure_outputs_are_calls(Program& program) {
   Node* out = program.graph.output_node();

@@ -3,6 +3,7 @@
 // masked_fill, ...) are replaced by their decomposition, which emits edge
 // operators directly. Afterwards the program's dialect is edge.
 #include "base/diagnostic.h"
+#include "ir/control_flow.h"
 #include "ir/operator.h"
 #include "passes/decompositions.h"
 #include "passes/pass_list.h"
@@ -32,7 +33,15 @@ class ToEdgePass : public Pass {
   bool run(Program& program) override {
     if (program.dialect == kEdgeDialect) return false;
     const std::string edge(kEdgeDialect);
-    for (Node* n : program.graph.calls()) {
+    for_each_graph(program.graph, [&](Graph& g) { convert(g, edge); });
+    program.dialect = edge;
+    return true;
+  }
+
+ private:
+  static void convert(Graph& graph, const std::string& edge) {
+    for (Node* n : graph.calls()) {
+      if (n->is_control_flow()) continue;  // its regions are converted on their own
       const OpInfo* op = op_of(*n);
       if (!op) throw CompileError("to_edge: unknown operator '" + n->op() + "' (node " + n->label() + ")");
       if (op->core) {
@@ -46,13 +55,11 @@ class ToEdgePass : public Pass {
       // names, so the printed program and the output specs stay readable.
       std::vector<std::string> names;
       for (size_t i = 0; i < n->num_results(); ++i) names.push_back(n->result(i)->name());
-      std::vector<Value*> replacements = decompose(program.graph, fn, n, edge);
-      program.graph.erase(n);
+      std::vector<Value*> replacements = decompose(graph, fn, n, edge);
+      graph.erase(n);
       for (size_t i = 0; i < replacements.size(); ++i)
-        if (replacements[i] && replacements[i]->producer()->is_call()) program.graph.rename(replacements[i], names[i]);
+        if (replacements[i] && replacements[i]->producer()->is_call()) graph.rename(replacements[i], names[i]);
     }
-    program.dialect = edge;
-    return true;
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <new>
 #include <string_view>
 #include <thread>
@@ -30,6 +31,33 @@ Tensor slot_tensor(const Slot& s, std::byte* arena) {
     t.capacity = 0;
   }
   return t;
+}
+
+// Copies `src` into `dst`, an activation whose memory is its own: its
+// shape becomes src's. Fails when the bytes exceed dst's capacity.
+Error copy_into(Tensor& dst, const Tensor& src, const char* what) {
+  if (src.dtype != dst.dtype || src.rank != dst.rank)
+    return fail(Error::InvalidShape, std::string(what) + ": a " + std::string(dtype_name(src.dtype)) + shape_string(src.shape()) +
+                                         " value for a " + std::string(dtype_name(dst.dtype)) + " result of rank " +
+                                         std::to_string(dst.rank));
+  const size_t bytes = src.nbytes();
+  if (bytes > dst.capacity)
+    return fail(Error::InvalidShape, std::string(what) + ": " + std::string(dtype_name(src.dtype)) + shape_string(src.shape()) +
+                                         " needs " + std::to_string(bytes) + " bytes, more than the " +
+                                         std::to_string(dst.capacity) + " planned for it");
+  dst.sizes = src.sizes;
+  dst.set_contiguous_strides();
+  if (bytes > 0) std::memmove(dst.data, src.data, bytes);
+  return Error::Ok;
+}
+
+// A bool or i64 flag's value (a one-element tensor).
+bool read_flag(const Tensor& t, int64_t& out) {
+  if (t.numel() != 1 || !t.data) return false;
+  if (t.dtype == DType::Bool) out = *static_cast<const uint8_t*>(t.data) != 0;
+  else if (t.dtype == DType::Int64) out = *static_cast<const int64_t*>(t.data);
+  else return false;
+  return true;
 }
 
 }  // namespace
@@ -64,12 +92,18 @@ Result<std::unique_ptr<Method>> Method::create(const Program& program, int num_t
   m->bound_.assign(program.inputs().size(), false);
   m->symbol_values_.assign(program.symbols().size(), -1);
   size_t most_ins = 0, most_outs = 0;
-  for (const Instruction& in : program.instructions()) {
-    if (!in.is_delegate_call()) {
+  // Kernels inside regions share the operand tables too.
+  auto widest = [&](auto&& self, std::span<const Instruction> block) -> void {
+    for (const Instruction& in : block) {
       most_ins = std::max(most_ins, in.inputs.size());
       most_outs = std::max(most_outs, in.outputs.size());
-      continue;
+      for (const Region& r : in.regions) self(self, r.instructions);
     }
+  };
+  widest(widest, program.instructions());
+  m->loops_.assign(program.num_loops(), LoopScratch{});
+  for (const Instruction& in : program.instructions()) {
+    if (!in.is_delegate_call()) continue;
     // values_ is never resized after this, so pointers into it stay valid.
     DelegateCall& call = m->calls_.emplace_back();
     for (int32_t idx : in.inputs) call.ins.push_back(&m->values_[static_cast<size_t>(idx)]);
@@ -182,12 +216,15 @@ Error Method::execute() {
       value = n;
     }
   }
+  return run_block(program_.instructions(), true);
+}
+
+Error Method::run_block(std::span<const Instruction> instructions, bool top) {
   using Clock = std::chrono::steady_clock;
   // Checked once per run, so that a Method that is not profiled pays one
   // predictable branch per instruction and never reads the clock.
-  const bool profiling = !profile_.empty();
-  const auto instructions = program_.instructions();
-  size_t call = 0;  // The next delegate call's tables.
+  const bool profiling = top && !profile_.empty();
+  size_t call = 0;  // The next delegate call's tables (delegates are called from the top block only).
   for (size_t i = 0; i < instructions.size(); ++i) {
     const Instruction& in = instructions[i];
     const Clock::time_point start = profiling ? Clock::now() : Clock::time_point{};
@@ -205,6 +242,15 @@ Error Method::execute() {
       if (profiling) profile_[i] += std::chrono::duration<double>(Clock::now() - start).count();
       continue;
     }
+    if (in.control != Control::None) {
+      const Error err = in.control == Control::Cond ? run_cond(in) : run_loop(in);
+      if (err != Error::Ok) {
+        set_error_detail("instruction " + std::to_string(i) + " (" + in.op + "): " + error_detail());
+        return err;
+      }
+      if (profiling) profile_[i] += std::chrono::duration<double>(Clock::now() - start).count();
+      continue;
+    }
     const std::span<Tensor> ins(ins_.data(), in.inputs.size()), outs(outs_.data(), in.outputs.size());
     for (size_t k = 0; k < in.inputs.size(); ++k) ins[k] = values_[static_cast<size_t>(in.inputs[k])];
     for (size_t k = 0; k < in.outputs.size(); ++k) outs[k] = values_[static_cast<size_t>(in.outputs[k])];
@@ -215,6 +261,112 @@ Error Method::execute() {
     }
     for (size_t k = 0; k < in.outputs.size(); ++k) values_[static_cast<size_t>(in.outputs[k])] = outs[k];
     if (profiling) profile_[i] += std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  return Error::Ok;
+}
+
+// The branch the condition selects runs with its placeholders bound to the
+// captures (views, no copy); its outputs are copied into the results,
+// which live past the branch's memory (docs/semantics.md §1.4).
+Error Method::run_cond(const Instruction& in) {
+  int64_t pred = 0;
+  if (!read_flag(values_[static_cast<size_t>(in.inputs[0])], pred))
+    return fail(Error::InvalidShape, "the condition is not one bool");
+  const Region& branch = in.regions[pred ? 0 : 1];
+  for (size_t k = 0; k < branch.inputs.size(); ++k)
+    values_[static_cast<size_t>(branch.inputs[k])] = values_[static_cast<size_t>(in.inputs[1 + k])];
+  if (const Error err = run_block(branch.instructions, false); err != Error::Ok) {
+    set_error_detail(std::string(pred ? "then" : "else") + " branch: " + error_detail());
+    return err;
+  }
+  for (size_t k = 0; k < in.outputs.size(); ++k) {
+    Tensor& dst = values_[static_cast<size_t>(in.outputs[k])];
+    if (const Error err = copy_into(dst, values_[static_cast<size_t>(branch.outputs[k])], "a branch's result"); err != Error::Ok)
+      return err;
+  }
+  return Error::Ok;
+}
+
+// The body runs while the iteration is below the trip count and the
+// condition holds. The carried results hold the carried values between
+// iterations: they start as the initial values, the body reads them
+// through its placeholders (views), and its outputs, in the body's own
+// memory, are copied back after each iteration. Stacked results get one
+// row per iteration.
+Error Method::run_loop(const Instruction& in) {
+  int64_t trips = 0, cond = 0;
+  if (!read_flag(values_[static_cast<size_t>(in.inputs[0])], trips))
+    return fail(Error::InvalidShape, "the trip count is not one i64");
+  if (!read_flag(values_[static_cast<size_t>(in.inputs[1])], cond))
+    return fail(Error::InvalidShape, "the condition is not one bool");
+  const Region& body = in.regions[0];
+  const size_t carried = static_cast<size_t>(in.carried);
+  LoopScratch& scratch = loops_[static_cast<size_t>(in.loop_index)];
+  Tensor& iteration = values_[static_cast<size_t>(body.inputs[0])];
+  iteration.data = &scratch.iteration;
+  Tensor& condition = values_[static_cast<size_t>(body.inputs[1])];
+  condition.data = &scratch.condition;
+  for (size_t k = 0; k < carried; ++k) {
+    Tensor& result = values_[static_cast<size_t>(in.outputs[k])];
+    if (const Error err = copy_into(result, values_[static_cast<size_t>(in.inputs[2 + k])], "a carried value");
+        err != Error::Ok)
+      return err;
+    Tensor& view = values_[static_cast<size_t>(body.inputs[2 + k])];
+    view = result;
+    view.capacity = 0;
+  }
+  for (size_t k = 2 + carried; k < in.inputs.size(); ++k)
+    values_[static_cast<size_t>(body.inputs[k])] = values_[static_cast<size_t>(in.inputs[k])];
+  int64_t i = 0;
+  for (; i < trips && cond; ++i) {
+    scratch.iteration = i;
+    scratch.condition = cond != 0;
+    if (const Error err = run_block(body.instructions, false); err != Error::Ok) {
+      set_error_detail("iteration " + std::to_string(i) + ": " + error_detail());
+      return err;
+    }
+    if (!read_flag(values_[static_cast<size_t>(body.outputs[0])], cond))
+      return fail(Error::InvalidShape, "iteration " + std::to_string(i) + ": the body's condition is not one bool");
+    for (size_t k = 0; k < carried; ++k) {
+      Tensor& result = values_[static_cast<size_t>(in.outputs[k])];
+      if (const Error err = copy_into(result, values_[static_cast<size_t>(body.outputs[1 + k])], "a carried value");
+          err != Error::Ok)
+        return err;
+      Tensor& view = values_[static_cast<size_t>(body.inputs[2 + k])];
+      view = result;
+      view.capacity = 0;
+    }
+    for (size_t k = carried; k < in.outputs.size(); ++k) {
+      // Row i of a stacked result: the element's bytes at i * its size;
+      // every row has the first row's shape.
+      Tensor& stacked = values_[static_cast<size_t>(in.outputs[k])];
+      const Tensor& row = values_[static_cast<size_t>(body.outputs[1 + k])];
+      const size_t bytes = row.nbytes();
+      bool same = i == 0 || row.rank + 1 == stacked.rank;
+      for (int d = 0; same && i > 0 && d < row.rank; ++d) same = stacked.sizes[d + 1] == row.sizes[d];
+      if (!same || row.rank + 1 != stacked.rank || row.dtype != stacked.dtype)
+        return fail(Error::InvalidShape, "iteration " + std::to_string(i) + ": a stacked row of shape " +
+                                             shape_string(row.shape()) + " differs from the rows before");
+      size_t offset = 0, end = 0;
+      if (__builtin_mul_overflow(static_cast<size_t>(i), bytes, &offset) || __builtin_add_overflow(offset, bytes, &end) ||
+          end > stacked.capacity)
+        return fail(Error::InvalidShape, "iteration " + std::to_string(i) + ": the stacked result holds " +
+                                             std::to_string(stacked.capacity / std::max<size_t>(bytes, 1)) +
+                                             " rows (its bound); the loop runs longer");
+      stacked.sizes[0] = i + 1;
+      for (int d = 0; d < row.rank; ++d) stacked.sizes[d + 1] = row.sizes[d];
+      stacked.set_contiguous_strides();
+      if (bytes > 0) std::memcpy(static_cast<std::byte*>(stacked.data) + offset, row.data, bytes);
+    }
+  }
+  if (i == 0) {
+    // No iteration ran: the stacked results have no rows; their other
+    // dims are their declared sizes (or bounds).
+    for (size_t k = carried; k < in.outputs.size(); ++k) {
+      Tensor& stacked = values_[static_cast<size_t>(in.outputs[k])];
+      stacked.sizes[0] = 0;
+      stacked.set_contiguous_strides();
+    }
   }
   return Error::Ok;
 }

@@ -82,6 +82,12 @@ class Method {
  private:
   explicit Method(const Program& p) : program_(p) {}
 
+  /// Runs `block` (the program's instructions, or a region's); `top`: the
+  /// program's own, which are profiled and may call delegates.
+  Error run_block(std::span<const Instruction> block, bool top);
+  Error run_cond(const Instruction& in);
+  Error run_loop(const Instruction& in);
+
   // The arena comes from the 64-byte-aligned operator new[], so it must go
   // back through the aligned operator delete[] (plain delete[] is undefined).
   struct AlignedDelete {
@@ -109,6 +115,13 @@ class Method {
   };
   std::vector<DelegateCall> calls_;
   std::span<double> profile_;  // Empty: not profiling.
+  // Per loop instruction (Instruction::loop_index): the storage its body's
+  // iteration and condition placeholders are bound to.
+  struct LoopScratch {
+    int64_t iteration = 0;
+    bool condition = false;
+  };
+  std::vector<LoopScratch> loops_;
 };
 
 }  // namespace edgec::runtime

@@ -255,13 +255,36 @@ struct Program::TableReader {
   Error read_delegate(size_t i, const fb::Delegate* d);
   Error check_regions_disjoint();
   Error read_instructions();
-  Error read_instruction(size_t i, const fb::Instruction* in);
+  Error read_instruction(size_t i, const fb::Instruction* in, const std::string& where, std::vector<Instruction>& into);
   Error read_operands(const fb::Instruction* in, const std::string& label, Instruction& out);
+  Error read_regions(const fb::Instruction* in, const std::string& label, Instruction& out);
+  Error read_slot_list(const flatbuffers::Vector<int32_t>* list, const std::string& label, std::span<const int32_t>& out);
   Error read_io(const flatbuffers::Vector<flatbuffers::Offset<fb::IoSpec>>* list, std::vector<IoSlot>& out,
                 bool inputs) const;
   Error check_inputs_bound() const;
   Error check_dataflow() const;
+  Error check_block_dataflow(std::span<const Instruction> block, const std::string& where,
+                             std::vector<bool>& written, std::vector<int>& argument_uses) const;
 };
+
+namespace {
+
+// Operands of `in` and every instruction of its regions, and the regions'
+// slot lists: all go into the Program's one operand array.
+size_t count_operands(const fb::Instruction* in) {
+  if (!in) return 0;
+  size_t n = (in->inputs() ? in->inputs()->size() : 0) + (in->outputs() ? in->outputs()->size() : 0);
+  if (in->regions())
+    for (const fb::Region* r : *in->regions()) {
+      if (!r) continue;
+      n += (r->inputs() ? r->inputs()->size() : 0) + (r->outputs() ? r->outputs()->size() : 0);
+      if (r->instructions())
+        for (const fb::Instruction* inner : *r->instructions()) n += count_operands(inner);
+    }
+  return n;
+}
+
+}  // namespace
 
 Error Program::TableReader::check_payload_has_no_files_parts() const {
   if (root->named_data() && root->named_data()->size() > 0)
@@ -327,6 +350,7 @@ Error Program::TableReader::read_slot(size_t i, const fb::ValueSlot* v, std::str
     case fb::SlotKind::Constant: s.kind = SlotKind::Constant; break;
     case fb::SlotKind::State: s.kind = SlotKind::State; break;
     case fb::SlotKind::Activation: s.kind = SlotKind::Activation; break;
+    case fb::SlotKind::Argument: s.kind = SlotKind::Argument; break;
     default: return bad(what + " has an unknown kind");
   }
   if (s.kind == SlotKind::Activation) {
@@ -443,16 +467,16 @@ Error Program::TableReader::read_instructions() {
   const auto* ins = root->instructions();
   if (!ins) return Error::Ok;
   size_t operands = 0;
-  for (const fb::Instruction* in : *ins)
-    if (in) operands += (in->inputs() ? in->inputs()->size() : 0) + (in->outputs() ? in->outputs()->size() : 0);
+  for (const fb::Instruction* in : *ins) operands += count_operands(in);
   p.operands_.reserve(operands);
   p.instructions_.reserve(ins->size());
-  for (size_t i = 0; i < ins->size(); ++i) EDGEC_TRY(read_instruction(i, ins->Get(static_cast<flatbuffers::uoffset_t>(i))));
+  for (size_t i = 0; i < ins->size(); ++i)
+    EDGEC_TRY(read_instruction(i, ins->Get(static_cast<flatbuffers::uoffset_t>(i)), "instruction " + u64(i), p.instructions_));
   return Error::Ok;
 }
 
-Error Program::TableReader::read_instruction(size_t i, const fb::Instruction* in) {
-  const std::string where = "instruction " + u64(i);
+Error Program::TableReader::read_instruction(size_t, const fb::Instruction* in, const std::string& where,
+                                             std::vector<Instruction>& into) {
   if (!in || !in->op()) return bad(where + " has no operator");
   Instruction out;
   out.op = in->op()->str();
@@ -462,9 +486,12 @@ Error Program::TableReader::read_instruction(size_t i, const fb::Instruction* in
     if (!out.op.empty()) return bad(where + " names both operator '" + out.op + "' and delegate " + std::to_string(out.delegate));
     if (static_cast<size_t>(out.delegate) >= p.delegates_.size())
       return bad(where + " calls delegate " + std::to_string(out.delegate) + ", but the program has " + u64(p.delegates_.size()));
+    if (&into != &p.instructions_) return bad(where + " calls a delegate inside a region");
+  } else if (out.op == "cond" || out.op == "loop") {
+    out.control = out.op == "cond" ? Control::Cond : Control::Loop;
   } else {
     out.kernel = find_kernel(out.op);
-    if (!out.kernel) return fail(Error::NotFound, "instruction " + u64(i) + ": operator '" + out.op + "' has no kernel in this runtime");
+    if (!out.kernel) return fail(Error::NotFound, where + ": operator '" + out.op + "' has no kernel in this runtime");
   }
   const std::string label = where + " (" + (out.is_delegate_call() ? "call_delegate" : out.op) + ")";
   EDGEC_TRY(read_operands(in, label, out));
@@ -475,7 +502,90 @@ Error Program::TableReader::read_instruction(size_t i, const fb::Instruction* in
       if (!r || !r->backend() || !r->reason()) return bad(label + " has a refusal without a backend or reason");
       out.refusals.push_back({r->backend()->str(), r->reason()->str()});
     }
-  p.instructions_.push_back(std::move(out));
+  if (out.control != Control::None) {
+    EDGEC_TRY(read_regions(in, label, out));
+  } else if (in->regions() && in->regions()->size() > 0) {
+    return bad(label + " has regions; only cond and loop do");
+  }
+  into.push_back(std::move(out));
+  return Error::Ok;
+}
+
+Error Program::TableReader::read_slot_list(const flatbuffers::Vector<int32_t>* list, const std::string& label,
+                                           std::span<const int32_t>& out) {
+  const size_t first = p.operands_.size();
+  if (list)
+    for (int32_t idx : *list) {
+      EDGEC_TRY(check_slot(idx, label));
+      p.operands_.push_back(idx);
+    }
+  out = std::span<const int32_t>(p.operands_).subspan(first);
+  return Error::Ok;
+}
+
+// A control-flow instruction's regions: their number, their placeholders
+// (Argument slots of the dtype and rank of what binds them) and outputs
+// against the instruction's operands, and their instructions.
+Error Program::TableReader::read_regions(const fb::Instruction* in, const std::string& label, Instruction& out) {
+  const size_t expected = out.control == Control::Cond ? 2 : 1;
+  const size_t count = in->regions() ? in->regions()->size() : 0;
+  if (count != expected) return bad(label + " has " + u64(count) + " region(s); expected " + u64(expected));
+  const bool loop = out.control == Control::Loop;
+  if (out.inputs.size() < (loop ? 2u : 1u)) return bad(label + " has too few operands");
+  int64_t carried = 0;
+  if (loop) {
+    carried = out.attrs.has("carried") ? out.attrs.get_int("carried") : -1;
+    if (carried < 0 || static_cast<size_t>(carried) > out.inputs.size() - 2 || static_cast<size_t>(carried) > out.outputs.size())
+      return bad(label + " says " + std::to_string(carried) + " carried values, which its operands do not have");
+    out.carried = static_cast<int32_t>(carried);
+    out.loop_index = static_cast<int32_t>(p.num_loops_++);
+  }
+  // What each region placeholder is bound to: a cond's captures; a loop's
+  // iteration (i64) and condition (bool), then its carried and captures.
+  auto slot_type = [&](int32_t idx) { return std::pair{p.slots_[idx].type.dtype, p.slots_[idx].type.dims.size()}; };
+  std::vector<std::pair<DType, size_t>> bound;
+  if (loop) bound = {{DType::Int64, 0}, {DType::Bool, 0}};
+  for (size_t k = loop ? 2 : 1; k < out.inputs.size(); ++k) bound.push_back(slot_type(out.inputs[k]));
+  // And what each output is: a cond's results; a loop's condition, carried
+  // values and stacked rows (a stacked result has one more dim).
+  std::vector<std::pair<DType, size_t>> returned;
+  if (loop) returned.push_back({DType::Bool, 0});
+  for (size_t k = 0; k < out.outputs.size(); ++k) {
+    auto [dtype, rank] = slot_type(out.outputs[k]);
+    const bool stacked = loop && k >= static_cast<size_t>(carried);
+    if (stacked && rank == 0) return bad(label + " stacks into a rank-0 result");
+    returned.push_back({dtype, stacked ? rank - 1 : rank});
+  }
+  out.regions.resize(count);
+  for (size_t r = 0; r < count; ++r) {
+    const fb::Region* fr = in->regions()->Get(static_cast<flatbuffers::uoffset_t>(r));
+    const std::string where = label + " region " + u64(r);
+    if (!fr) return bad(where + " is null");
+    Region& region = out.regions[r];
+    EDGEC_TRY(read_slot_list(fr->inputs(), where, region.inputs));
+    EDGEC_TRY(read_slot_list(fr->outputs(), where, region.outputs));
+    if (region.inputs.size() != bound.size() || region.outputs.size() != returned.size())
+      return bad(where + " has " + u64(region.inputs.size()) + " placeholder(s) and " + u64(region.outputs.size()) +
+                 " output(s); expected " + u64(bound.size()) + " and " + u64(returned.size()));
+    for (size_t k = 0; k < region.inputs.size(); ++k) {
+      const Slot& s = p.slots_[region.inputs[k]];
+      if (s.kind != SlotKind::Argument) return bad(where + " placeholder " + u64(k) + " is not an argument slot");
+      if (slot_type(region.inputs[k]) != bound[k])
+        return bad(where + " placeholder " + u64(k) + " (" + s.name + ") is " + s.type.str(p.symbols_) +
+                   ", which does not match the dtype and rank of what binds it");
+    }
+    for (size_t k = 0; k < region.outputs.size(); ++k)
+      if (slot_type(region.outputs[k]) != returned[k])
+        return bad(where + " output " + u64(k) + " (" + p.slots_[region.outputs[k]].name +
+                   ") does not match the dtype and rank of the result it gives");
+    const auto* ins = fr->instructions();
+    if (ins) {
+      region.instructions.reserve(ins->size());
+      for (size_t i = 0; i < ins->size(); ++i)
+        EDGEC_TRY(read_instruction(i, ins->Get(static_cast<flatbuffers::uoffset_t>(i)), where + " instruction " + u64(i),
+                                   region.instructions));
+    }
+  }
   return Error::Ok;
 }
 
@@ -527,23 +637,55 @@ Error Program::TableReader::check_inputs_bound() const {
 }
 
 // Every activation is written by exactly one instruction before anything
-// reads it. Otherwise a kernel could read a slot that has no memory behind it.
+// reads it. Otherwise a kernel could read a slot that has no memory behind
+// it. A region's argument slots count as written inside it (its
+// instruction binds them), and each is the placeholder of one region.
 Error Program::TableReader::check_dataflow() const {
   std::vector<bool> written(num_slots(), false);
-  for (size_t i = 0; i < p.instructions_.size(); ++i) {
-    const Instruction& in = p.instructions_[i];
+  std::vector<int> argument_uses(num_slots(), 0);
+  EDGEC_TRY(check_block_dataflow(p.instructions_, "instruction ", written, argument_uses));
+  for (size_t i = 0; i < num_slots(); ++i)
+    if (p.slots_[i].kind == SlotKind::Argument && argument_uses[i] != 1)
+      return bad("argument slot " + u64(i) + " (" + p.slots_[i].name + ") is the placeholder of " +
+                 std::to_string(argument_uses[i]) + " regions, expected 1");
+  for (const IoSlot& out : p.outputs_)
+    if (p.slots_[static_cast<size_t>(out.slot)].kind == SlotKind::Activation && !written[static_cast<size_t>(out.slot)])
+      return bad("output '" + out.name + "' reads value slot " + std::to_string(out.slot) + ", which nothing writes");
+  return Error::Ok;
+}
+
+Error Program::TableReader::check_block_dataflow(std::span<const Instruction> block, const std::string& where,
+                                                 std::vector<bool>& written, std::vector<int>& argument_uses) const {
+  auto readable = [&](int32_t idx) {
+    const SlotKind kind = p.slots_[static_cast<size_t>(idx)].kind;
+    return (kind != SlotKind::Activation && kind != SlotKind::Argument) || written[static_cast<size_t>(idx)];
+  };
+  for (size_t i = 0; i < block.size(); ++i) {
+    const Instruction& in = block[i];
     const std::string op = in.is_delegate_call() ? std::string("call_delegate") : in.op;
     for (int32_t idx : in.inputs)
-      if (p.slots_[static_cast<size_t>(idx)].kind == SlotKind::Activation && !written[static_cast<size_t>(idx)])
-        return bad("instruction " + u64(i) + " (" + op + ") reads value slot " + std::to_string(idx) + " before any instruction writes it");
+      if (!readable(idx))
+        return bad(where + u64(i) + " (" + op + ") reads value slot " + std::to_string(idx) + " before any instruction writes it");
+    for (size_t r = 0; r < in.regions.size(); ++r) {
+      const Region& region = in.regions[r];
+      for (int32_t idx : region.inputs) {
+        ++argument_uses[static_cast<size_t>(idx)];
+        written[static_cast<size_t>(idx)] = true;
+      }
+      EDGEC_TRY(check_block_dataflow(region.instructions, where + u64(i) + " (" + op + ") region " + u64(r) + " instruction ",
+                                     written, argument_uses));
+      for (int32_t idx : region.outputs)
+        if (!readable(idx))
+          return bad(where + u64(i) + " (" + op + ") region " + u64(r) + " returns value slot " + std::to_string(idx) +
+                     ", which nothing in it writes");
+      // A region's values are not readable after it (nor in the other branch).
+      for (int32_t idx : region.inputs) written[static_cast<size_t>(idx)] = false;
+    }
     for (int32_t idx : in.outputs) {
       if (written[static_cast<size_t>(idx)]) return bad("value slot " + std::to_string(idx) + " is written twice");
       written[static_cast<size_t>(idx)] = true;
     }
   }
-  for (const IoSlot& out : p.outputs_)
-    if (p.slots_[static_cast<size_t>(out.slot)].kind == SlotKind::Activation && !written[static_cast<size_t>(out.slot)])
-      return bad("output '" + out.name + "' reads value slot " + std::to_string(out.slot) + ", which nothing writes");
   return Error::Ok;
 }
 

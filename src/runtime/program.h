@@ -40,7 +40,9 @@ struct TypeInfo {
   std::string str(std::span<const std::string> symbols) const;
 };
 
-enum class SlotKind : uint8_t { UserInput, Constant, State, Activation };
+/// Argument: a region's placeholder, bound by its control-flow instruction
+/// to a value (a view, or the instruction's own storage) while it runs.
+enum class SlotKind : uint8_t { UserInput, Constant, State, Activation, Argument };
 
 struct Slot {
   std::string name;
@@ -58,8 +60,17 @@ struct Refusal {
   std::string reason;
 };
 
+struct Region;
+
+/// What an instruction runs.
+enum class Control : uint8_t {
+  None,  ///< a kernel or a delegate
+  Cond,  ///< regions[0] or regions[1], as inputs[0] says; inputs[1..] are the captures
+  Loop,  ///< regions[0] while the iteration is below inputs[0] and the condition holds
+};
+
 struct Instruction {
-  std::string op;             ///< Kernel name; empty for a delegate call.
+  std::string op;             ///< Kernel name; empty for a delegate call; "cond" or "loop".
   KernelFn kernel = nullptr;  ///< Null for a delegate call.
   int32_t delegate = -1;      ///< Index into Program::delegates() for a delegate call.
   /// Value slot indices, in storage the Program owns (one array for every
@@ -67,7 +78,18 @@ struct Instruction {
   std::span<const int32_t> inputs, outputs;
   Attrs attrs;
   std::vector<Refusal> refusals;  ///< Sorted by backend, then reason.
+  Control control = Control::None;
+  std::vector<Region> regions;  ///< A control-flow instruction's (docs/semantics.md §1.4).
+  int32_t carried = 0;          ///< Loop: how many operands after the first two are carried.
+  int32_t loop_index = -1;      ///< Loop: its index among the program's loops (a Method's scratch).
   bool is_delegate_call() const { return delegate >= 0; }
+};
+
+/// A control-flow instruction's region: instructions run in order, its
+/// placeholders (Argument slots) and the slots of the values it returns.
+struct Region {
+  std::vector<Instruction> instructions;
+  std::span<const int32_t> inputs, outputs;
 };
 
 /// One delegate of the file: the backend that runs it and its payload.
@@ -139,6 +161,8 @@ class Program {
   std::span<const IoSlot> outputs() const { return outputs_; }
   std::span<const std::string> symbols() const { return symbols_; }
   uint64_t arena_size() const { return arena_size_; }
+  /// Loop instructions, at any depth (each has a loop_index below this).
+  size_t num_loops() const { return num_loops_; }
   uint64_t file_size() const { return bytes_.size(); }
   /// The delegates, by index (Instruction::delegate).
   std::span<const DelegateInfo> delegates() const { return delegates_; }
@@ -168,6 +192,7 @@ class Program {
   std::vector<IoSlot> inputs_, outputs_;
   std::vector<std::string> symbols_;
   uint64_t arena_size_ = 0;
+  size_t num_loops_ = 0;
   NamedDataTable named_data_;
   std::vector<DelegateInfo> delegates_;
   BackendList backends_;  // What delegates resolve against (none for a payload).

@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "base/diagnostic.h"
+#include "ir/control_flow.h"
 #include "ir/operator.h"
 #include <bit>
 
@@ -255,6 +256,8 @@ struct TableWriter {
   SlotName slot_name(const Value* v);
   void write_placeholder_slots();
   void write_instruction(const Node* n);
+  std::vector<Offset<fbs::Instruction>> write_block(const Graph& g);
+  Offset<fbs::Region> write_region(const Graph& g);
   std::vector<int32_t> write_result_slots(const Node* n);
   std::vector<Offset<fbs::Refusal>> write_refusals(const Node* n);
   void write_signature(IoSpecs& inputs, IoSpecs& outputs);
@@ -310,13 +313,44 @@ void TableWriter::write_placeholder_slots() {
   }
 }
 
+// A region: its placeholders become Argument slots, then its calls.
+Offset<fbs::Region> TableWriter::write_region(const Graph& g) {
+  std::vector<int32_t> ins, outs;
+  for (const Node* ph : g.placeholders()) {
+    const Value* v = ph->result();
+    auto name = slot_name(v);
+    auto type = types(v->type());
+    slot_of[v] = static_cast<int32_t>(slots.size());
+    ins.push_back(slot_of[v]);
+    slots.push_back(fbs::CreateValueSlot(b, name.tail, type, fbs::SlotKind::Argument, 0, 0, 0, name.prefix));
+  }
+  std::vector<Offset<fbs::Instruction>> block = write_block(g);
+  const Node* out = g.output_node();
+  if (!out) throw CompileError(ctx + ": a region has no output node");
+  for (const Value* v : out->inputs()) outs.push_back(slot_of.at(v));
+  return fbs::CreateRegion(b, b.CreateVector(block), b.CreateVector(ins), b.CreateVector(outs));
+}
+
+// The instructions of `g`'s calls, in order (a region's within its call).
+std::vector<Offset<fbs::Instruction>> TableWriter::write_block(const Graph& g) {
+  std::vector<Offset<fbs::Instruction>> saved = std::move(instructions);
+  instructions.clear();
+  for (const Node* n : g.calls()) write_instruction(n);
+  std::vector<Offset<fbs::Instruction>> block = std::move(instructions);
+  instructions = std::move(saved);
+  return block;
+}
+
 void TableWriter::write_instruction(const Node* n) {
   const bool is_delegate = n->is_delegate_call();
-  const OpInfo* op = is_delegate ? nullptr : op_of(*n);
+  const bool is_control = n->is_control_flow();
+  const OpInfo* op = is_delegate || is_control ? nullptr : op_of(*n);
   if (is_delegate && !data)
     throw CompileError(ctx + ": node " + n->label() + " calls a delegate; a delegate program cannot call delegates");
-  if (!is_delegate && (!op || !op->core))
+  if (!is_delegate && !is_control && (!op || !op->core))
     throw CompileError(ctx + ": node " + n->label() + " uses '" + n->op() + "', which has no kernel");
+  std::vector<Offset<fbs::Region>> regions;
+  for (size_t r = 0; r < n->num_regions(); ++r) regions.push_back(write_region(n->region(r)));
   std::vector<int32_t> outs = write_result_slots(n);
   std::vector<int32_t> ins;
   for (const Value* v : n->inputs()) ins.push_back(slot_of.at(v));
@@ -327,12 +361,19 @@ void TableWriter::write_instruction(const Node* n) {
     // The delegate index is the instruction's own field, not an attribute.
     delegate = delegate_index(p, n, ctx);
     delegate_slots[static_cast<size_t>(delegate)] = {ins, outs};
+  } else if (n->is_loop()) {
+    // The file's loop says how many of its operands are carried (the IR's
+    // operand groups do; the file's operands are flat).
+    Attrs with_count = n->attrs();
+    with_count.set("carried", static_cast<int64_t>(control_operands(*n).carried.size()));
+    attrs = attr_lists(with_count);
   } else {
     attrs = attr_lists(n->attrs());
   }
-  instructions.push_back(fbs::CreateInstruction(b, strings(is_delegate ? std::string() : op->name), delegate,
-                                                b.CreateVector(ins), b.CreateVector(outs), attrs,
-                                                refusals.empty() ? 0 : b.CreateVector(refusals)));
+  const std::string name = is_delegate ? std::string() : is_control ? n->op() : std::string(op->name);
+  instructions.push_back(fbs::CreateInstruction(b, strings(name), delegate, b.CreateVector(ins), b.CreateVector(outs),
+                                                attrs, refusals.empty() ? 0 : b.CreateVector(refusals),
+                                                regions.empty() ? 0 : b.CreateVector(regions)));
 }
 
 // An activation slot per result, where the memory plan puts it.

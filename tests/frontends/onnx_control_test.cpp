@@ -129,14 +129,19 @@ TEST(OnnxIf, AConditionFromAFixedInputFolds) {
     EXPECT_EQ(ops_of(*program), std::vector<std::string>{rate == 16000 ? "aten.add.Tensor" : "aten.mul.Tensor"}) << rate;
     EXPECT_EQ(run(m, options), (rate == 16000 ? std::vector<double>{2, 3, 4} : std::vector<double>{2, 4, 6}));
   }
-  // Not fixed: refused, naming the input and the flag.
-  const std::string why = refusal(m);
-  EXPECT_NE(why.find("node 'if0'"), std::string::npos) << why;
-  EXPECT_NE(why.find("the condition, input 0 'cond' (value 'is16k'), must be known at import time"),
-            std::string::npos)
-      << why;
-  EXPECT_NE(why.find("graph input 'sr'"), std::string::npos) << why;
-  EXPECT_NE(why.find("--fix-inputs"), std::string::npos) << why;
+  // Not fixed: the If runs when the program runs, as a cond with both
+  // branches, and each rate takes its branch.
+  const auto program = import_model(m);
+  EXPECT_EQ(ops_of(*program), (std::vector<std::string>{"aten.eq.Tensor", "cond"}));
+  for (const int64_t rate : {16000, 8000}) {
+    auto lowered = import_model(m);
+    lower_program(*lowered);
+    std::map<std::string, TensorData> inputs = {{"x", make_data(DType::Float32, {3}, {1, 2, 3})},
+                                                {"sr", make_data(DType::Int64, {}, {static_cast<double>(rate)})}};
+    const auto outs = onnx_cases::run_file(serialize_program(*lowered), inputs);
+    EXPECT_EQ(data_as_doubles(outs.at(0)), (rate == 16000 ? std::vector<double>{2, 3, 4} : std::vector<double>{2, 4, 6}))
+        << rate;
+  }
 }
 
 // An If in a branch, and a branch reading a value of the enclosing graph
@@ -291,20 +296,28 @@ TEST(OnnxLoop, AConditionThatFoldsEndsIt) {
   EXPECT_EQ(out.at(1).size(), 9u);
 }
 
-TEST(OnnxLoop, RefusesWhatItCannotUnroll) {
-  const auto contains = [](const std::string& why, const std::string& part) {
-    EXPECT_NE(why.find(part), std::string::npos) << why;
-  };
-  // A trip count past the unrolling budget names it.
-  contains(refusal(loop_model(100000)), "more than the 10000 body nodes edgec unrolls (trip count 100000)");
-  // A condition the body computes from data.
-  contains(refusal(loop_model(5, true, [](onnx::GraphProto* b) {
-             add_scalar(b, "zero", 0, TensorProto::FLOAT);
-             add_node(b, "pick", "ReduceSum", {"v_out"}, {"s"});
-             add_node(b, "pos", "Greater", {"s", "zero"}, {"c_out"});
-             return std::string("c_out");
-           })),
-           "the condition the body computes (output 0 'c_out@loop0') is computed at run time");
+// A Loop past the unrolling budget, or whose condition the body computes
+// from data, runs when the program runs: one `loop` call, the same results.
+TEST(OnnxLoop, WhatItCannotUnrollRunsAtRunTime) {
+  // 3000 iterations of a 4-node body: past the 10,000 nodes unrolled.
+  const auto long_loop = loop_model(3000);
+  EXPECT_EQ(ops_of(*import_model(long_loop)), std::vector<std::string>{"loop"});
+  const double total = 1 + 3000.0 * 2999.0 / 2;  // exact in f32: below 2^24 with x <= 3
+  const auto out = run_all(long_loop);
+  EXPECT_EQ(out.at(0), (std::vector<double>{total, 2 * total, 3 * total}));
+  EXPECT_EQ(out.at(1).size(), 3000u * 3u);
+  EXPECT_EQ(out.at(1)[3 * 2999], 1 + 2999.0 * 2998.0 / 2);  // row t holds v_t
+  // A condition the body computes from data (the sum stays positive): all
+  // five iterations run.
+  const auto data_cond = loop_model(5, true, [](onnx::GraphProto* b) {
+    add_scalar(b, "zero", 0, TensorProto::FLOAT);
+    add_node(b, "pick", "ReduceSum", {"v_out"}, {"s"});
+    add_node(b, "pos", "Greater", {"s", "zero"}, {"c_out"});
+    return std::string("c_out");
+  });
+  const std::vector<std::string> ops = ops_of(*import_model(data_cond));
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "loop"), 1) << ops.size();
+  EXPECT_EQ(run_all(data_cond).at(0), (std::vector<double>{11, 22, 33}));
 }
 
 // ---- Scan ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ const char* kind_name(runtime::SlotKind k) {
     case runtime::SlotKind::Constant: return "constant";
     case runtime::SlotKind::State: return "state";
     case runtime::SlotKind::Activation: return "activation";
+    case runtime::SlotKind::Argument: return "argument";
   }
   return "?";
 }
@@ -44,8 +45,15 @@ void run_inspect(const InspectOptions& o) {
     j["outputs"].push_back({{"name", out.name}, {"type", p.slots()[static_cast<size_t>(out.slot)].type.str(syms)}});
   std::map<std::string, int> op_counts;
   size_t portable = 0;
-  for (const auto& ins : p.instructions())
-    if (!ins.is_delegate_call()) ++op_counts[ins.op], ++portable;
+  // Operators inside control flow's regions count too: they run on the
+  // portable kernels as well.
+  auto count = [&](auto&& self, std::span<const runtime::Instruction> block) -> void {
+    for (const auto& ins : block) {
+      if (!ins.is_delegate_call()) ++op_counts[ins.op], ++portable;
+      for (const auto& r : ins.regions) self(self, r.instructions);
+    }
+  };
+  count(count, p.instructions());
   j["operators"] = nlohmann::ordered_json::object();
   for (const auto& [op, n] : op_counts) j["operators"][op] = n;
   j["instructions"] = p.instructions().size();

@@ -38,7 +38,56 @@ Value* Importer::add_constant_placeholder(const std::string& target, const Tenso
   return ph->result();
 }
 
+void Importer::push_region(RegionScope& scope) {
+  scopes_.push_back(&scope);
+  level_ = scopes_.size();
+}
+
+void Importer::pop_region() {
+  scopes_.pop_back();
+  level_ = scopes_.size();
+}
+
+Value* Importer::capture(Value* v) { return v ? capture_at(level_, v) : v; }
+
+Value* Importer::capture_at(size_t level, Value* v) {
+  Graph& g = graph_at(level);
+  if (v->producer()->graph() == &g || level == 0) return v;
+  Value* outer = capture_at(level - 1, v);
+  RegionScope& scope = *scopes_[level - 1];
+  auto it = scope.placeholders.find(outer);
+  if (it == scope.placeholders.end()) {
+    std::vector<Value*> phs;
+    for (Graph* region : scope.graphs) {
+      Value* ph = region->add_placeholder(outer->name(), outer->type())->result();
+      if (const TensorData* d = known(outer)) known_[ph] = *d;
+      phs.push_back(ph);
+    }
+    scope.captured.push_back(outer);
+    it = scope.placeholders.emplace(outer, std::move(phs)).first;
+  }
+  return it->second[scope.active];
+}
+
 Value* Importer::materialize(const std::string& name) {
+  Entry& entry = entries_.at(name);
+  if (entry.value || entry.depth >= level_) return capture(materialize_here(name));
+  // Defined in an enclosing graph and never read there: made there (its
+  // calls belong to that graph), then captured.
+  const size_t level = level_;
+  level_ = entry.depth;
+  Value* v = nullptr;
+  try {
+    v = materialize_here(name);
+  } catch (...) {
+    level_ = level;
+    throw;
+  }
+  level_ = level;
+  return capture(v);
+}
+
+Value* Importer::materialize_here(const std::string& name) {
   Entry& e = entries_.at(name);
   if (!e.unavailable.empty()) refuse(e.unavailable);
   if (e.seq)
@@ -80,23 +129,29 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
   const OpInfo* row = find_op_by_name(op);
   if (!row) internal_error("no operator '" + op + "' in the operator table");
   if (groups.empty()) groups.assign(inputs.size(), OperandGroup{});
-  if (auto folded = fold(*row, inputs, groups, attrs, hint)) return std::move(*folded);
+  if (auto folded = fold(*row, inputs, groups, attrs, hint)) {
+    for (Value*& v : *folded) v = capture(v);  // constants live in the program's graph
+    return std::move(*folded);
+  }
+  // Values of enclosing graphs are read through captures.
+  std::vector<Value*> captured(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) captured[i] = capture(inputs[i]);
   CallSpec spec;
   spec.op = row->full_name(kAtenDialect);
   spec.result_types = shape_of_call(*row, inputs, groups, attrs);
-  spec.inputs = inputs;
+  spec.inputs = captured;
   spec.groups = std::move(groups);
   spec.attrs = attrs;
   for (size_t i = 0; i < spec.result_types.size(); ++i)
     spec.result_names.push_back(i == 0 ? hint : hint + "_" + std::to_string(i));
-  Node* call = program_.graph.create_call(std::move(spec));
+  Node* call = graph().create_call(std::move(spec));
 
   // Evaluate calls on known data, so that later nodes can read the values
   // (a Reshape's shape computed by Cast/Mul from constants).
   bool all_known = row->core && !(row->flags & kOpRandom);
   int64_t total = 0;
   std::vector<TensorData> ins;
-  for (const Value* v : inputs) {
+  for (const Value* v : captured) {
     const TensorData* d = known(v);
     if (!d) {
       all_known = false;

@@ -69,6 +69,19 @@ struct Entry {
   /// Non-null: the value is a sequence (type holds its elements' dtype,
   /// rank 0), and there is no IR value of it.
   std::shared_ptr<const Sequence> seq;
+  /// How many regions deep it was defined (0: the program's graph): it is
+  /// materialized there, and read inside deeper regions through captures.
+  size_t depth = 0;
+};
+
+/// Regions being imported together (a cond's two branches, or a loop's
+/// body): values of enclosing graphs their nodes read become captures, one
+/// placeholder in each region, in the order first read.
+struct RegionScope {
+  std::vector<Graph*> graphs;
+  size_t active = 0;               ///< The region being imported now.
+  std::vector<Value*> captured;    ///< Values of the enclosing graph, in capture order.
+  std::unordered_map<const Value*, std::vector<Value*>> placeholders;  ///< Per captured value, per region.
 };
 
 class Importer {
@@ -83,7 +96,11 @@ class Importer {
   // ---- entries ----
   bool has_entry(const std::string& name) const { return entries_.count(name) != 0; }
   Entry& entry(const std::string& name) { return entries_.at(name); }
-  void define(const std::string& name, Entry e) { entries_[name] = std::move(e); }
+  void define(const std::string& name, Entry e) {
+    e.depth = std::min(e.depth, depth());
+    if (!e.value) e.depth = depth();
+    entries_[name] = std::move(e);
+  }
   /// The IR value of an entry, creating a placeholder or calls if needed.
   Value* materialize(const std::string& name);
 
@@ -139,6 +156,18 @@ class Importer {
   std::string dim_fix(const Dims& dims) const;
   std::string dim_fix(const Dim& dim) const { return dim_fix(Dims{dim}); }
 
+  // ---- regions (control flow that runs at run time) ----
+  /// The graph calls are emitted into: the program's, or the region being
+  /// imported.
+  Graph& graph() { return graph_at(level_); }
+  size_t depth() const { return level_; }
+  /// Imports into `scope`'s regions (its `active` one) until pop_region.
+  void push_region(RegionScope& scope);
+  void pop_region();
+  /// `v` as the current graph reads it: itself, or the placeholder that
+  /// captures it (through every region between).
+  Value* capture(Value* v);
+
   // ---- helpers for handlers ----
   /// A scalar (rank 0) or filled tensor of static shape.
   Value* full(const std::vector<int64_t>& shape, double value, DType dtype, const std::string& hint);
@@ -158,12 +187,18 @@ class Importer {
 
  private:
   Value* add_constant_placeholder(const std::string& target, const TensorData& data);
+  Value* materialize_here(const std::string& name);
   std::optional<std::vector<Value*>> fold(const OpInfo& row, const std::vector<Value*>& inputs,
                                           const std::vector<OperandGroup>& groups, const Attrs& attrs,
                                           const std::string& hint);
   std::string next_folded_target();
 
+  Graph& graph_at(size_t level) { return level == 0 ? program_.graph : *scopes_[level - 1]->graphs[scopes_[level - 1]->active]; }
+  Value* capture_at(size_t level, Value* v);
+
   Program& program_;
+  std::vector<RegionScope*> scopes_;  ///< Innermost last.
+  size_t level_ = 0;                  ///< The graph calls go to (scopes_.size() but while materializing outer entries).
   std::string what_;
   const OnnxImportOptions& options_;
   const onnx::GraphProto* graph_ = nullptr;

@@ -20,20 +20,174 @@
 // time is issue 17's next step).
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <unordered_set>
 
 #include "frontends/onnx/context.h"
+#include "ir/control_flow.h"
 #include "frontends/onnx/opsets.h"
 
 namespace edgec::onnx_import {
 namespace {
 
+// ---- control flow that runs at run time (docs/semantics.md §1.4) ----
+
+/// `v` as a one-element flag of rank 0 (ONNX allows [1] too).
+Value* as_flag(NodeContext& n, Value* v, DType dtype, const std::string& what) {
+  Importer& im = n.im();
+  auto numel = v->type().max_numel();
+  if (!v->type().is_static() || !numel || *numel != 1)
+    n.fail(what + " is " + v->type().str() + "; expected one " + std::string(dtype_name(dtype)));
+  if (v->type().dtype != dtype) v = im.emit("cast", {v}, attrs_of({{"dtype", dtype}}), n.hint() + "_flag");
+  if (v->type().rank() != 0) v = im.emit("reshape", {v}, attrs_of({{"shape", std::vector<int64_t>{}}}), n.hint() + "_flag");
+  return v;
+}
+
+/// A constant scalar.
+Value* constant_scalar(NodeContext& n, DType dtype, int64_t value, const std::string& name) {
+  Entry e;
+  e.data = make_int_data(dtype, {}, {value});
+  e.type = e.data->type;
+  n.im().define(name, e);
+  return n.im().materialize(name);
+}
+
+/// Imports `g` into region `active` of `scope`, its inputs defined as
+/// `inputs` (one per graph input, in order); `finish` runs inside the
+/// region on its outputs (read through captures where they are enclosing
+/// values) and returns what the region returns.
+std::vector<Value*> import_region(NodeContext& n, RegionScope& scope, size_t active, const onnx::GraphProto& g,
+                                  const std::string& what, const std::vector<Value*>& inputs,
+                                  const std::function<std::vector<Value*>(std::vector<Value*>)>& finish) {
+  Importer& im = n.im();
+  scope.active = active;
+  im.push_region(scope);
+  struct Pop {
+    Importer& im;
+    ~Pop() { im.pop_region(); }
+  } pop{im};
+  onnx::GraphProto copy = g;
+  for (size_t k = 0; k < inputs.size(); ++k) im.define(copy.input(static_cast<int>(k)).name(), im.entry_of(inputs[k]));
+  copy.clear_input();  // defined above, as the region's placeholders
+  im.import_subgraph(copy, what);
+  std::vector<Value*> outs;
+  for (int k = 0; k < copy.output_size(); ++k) {
+    const std::string& name = copy.output(k).name();
+    if (!im.has_entry(name))
+      n.fail(what + " output " + std::to_string(k) + " '" + name +
+             "' is not produced by any node or initializer of it, nor a value of the enclosing graph");
+    outs.push_back(im.materialize(name));
+  }
+  return finish(std::move(outs));
+}
+
+/// Outputs of a loop body that are its placeholders, or repeat, cloned:
+/// the runtime copies each output out after an iteration (docs/semantics.md §1.4).
+std::vector<Value*> own_outputs(NodeContext& n, const Graph& body, std::vector<Value*> outs) {
+  std::vector<Value*> seen;
+  for (Value*& v : outs) {
+    if (v->producer()->is_placeholder() || v->producer()->graph() != &body ||
+        std::find(seen.begin(), seen.end(), v) != seen.end()) {
+      // Made directly: emit would fold the clone of a constant back into it.
+      CallSpec spec;
+      spec.op = "aten.clone.default";
+      spec.inputs = {n.im().capture(v)};
+      spec.result_types = {v->type()};
+      spec.result_names = {v->name() + "_out"};
+      v = n.im().graph().create_call(std::move(spec))->result();
+    }
+    seen.push_back(v);
+  }
+  return outs;
+}
+
+/// If on a condition computed at run time: both branches imported as the
+/// regions of a `cond`, reading the enclosing values they use as captures.
+void if_at_run_time(NodeContext& n) {
+  Importer& im = n.im();
+  Value* pred = as_flag(n, n.value(0), DType::Bool, "the condition, " + n.typed_operand(0) + ",");
+  RegionScope scope;
+  auto then_g = std::make_unique<Graph>(im.program().graph);
+  auto else_g = std::make_unique<Graph>(im.program().graph);
+  scope.graphs = {then_g.get(), else_g.get()};
+  const auto keep = [](std::vector<Value*> outs) { return outs; };
+  std::vector<Value*> outs[2];
+  for (size_t b = 0; b < 2; ++b) {
+    const std::string name = b == 0 ? "then_branch" : "else_branch";
+    const onnx::GraphProto& branch = n.attr(name)->g();
+    if (branch.input_size() != 0)
+      n.fail("attribute '" + name + "' has " + std::to_string(branch.input_size()) +
+             " inputs; expected none (a branch reads the enclosing graph's values)");
+    if (static_cast<size_t>(branch.output_size()) != n.num_outputs())
+      n.fail("attribute '" + name + "' has " + std::to_string(branch.output_size()) + " outputs; expected " +
+             std::to_string(n.num_outputs()) + ", one per output of the node");
+    outs[b] = import_region(n, scope, b, branch, name, {}, keep);
+  }
+  then_g->set_outputs(outs[0]);
+  else_g->set_outputs(outs[1]);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n.num_outputs(); ++i) names.push_back(n.hint(i));
+  Node* cond = nullptr;
+  try {
+    cond = create_cond(im.graph(), pred, scope.captured, std::move(then_g), std::move(else_g), names);
+  } catch (const CompileError& e) {
+    n.fail(e.what());
+  }
+  for (size_t i = 0; i < n.num_outputs(); ++i)
+    if (n.has_output(i)) n.set_output(i, cond->result(i));
+}
+
+/// Loop with a trip count or condition computed at run time: the body
+/// imported once as the region of a `loop`.
+void loop_at_run_time(NodeContext& n, const onnx::GraphProto& body, size_t carried, size_t scans) {
+  Importer& im = n.im();
+  Value* trips = n.input(0) ? as_flag(n, n.value(0), DType::Int64, "the trip count, " + n.typed_operand(0) + ",")
+                            : constant_scalar(n, DType::Int64, INT64_MAX, n.hint() + "_no_trip_limit");
+  Value* cond = n.input(1) ? as_flag(n, n.value(1), DType::Bool, "the condition, " + n.typed_operand(1) + ",")
+                           : constant_scalar(n, DType::Bool, 1, n.hint() + "_always");
+  Dim stack_dim = Dim::dynamic(-1);
+  if (scans > 0) {
+    const TensorData* m = n.input(0) ? n.data(0) : nullptr;
+    // A trip count that is a dim (range(x.shape[0])) bounds the rows as the dim is bounded.
+    const Entry& trips_entry = n.im().entry(n.proto().input(0));
+    if (!m && trips_entry.sym && trips_entry.sym->size() == 1 && trips_entry.sym->at(0).factor == 1 &&
+        trips_entry.sym->at(0).parts.size() == 1)
+      stack_dim = Dim::dynamic(trips_entry.sym->at(0).parts[0].dim.upper_bound().value_or(-1));
+    if (!m && stack_dim.value < 0)
+      n.fail("it has " + std::to_string(scans) + " scan output(s) and a trip count computed at run time; edgec plans "
+             "each scan output's memory for a bound on the iterations, which needs the trip count known when compiling");
+    if (m) stack_dim = Dim::dynamic(static_cast<int64_t>(data_as_doubles(*m).at(0)));
+  }
+  std::vector<Value*> initial;
+  for (size_t k = 0; k < carried; ++k) initial.push_back(n.value(2 + k));
+  auto region = std::make_unique<Graph>(im.program().graph);
+  Graph& g = *region;
+  std::vector<Value*> args = {g.add_placeholder(body.input(0).name(), TensorType{DType::Int64, {}})->result(),
+                              g.add_placeholder(body.input(1).name(), TensorType{DType::Bool, {}})->result()};
+  for (size_t k = 0; k < carried; ++k)
+    args.push_back(g.add_placeholder(body.input(static_cast<int>(2 + k)).name(), initial[k]->type())->result());
+  RegionScope scope;
+  scope.graphs = {&g};
+  std::vector<Value*> outs = import_region(n, scope, 0, body, "body", args, [&](std::vector<Value*> o) {
+    o[0] = as_flag(n, o[0], DType::Bool, "the body's condition (output 0)");
+    for (size_t k = 0; k < carried; ++k)
+      if (!(o[1 + k]->type() == initial[k]->type()))
+        n.fail("carried value " + std::to_string(k) + " enters the body as " + initial[k]->type().str() +
+               " and leaves it as " + o[1 + k]->type().str() +
+               "; edgec runs a Loop whose carried values keep their type");
+    return own_outputs(n, g, std::move(o));
+  });
+  g.set_outputs(outs);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n.num_outputs(); ++i) names.push_back(n.hint(i));
+  Node* loop = create_loop(im.graph(), trips, cond, initial, scope.captured, std::move(region), stack_dim, names);
+  for (size_t i = 0; i < n.num_outputs(); ++i)
+    if (n.has_output(i)) n.set_output(i, loop->result(i));
+}
+
 void if_node(NodeContext& n) {
   const TensorData* cond = n.data(0);
-  if (!cond)
-    n.fail_not_known(0, "the condition",
-                     " (edgec imports an If whose condition is known when compiling, and then only the branch it "
-                     "takes)");
+  if (!cond) return if_at_run_time(n);
   const std::vector<double> values = data_as_doubles(*cond);
   if (values.size() != 1)
     n.fail("the condition, " + n.typed_operand(0) + ", holds " + std::to_string(values.size()) +
@@ -99,8 +253,8 @@ void rename(onnx::GraphProto& g, const std::unordered_set<std::string>& names, c
 /// A bool or int scalar known at import time, or nullopt when absent.
 std::optional<double> known_scalar(NodeContext& n, size_t i, const std::string& what, const std::string& why) {
   if (!n.input(i)) return std::nullopt;
-  const TensorData* d = n.data(i);
-  if (!d) n.fail_not_known(i, what, why);
+  const TensorData* d = n.data(i);  // known: loop_node unrolls only then
+  if (!d) internal_error("the " + what + " is not known" + why);
   const std::vector<double> v = data_as_doubles(*d);
   if (v.size() != 1) n.fail(what + ", " + n.typed_operand(i) + ", holds " + std::to_string(v.size()) + " values; expected one");
   return v[0];
@@ -154,9 +308,6 @@ Value* stack(NodeContext& n, const std::vector<Value*>& parts, int64_t axis, siz
 }
 
 void loop_node(NodeContext& n) {
-  const std::string why = " (edgec unrolls a Loop whose trip count and condition are known when compiling)";
-  const std::optional<double> trips = known_scalar(n, 0, "the trip count", why);
-  bool cond = known_scalar(n, 1, "the condition", why).value_or(1) != 0;
   const onnx::GraphProto& body = n.attr("body")->g();
   const size_t carried = n.num_inputs() - 2;
   if (static_cast<size_t>(body.input_size()) != 2 + carried)
@@ -170,11 +321,18 @@ void loop_node(NodeContext& n) {
   if (n.num_outputs() != carried + scans)
     n.fail("the node has " + std::to_string(n.num_outputs()) + " outputs; expected " + std::to_string(carried + scans) +
            " (the carried values and the body's scan outputs)");
+  // Unrolled when the trip count and condition are known and the copies
+  // stay under the budget; otherwise the body runs at run time.
+  const bool known_trips = !n.input(0) || n.data(0), known_cond = !n.input(1) || n.data(1);
+  if (!known_trips || !known_cond) return loop_at_run_time(n, body, carried, scans);
+  const std::string why = " (edgec unrolls a Loop whose trip count and condition are known when compiling)";
+  const std::optional<double> trips = known_scalar(n, 0, "the trip count", why);
+  bool cond = known_scalar(n, 1, "the condition", why).value_or(1) != 0;
   std::unordered_set<std::string> defined;
   collect_defined(body, defined);
   const int64_t max_trips = kMaxUnrolledNodes / std::max(1, body.node_size());
 
-  if (trips && *trips > static_cast<double>(max_trips)) refuse_unrolling(n, body, max_trips, trips);
+  if (trips && *trips > static_cast<double>(max_trips)) return loop_at_run_time(n, body, carried, scans);
   Importer& im = n.im();
   std::vector<Entry> values;
   for (size_t k = 0; k < carried; ++k) {
@@ -185,7 +343,7 @@ void loop_node(NodeContext& n) {
   std::vector<std::vector<Value*>> scan_parts(scans);
   int64_t i = 0;
   for (; cond && (!trips || static_cast<double>(i) < *trips); ++i) {
-    if (i >= max_trips) refuse_unrolling(n, body, max_trips, trips);
+    if (i >= max_trips) return loop_at_run_time(n, body, carried, scans);  // the unrolled copies are dead code
     std::vector<Entry> inputs(2);
     inputs[0].data = make_int_data(DType::Int64, {}, {i});
     inputs[0].type = inputs[0].data->type;
@@ -195,9 +353,7 @@ void loop_node(NodeContext& n) {
     std::vector<Entry> outputs = import_iteration(n, body, defined, i, inputs);
     const Entry& c = outputs[0];
     const TensorData* c_data = c.data ? &*c.data : c.value ? im.known(c.value) : nullptr;
-    if (!c_data)
-      n.fail("the condition the body computes (output 0 '" + c.alias + "') is computed at run time; edgec "
-             "unrolls a Loop whose condition is known when compiling");
+    if (!c_data) return loop_at_run_time(n, body, carried, scans);  // the unrolled copies are dead code
     cond = data_as_doubles(*c_data).at(0) != 0;
     for (size_t k = 0; k < carried; ++k) values[k] = outputs[1 + k];
     for (size_t k = 0; k < scans; ++k) scan_parts[k].push_back(im.materialize(outputs[1 + carried + k].alias));
@@ -252,6 +408,92 @@ std::pair<std::vector<Entry>, std::vector<Value*>> unroll_scan(NodeContext& n, c
     stacked.push_back(stack(n, p, a < 0 ? a + rank : a, states.size() + k));
   }
   return {std::move(states), std::move(stacked)};
+}
+
+/// Scan whose length is a symbolic dim (or too long to unroll): a `loop`
+/// of `length` iterations (the scanned dim of operand `length_operand`,
+/// bounded), its body taking element t of each scan input (from the end in
+/// direction 1) with `take`, its scan outputs stacked by the loop on dim 0,
+/// then reversed (direction 1) and moved to their axes.
+void scan_at_run_time(NodeContext& n, const onnx::GraphProto& body, const ScanPlan& plan, size_t states,
+                      size_t scan_ins, size_t scan_outs, size_t length_operand) {
+  Importer& im = n.im();
+  const size_t k0 = length_operand - states;
+  const TensorType& lt = n.type(length_operand);
+  const int64_t axis0 = plan.in_axes[k0] < 0 ? plan.in_axes[k0] + lt.rank() : plan.in_axes[k0];
+  const Dim& len_dim = lt.dims[static_cast<size_t>(axis0)];
+  Value* source = n.value(length_operand);
+  Value* length = im.sym_scalar(SymInt::of_dim(len_dim, source, static_cast<int>(axis0)), n.hint() + "_length");
+  Value* one = im.full({}, 1.0, DType::Int64, n.hint() + "_one");
+  Value* last = im.emit("sub", {length, one}, {}, n.hint() + "_last");
+  Value* always = constant_scalar(n, DType::Bool, 1, n.hint() + "_always");
+  std::vector<Value*> initial, scanned;
+  for (size_t k = 0; k < states; ++k) initial.push_back(n.value(k));
+  for (size_t k = 0; k < scan_ins; ++k) scanned.push_back(n.value(states + k));
+  bool any_reversed = false;
+  for (int64_t d : plan.out_dirs) any_reversed |= d != 0;
+  auto region = std::make_unique<Graph>(im.program().graph);
+  Graph& g = *region;
+  Value* iter = g.add_placeholder(n.hint() + "_t", TensorType{DType::Int64, {}})->result();
+  g.add_placeholder(n.hint() + "_cond", TensorType{DType::Bool, {}});
+  std::vector<Value*> state_args;
+  for (size_t k = 0; k < states; ++k)
+    state_args.push_back(g.add_placeholder(body.input(static_cast<int>(k)).name(), initial[k]->type())->result());
+  RegionScope scope;
+  scope.graphs = {&g};
+  // The body's inputs: the states, then element t of each scan input.
+  scope.active = 0;
+  std::vector<Value*> args = state_args;
+  im.push_region(scope);
+  {
+    struct Pop {
+      Importer& im;
+      ~Pop() { im.pop_region(); }
+    } pop{im};
+    for (size_t k = 0; k < scan_ins; ++k) {
+      Value* at = plan.in_dirs[k] ? im.emit("sub", {last, iter}, {}, n.hint() + "_rt") : iter;
+      args.push_back(im.emit("take", {scanned[k], at}, attrs_of({{"dim", plan.in_axes[k]}}), n.hint() + "_x"));
+    }
+  }
+  std::vector<Value*> outs = import_region(n, scope, 0, body, "body", args, [&](std::vector<Value*> o) {
+    for (size_t k = 0; k < states; ++k)
+      if (!(o[k]->type() == initial[k]->type()))
+        n.fail("state " + std::to_string(k) + " enters the body as " + initial[k]->type().str() + " and leaves it as " +
+               o[k]->type().str() + "; edgec runs a Scan whose states keep their type");
+    o.insert(o.begin(), im.emit("clone", {always}, {}, n.hint() + "_cond"));
+    if (any_reversed) o.push_back(im.emit("clone", {iter}, {}, n.hint() + "_t"));
+    return own_outputs(n, g, std::move(o));
+  });
+  g.set_outputs(outs);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < n.num_outputs(); ++i) names.push_back(n.hint(i));
+  if (any_reversed) names.push_back(n.hint() + "_steps");
+  // The scan outputs have a row per element: their dim 0 is the length's.
+  Node* loop = create_loop(im.graph(), length, always, initial, scope.captured, std::move(region), len_dim, names);
+  for (size_t k = 0; k < states; ++k)
+    if (n.has_output(k)) n.set_output(k, loop->result(k));
+  for (size_t k = 0; k < scan_outs; ++k) {
+    if (!n.has_output(states + k)) continue;
+    Value* y = loop->result(states + k);
+    if (plan.out_dirs[k]) {
+      // Row t of the result is the row the loop stacked at length-1-t.
+      Value* rows = im.emit("sub", {last, loop->result(states + scan_outs)}, {}, n.hint() + "_rev");
+      y = im.emit("take", {y, rows}, attrs_of({{"dim", int64_t{0}}}), n.hint(states + k));
+    }
+    const int rank = y->type().rank();
+    const int64_t a = plan.out_axes[k] < 0 ? plan.out_axes[k] + rank : plan.out_axes[k];
+    if (a < 0 || a >= rank)
+      n.fail("attribute 'scan_output_axes' gives scan output " + std::to_string(k) + " the axis " +
+             std::to_string(plan.out_axes[k]) + "; expected an axis of its rank " + std::to_string(rank));
+    if (a != 0) {
+      std::vector<int64_t> perm;
+      for (int64_t d = 1; d <= a; ++d) perm.push_back(d);
+      perm.push_back(0);
+      for (int64_t d = a + 1; d < rank; ++d) perm.push_back(d);
+      y = im.permute(y, perm, n.hint(states + k));
+    }
+    n.set_output(states + k, y);
+  }
 }
 
 /// Scan over scan inputs of a length known when compiling, unrolled as
@@ -312,6 +554,7 @@ void scan_node(NodeContext& n) {
     if (a < 0) a += rank;
     for (int dim : batched ? std::vector<int>{0, static_cast<int>(a) + 1} : std::vector<int>{static_cast<int>(a)}) {
       const Dim& d = t.dims[static_cast<size_t>(dim)];
+      if (!d.is_static() && !batched) return scan_at_run_time(n, body, plan, states, scan_ins, scan_outs, operand);
       if (!d.is_static())
         n.fail(n.typed_operand(operand) + " is scanned along its symbolic dim " + d.str() +
                "; edgec unrolls a Scan whose length (and opset 8's batch) is known when compiling" + n.im().dim_fix(d));
@@ -333,6 +576,8 @@ void scan_node(NodeContext& n) {
              " when compiling; edgec unrolls opset 8's Scan over whole sequences (re-export at opset 9 or later)");
   }
   const int64_t copies = plan.length * (batched ? *batch : 1);
+  if (!batched && copies * std::max(1, body.node_size()) > kMaxUnrolledNodes)
+    return scan_at_run_time(n, body, plan, states, scan_ins, scan_outs, first + states);
   if (copies * std::max(1, body.node_size()) > kMaxUnrolledNodes)
     refuse_unrolling(n, body, kMaxUnrolledNodes / std::max(1, body.node_size()), static_cast<double>(copies));
   if (copies == 0 && (scan_outs > 0 || batched))

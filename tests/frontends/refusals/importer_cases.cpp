@@ -514,10 +514,30 @@ void add_importer_cases(std::vector<Case>& c) {
     Model m;
     m.x().input("flag", {}, TensorProto::BOOL);
     m.node("Identity", {"flag"}, {"cond"}, "/a");
-    add(node_case("if on a run-time condition", if_of(m, [](onnx::GraphProto&) {}, false), "If",
-                  "the condition, input 0 'cond', must be known at import time (edgec imports an If whose condition "
-                  "is known when compiling, and then only the branch it takes), but it is computed at run time from "
-                  "graph input 'flag'"));
+    // A run-time condition imports both branches as regions; what they
+    // must agree on is refused naming the branch.
+    add(node_case("if at run time, a branch with inputs", if_of(m, [](onnx::GraphProto& g) { add_input(&g, "extra", {1}); }, false),
+                  "If", "attribute 'then_branch' has 1 inputs; expected none"));
+    add(node_case("if at run time, a branch output count", if_of(m, [](onnx::GraphProto& g) {
+                    g.add_output()->set_name("t_out");
+                  }, false),
+                  "If", "attribute 'then_branch' has 2 outputs; expected 1, one per output of the node"));
+    add(node_case("if at run time, a branch output undefined", if_of(m, [](onnx::GraphProto& g) {
+                    g.mutable_output(0)->set_name("nowhere");
+                  }, false),
+                  "If", "then_branch output 0 'nowhere' is not produced by any node or initializer of it"));
+    add(node_case("if at run time, branches of two dtypes", if_of(m, [](onnx::GraphProto& g) {
+                    set_int_attr(add_node(&g, "to_int", "Cast", {"t_out"}, {"t_int"}), "to", TensorProto::INT64);
+                    g.mutable_output(0)->set_name("t_int");
+                  }, false),
+                  "If", "the branches give i64[1, 2, 4, 4] and f32[1, 2, 4, 4]; expected one dtype and rank"));
+  }
+  {
+    Model m;
+    m.x().input("flags", {"2"}, TensorProto::BOOL);
+    m.node("Identity", {"flags"}, {"cond"}, "/a");
+    add(node_case("if at run time on two values", if_of(m, [](onnx::GraphProto&) {}, false), "If",
+                  "is bool[2]; expected one bool"));
   }
   {
     Model m = Model().x().ints("c2", {1, 0}, {2}, TensorProto::BOOL);
@@ -604,17 +624,20 @@ void add_importer_cases(std::vector<Case>& c) {
                   m.input("trips", {}, TensorProto::INT64);
                 }),
                 "Loop",
-                "the trip count, input 0 'M' (value 'trips'), must be known at import time (edgec unrolls a Loop "
-                "whose trip count and condition are known when compiling), but it is computed at run time from graph "
-                "input 'trips'"));
+                "it has 1 scan output(s) and a trip count computed at run time; edgec plans each scan output's memory "
+                "for a bound on the iterations"));
+  add(node_case("loop at run time whose carried value changes type", loop_of(2, [](Model& m, onnx::GraphProto& b) {
+                  m.g()->mutable_initializer()->DeleteSubrange(0, 1);
+                  m.input("trips", {}, TensorProto::INT64);
+                  b.mutable_node(0)->set_op_type("ReduceSum");
+                  b.mutable_output()->RemoveLast();
+                }, {"y"}),
+                "Loop", "carried value 0 enters the body as f32[1, 2, 4, 4] and leaves it as f32[1, 1, 1, 1]"));
   add(node_case("loop trip count of two values", loop_of(2, [](Model& m, onnx::GraphProto&) {
                   m.g()->mutable_initializer(0)->add_dims(2);
                   m.g()->mutable_initializer(0)->add_int64_data(3);
                 }),
                 "Loop", "the trip count, input 0 'M' (value 'trips', i64[2]), holds 2 values; expected one"));
-  add(node_case("loop too long to unroll", loop_of(20000, [](Model&, onnx::GraphProto&) {}), "Loop",
-                "unrolling it takes more than 10000 iterations of its 1-node body, more than the 10000 body nodes "
-                "edgec unrolls (trip count 20000)"));
   add(node_case("loop body inputs", loop_of(2, [](Model&, onnx::GraphProto& b) { b.mutable_input()->RemoveLast(); }),
                 "Loop", "attribute 'body' has 2 inputs; expected 3"));
   add(node_case("loop body outputs", loop_of(2, [](Model&, onnx::GraphProto& b) {
@@ -634,12 +657,6 @@ void add_importer_cases(std::vector<Case>& c) {
                   b.mutable_output(1)->set_name("indices");
                 }),
                 "Loop", "body output 1 'indices@loop0': "));
-  add(node_case("loop condition computed from data", loop_of(2, [](Model&, onnx::GraphProto& b) {
-                  add_node(&b, "any", "ReduceMax", {"v"}, {"m"});
-                  set_int_attr(add_node(&b, "cast", "Cast", {"m"}, {"c_out"}), "to", TensorProto::BOOL);
-                  b.mutable_output(0)->set_name("c_out");
-                }),
-                "Loop", "the condition the body computes (output 0 'c_out@loop0') is computed at run time"));
   add(node_case("loop scan of no iteration", loop_of(0, [](Model&, onnx::GraphProto&) {}), "Loop",
                 "scan output 0 of a Loop that runs no iteration has no element to give it a shape"));
   // Node '/t': Scan(init f32[2], xs f32[3, 2]) with body (s, e) -> (s + e,
@@ -706,7 +723,28 @@ void add_importer_cases(std::vector<Case>& c) {
   {
     Model m = scan_of(17, none, none, no_node);
     m.g()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
-    add(node_case("scan of a symbolic length", m, "Scan", "is scanned along its symbolic dim n"));
+    // A symbolic length runs as a loop; its states keep their types.
+    auto* body = m.g()->mutable_node(m.g()->node_size() - 1)->mutable_attribute(0)->mutable_g();
+    attr(add_node(body, "grow", "Concat", {"s", "e"}, {"g_out"}), "axis", int64_t{0});
+    body->mutable_output(0)->set_name("g_out");
+    add(node_case("scan at run time whose state changes type", m, "Scan",
+                  "state 0 enters the body as f32[2] and leaves it as f32[4]"));
+  }
+  {
+    Model m = scan_of(17, none, none, [](onnx::NodeProto* n) { attr(n, "scan_output_axes", std::vector<int64_t>{3}); });
+    m.g()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("n");
+    add(node_case("scan at run time, output axis", m, "Scan",
+                  "attribute 'scan_output_axes' gives scan output 0 the axis 3; expected an axis of its rank 2"));
+  }
+  {
+    // Opset 8's batched Scan is unrolled only: a symbolic length, or one
+    // past the budget, is refused.
+    Model m = scan_of(8, none, none, no_node);
+    m.g()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("n");
+    add(node_case("scan of opset 8 of a symbolic length", m, "Scan", "is scanned along its symbolic dim n", 8));
+    Model long_scan = scan_of(8, none, none, no_node);
+    long_scan.g()->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(6000);
+    add(node_case("scan of opset 8 too long to unroll", long_scan, "Scan", "more than the 10000 body nodes edgec unrolls", 8));
   }
   add(node_case("scan lengths differ", scan_of(17, [](Model& m) { m.input("zs", {"4", "2"}); },
                                               [](onnx::GraphProto& b) { add_input(&b, "z", {2}); },
