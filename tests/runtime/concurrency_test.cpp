@@ -48,6 +48,53 @@ constants {
 }
 )";
 
+// Control flow whose path depends on the data (docs/semantics.md §1.4): a
+// cond on the sign of the sum, a loop that stops when the state's sum
+// passes a threshold (up to 6 iterations), stacking each state.
+constexpr const char* kControlProgram = R"(
+program dialect = "edge"
+signature {
+  input user_input %x target = "x"
+  output user_output %y target = "y"
+  output user_output %states target = "states"
+}
+graph {
+  %x = placeholder : f32[4, 3]
+  %s = edge.sum.default(%x) : f32[]
+  %zero = edge.full.default(shape = [], value = 0.0, dtype = f32) : f32[]
+  %p = edge.gt.Tensor(%s, %zero) : bool[]
+  %y = cond(%p, [%x]) : f32[4, 3]
+  region {
+    %a = placeholder : f32[4, 3]
+    %t = edge.mul.Tensor(%a, %a) : f32[4, 3]
+    output(%t)
+  }
+  region {
+    %b = placeholder : f32[4, 3]
+    %e = edge.sin.default(%b) : f32[4, 3]
+    output(%e)
+  }
+  %trips = edge.full.default(shape = [], value = 6.0, dtype = i64) : i64[]
+  %go = edge.full.default(shape = [], value = 1.0, dtype = bool) : bool[]
+  %h, %states = loop(%trips, %go, [%x], [%y]) : f32[4, 3], f32[?<=6, 4, 3]
+  region {
+    %i = placeholder : i64[]
+    %c = placeholder : bool[]
+    %hc = placeholder : f32[4, 3]
+    %yc = placeholder : f32[4, 3]
+    %half = edge.full.default(shape = [], value = 0.5, dtype = f32) : f32[]
+    %scaled = edge.mul.Tensor(%hc, %half) : f32[4, 3]
+    %next = edge.add.Tensor(%scaled, %yc) : f32[4, 3]
+    %total = edge.sum.default(%next) : f32[]
+    %limit = edge.full.default(shape = [], value = 8.0, dtype = f32) : f32[]
+    %more = edge.lt.Tensor(%total, %limit) : bool[]
+    %row = edge.clone.default(%next) : f32[4, 3]
+    output(%more, %next, %row)
+  }
+  output(%y, %states)
+}
+)";
+
 /// Runs `program` on input pattern `seed`; returns every output's values.
 std::vector<float> run(const runtime::Program& program, int seed) {
   auto method = runtime::Method::create(program, 1);
@@ -70,8 +117,9 @@ std::vector<float> run(const runtime::Program& program, int seed) {
 }
 
 TEST(Concurrency, ThreadsWithTheirOwnMethodsMatchSerialRuns) {
-  for (const char* backends : {"none", "reference:mul+add+take"}) {
-    auto p = parse_program(kProgram, "test.ir");
+  for (const auto& [text, backends] : {std::pair{kProgram, "none"}, std::pair{kProgram, "reference:mul+add+take"},
+                                       std::pair{kControlProgram, "none"}}) {
+    auto p = parse_program(text, "test.ir");
     compile_program(*p, {}, backends);
     AlignedBytes file(serialize_program(*p));
     auto loaded = runtime::Program::load_from_bytes(file.span());
