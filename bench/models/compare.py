@@ -41,13 +41,17 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURES = os.path.join(ROOT, "models", "fixtures")
 
 # name, label in the tables; ResNet-18 is exported at bench time (too large
-# to commit), the others are the committed fixtures.
+# to commit), the others are the committed fixtures. A fixture with a
+# NAME.fixed.npz (vad_stream's sample rate) is compiled with --fix-inputs
+# it; ONNX Runtime is given those arrays as inputs.
 MODELS = [
     ("act", "ACT-style (act)"),
     ("diffusion", "Diffusion-style (diffusion)"),
     ("resnet18", "ResNet-18"),
     ("transformer", "transformer"),
     ("mlp", "MLP"),
+    ("lstm_bidirectional", "2-layer bidirectional LSTM (lstm_bidirectional)"),
+    ("vad_stream", "VAD, one 32 ms chunk, state carried (vad_stream)"),
 ]
 SECTION = "## Models vs PyTorch and ONNX Runtime"
 
@@ -74,17 +78,19 @@ def weight_bytes(onnx_path):
     return total
 
 
-def write_raw_inputs(npz_path, folder):
-    """The .npz as raw little-endian files + a JSON index, for node."""
+def write_raw_inputs(npz_paths, folder):
+    """The arrays of the .npz files as raw little-endian files + a JSON
+    index, for node."""
     os.makedirs(folder, exist_ok=True)
     specs = []
-    with np.load(npz_path) as arrays:
-        for i, name in enumerate(arrays.files):
-            a = np.ascontiguousarray(arrays[name])
-            dtype = "bool" if a.dtype == np.bool_ else str(a.dtype)
-            file = f"input{i}.bin"
-            a.astype(a.dtype.newbyteorder("<")).tofile(os.path.join(folder, file))
-            specs.append({"name": name, "dtype": dtype, "shape": list(a.shape), "file": file})
+    for npz_path in npz_paths:
+        with np.load(npz_path) as arrays:
+            for name in arrays.files:
+                a = np.ascontiguousarray(arrays[name])
+                dtype = "bool" if a.dtype == np.bool_ else str(a.dtype)
+                file = f"input{len(specs)}.bin"
+                a.astype(a.dtype.newbyteorder("<")).tofile(os.path.join(folder, file))
+                specs.append({"name": name, "dtype": dtype, "shape": list(a.shape), "file": file})
     index = os.path.join(folder, "inputs.json")
     with open(index, "w") as f:
         json.dump(specs, f)
@@ -154,6 +160,8 @@ def bench_model(name, onnx_path, args, env):
     os.makedirs(work, exist_ok=True)
     inputs = onnx_path[: -len(".onnx")] + ".inputs.npz"
     outputs = onnx_path[: -len(".onnx")] + ".outputs.npz"
+    fixed = onnx_path[: -len(".onnx")] + ".fixed.npz"
+    fixed = [fixed] if os.path.exists(fixed) else []
     py = "/usr/bin/python3"
     entry = {"model": name, "onnx": onnx_path, "onnx_bytes": os.path.getsize(onnx_path),
              "weight_bytes": weight_bytes(onnx_path), "systems": {}, "compile": {}}
@@ -168,7 +176,7 @@ def bench_model(name, onnx_path, args, env):
     else:
         entry["systems"]["pytorch"] = {"error": first_error_line(err)}
 
-    raw_index = write_raw_inputs(inputs, os.path.join(work, "raw_inputs"))
+    raw_index = write_raw_inputs([inputs] + fixed, os.path.join(work, "raw_inputs"))
     node_env = dict(env, NODE_PATH=args.node_modules)
     systems.append(System("ort", "ONNX Runtime", [
         "node", os.path.join(HERE, "ort_bench.js"), onnx_path, raw_index,
@@ -178,7 +186,9 @@ def bench_model(name, onnx_path, args, env):
         program = os.path.join(work, f"{name}.{backend}.edgec")
         if os.path.exists(program):
             os.remove(program)  # never measure a stale file if compiling fails
-        code, out, err, _ = run_process([args.edgec, "compile", onnx_path, "-o", program, "--backends", backend], env)
+        fix = ["--fix-inputs", fixed[0]] if fixed else []
+        code, out, err, _ = run_process([args.edgec, "compile", onnx_path, "-o", program, "--backends", backend] + fix,
+                                        env)
         key = f"edgec-{backend}"
         if code != 0:
             entry["systems"][key] = {"error": "compile: " + first_error_line(err)}

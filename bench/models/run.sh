@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
 # The comparison users care about: the fixture models (ACT-style,
-# Diffusion-style, ResNet-18, transformer, MLP) in PyTorch eager, ONNX
-# Runtime and edgec, in one run on this machine. Prints markdown tables and
+# Diffusion-style, ResNet-18, transformer, MLP, the bidirectional LSTM and
+# the streaming VAD) in PyTorch eager, ONNX Runtime and edgec, in one run
+# on this machine. Prints markdown tables and
 # rewrites the "Models vs PyTorch and ONNX Runtime" section of
 # bench/RESULTS.md (the other sections are kept).
 #
 #   bench/models/run.sh [--build DIR] [--threads N] [--rounds R] [--iters N]
 #                       [--warmup N] [--models a,b] [--backends onednn,none]
-#                       [--no-write]
+#                       [--ort VERSION] [--no-write]
 #
 # `make bench` runs it after building. What it needs and does not find, it
 # installs when run as root (otherwise it says what to install):
 # - libopenblas0-pthread: Debian's torch otherwise uses the reference BLAS,
 #   several times slower, which would flatter edgec; time (/usr/bin/time
 #   measures each process's peak RSS);
-# - node and npm, and onnxruntime-node 1.20.1 into BUILD/bench-models/ort
-#   (`--ignore-scripts`: its postinstall downloads, which we never do);
+# - node and npm, and onnxruntime-node 1.20.1 (or --ort VERSION) into
+#   BUILD/bench-models/ort (ort-VERSION for another version;
+#   `--ignore-scripts`: its postinstall downloads, which we never do);
 # - ResNet-18's ONNX export, made by models/make_fixtures.py into
 #   BUILD/models/resnet18 (where `make test` puts it too).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build threads=2 rounds=8 iters=10 warmup=3 write=1
-models=act,diffusion,resnet18,transformer,mlp backends=onednn,none
+models=act,diffusion,resnet18,transformer,mlp,lstm_bidirectional,vad_stream backends=onednn,none
+ort_version=1.20.1
 args=("$@")
 while [ $# -gt 0 ]; do
   case $1 in
@@ -32,8 +35,9 @@ while [ $# -gt 0 ]; do
     --warmup) warmup=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
     --backends) backends=$2; shift 2 ;;
+    --ort) ort_version=$2; shift 2 ;;
     --no-write) write=0; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,11 +72,8 @@ command -v node >/dev/null && command -v npm >/dev/null || { echo "error: node a
 
 work=$build/bench-models
 ort=$work/ort
-if [ ! -f "$ort/node_modules/onnxruntime-node/package.json" ]; then
-  mkdir -p "$ort"
-  echo "installing onnxruntime-node 1.20.1 into $ort" >&2
-  (cd "$ort" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error onnxruntime-node@1.20.1 >&2)
-fi
+[ "$ort_version" = 1.20.1 ] || ort=$work/ort-$ort_version
+bash "$root/tests/cli/install_ort.sh" "$ort" "$ort_version" >&2
 
 resnet=$build/models/resnet18
 if [[ ",$models," == *,resnet18,* ]] && [ ! -f "$resnet/resnet18.inputs.npz" ]; then

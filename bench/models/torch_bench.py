@@ -44,15 +44,24 @@ def save(name, path):
     model, inputs = built[0], built[1]
     model.eval()
     tmp = f"{path}.tmp.{os.getpid()}"
-    torch.save({"model": model, "inputs": inputs, "outputs": fx.outputs}, tmp)
+    saved = {"model": model, "inputs": inputs, "outputs": fx.outputs}
+    if isinstance(model, torch.jit.ScriptModule):
+        # A scripted module (vad_stream's) does not pickle: it is saved as
+        # TorchScript beside the pickle, which names it.
+        script = path + ".script"
+        torch.jit.save(model, tmp + ".script")
+        os.replace(tmp + ".script", script)
+        saved["model"] = None
+        saved["script"] = script
+    torch.save(saved, tmp)
     os.replace(tmp, path)
 
 
 def run(path, inputs_npz, outputs_npz, threads, warmup, iters):
     start = time.perf_counter()
     saved = torch.load(path)
+    model = torch.jit.load(saved["script"]) if saved.get("script") else saved["model"]
     load_ms = (time.perf_counter() - start) * 1e3
-    model = saved["model"]
     # The arrays the other systems read, in the module's argument order (the
     # exporter may drop an unused argument: then the saved example is used).
     arrays = np.load(inputs_npz)

@@ -154,6 +154,47 @@ Reason check_matmul(const CallView& call) {
   return std::nullopt;
 }
 
+// The recurrent layers (runtime_rnn.cpp): oneDNN's LSTM, GRU (with and
+// without linear_before_reset) and vanilla RNN compute ONNX's layers
+// exactly for the default gate functions, with no clip and every batch
+// entry running the whole sequence; init lays the weights out once, so
+// they must be constants.
+constexpr const char* kRecurrentOperands[] = {"x", "w", "r", "b", "sequence_lens", "initial_h", "initial_c", "p"};
+
+// The activation codes of src/kernels/recurrent.cpp (sigmoid, tanh, relu).
+constexpr int64_t kActSigmoid = 0, kActTanh = 1, kActRelu = 2;
+
+Reason check_recurrent(const CallView& call) {
+  const std::string op(call.op);
+  const bool lstm = op == "lstm", gru = op == "gru";
+  auto present = [&](size_t i) {
+    return i < call.inputs.size() && !(call.inputs[i].size() == 1 && call.inputs[i][0] == 0);
+  };
+  if (present(4))
+    return op + " with sequence_lens (oneDNN's RNN primitives run every batch entry over the whole sequence)";
+  if (call.float_attr("clip") != 0.0) return "attribute clip for " + op + " (oneDNN's RNN primitives do not clip)";
+  if (lstm && call.bool_attr("input_forget")) return std::string("attribute input_forget for lstm");
+  if (const auto* codes = call.attrs.get_ints("activations"); codes && !codes->empty()) {
+    // LSTM and GRU: oneDNN's gates are the default functions. RNN: one
+    // function oneDNN has (tanh, relu, sigmoid), the same in both directions.
+    const size_t funcs = lstm ? 3 : gru ? 2 : 1;
+    for (size_t i = 0; i < codes->size(); ++i) {
+      const int64_t code = (*codes)[i];
+      const size_t f = i % funcs;
+      const bool ok = lstm || gru ? code == (f == 0 ? kActSigmoid : kActTanh)
+                                  : (code == kActTanh || code == kActRelu || code == kActSigmoid) && code == (*codes)[0];
+      if (!ok)
+        return lstm || gru ? "activations other than the defaults for " + op + " (oneDNN's gates are fixed)"
+                           : std::string("rnn activation other than Tanh, Relu or Sigmoid, or different per direction");
+    }
+  }
+  for (size_t i : {1, 2, 3, 7})
+    if (present(i) && (i >= call.constant.size() || !call.constant[i]))
+      return op + " " + kRecurrentOperands[i] + " (input " + num(static_cast<int64_t>(i)) +
+             ") is not a constant (init lays it out for oneDNN once)";
+  return std::nullopt;
+}
+
 // ---- eltwise mappings --------------------------------------------------------
 
 float attr_f(const OpDecl& decl, const Attrs& attrs, std::string_view name) {
@@ -207,6 +248,9 @@ OpRow binary(std::string_view name, SupportCheck check = nullptr) {
   return {name, check, build_binary, nullptr, BlockedReads::SameShape};
 }
 OpRow plain(std::string_view name, BuildFn build, SupportCheck check = nullptr) { return {name, check, build}; }
+OpRow recurrent(std::string_view name) {
+  return {name, check_recurrent, runtime::onednn::build_recurrent, nullptr, BlockedReads::None, -1, false, nullptr, 3};
+}
 OpRow view(std::string_view name) { return {name, nullptr, build_copy, nullptr, BlockedReads::None, -1, true}; }
 
 std::vector<OpRow> make_table() {
@@ -260,6 +304,8 @@ std::vector<OpRow> make_table() {
       plain("expand", rt::build_expand),
       {"take", nullptr, rt::build_gather, nullptr, BlockedReads::None, 1},
       {"index", check_index, rt::build_gather, nullptr, BlockedReads::None, 1},
+      // recurrent layers (runtime_rnn.cpp)
+      recurrent("lstm"), recurrent("gru"), recurrent("rnn"),
   };
   std::sort(rows.begin(), rows.end(), [](const OpRow& a, const OpRow& b) { return a.name < b.name; });
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -40,6 +40,13 @@ struct CallView {
   std::vector<std::vector<int64_t>> inputs;
   std::vector<std::vector<int64_t>> results;
   const OpDecl* decl = nullptr;  ///< The operator's declaration (its attributes' defaults).
+  /// Per operand: a constant (a constant or parameter placeholder), whose
+  /// bytes init may read once and lay out for oneDNN.
+  std::vector<bool> constant;
+  /// Per operand: its dtype (f32 but for index operands and for the
+  /// optional operands, which the partitioner type-checks after the row's
+  /// check; see OpRow::optional_from).
+  std::vector<DType> dtypes;
 
   /// Attribute `name` through the operator's declaration (its default when
   /// absent).
@@ -75,6 +82,13 @@ struct OpRow {
   int index_from = -1;            ///< The first integer index operand (take, index), or -1.
   bool view = false;              ///< Its result is its input's bytes (reshape and kin).
   const OpDecl* decl = nullptr;   ///< Filled from the kernels' registry.
+  /// The first optional operand (the recurrent layers' B, sequence_lens,
+  /// initial states, peepholes), or -1. The importer passes one left out
+  /// as an empty [0] tensor, which the partitioner does not type-check; a
+  /// present one is type-checked after the row's check, so that the check
+  /// can give the reason that matters (sequence_lens is an integer
+  /// tensor).
+  int optional_from = -1;
 };
 
 /// Every row, sorted by name.

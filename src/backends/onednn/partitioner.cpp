@@ -30,6 +30,14 @@ Reason check_type(const TensorType& t, const std::string& what, bool is_index) {
   return std::nullopt;
 }
 
+// A value init may read once: a constant or parameter placeholder (a
+// buffer may be mutated between runs).
+bool is_constant(const Program& program, const Value* v) {
+  if (v->producer() == nullptr || v->producer()->is_call()) return false;
+  const InputSpec* spec = program.input_spec_of(v);
+  return spec && (spec->kind == InputKind::Constant || spec->kind == InputKind::Parameter);
+}
+
 class OnednnPartitioner final : public Partitioner {
  public:
   const std::string& backend() const override { return onednn_backend_compiler().id(); }
@@ -49,16 +57,35 @@ class OnednnPartitioner final : public Partitioner {
         if (call.input(i)->type().dtype == DType::Bool)
           return std::string("boolean mask index not folded into positions (SEMANTICS 7.2)");
     }
+    // An optional operand left out (an empty [0] tensor, the importer's
+    // convention) is not checked; a present one has its shape checked here
+    // and its dtype after the row's check (OpRow::optional_from).
+    auto optional = [&](size_t i) { return row->optional_from >= 0 && i >= static_cast<size_t>(row->optional_from); };
+    auto absent = [&](size_t i) {
+      const TensorType& t = call.input(i)->type();
+      return optional(i) && t.dims.size() == 1 && t.dims[0].is_static() && t.dims[0].value == 0;
+    };
     for (size_t i = 0; i < call.inputs().size(); ++i) {
+      if (absent(i)) continue;
       const bool is_index = row->index_from >= 0 && i >= static_cast<size_t>(row->index_from);
-      if (auto r = check_type(call.input(i)->type(), "input " + num(static_cast<int64_t>(i)), is_index)) return r;
+      TensorType t = call.input(i)->type();
+      if (optional(i)) t.dtype = DType::Float32;  // checked below
+      if (auto r = check_type(t, "input " + num(static_cast<int64_t>(i)), is_index)) return r;
     }
     for (size_t i = 0; i < call.num_results(); ++i)
       if (auto r = check_type(call.result(i)->type(), "result " + num(static_cast<int64_t>(i)), false)) return r;
-    onednn::CallView view{name->name, call.attrs(), {}, {}, row->decl};
-    for (const Value* v : call.inputs()) view.inputs.push_back(v->type().static_shape());
+    onednn::CallView view{name->name, call.attrs(), {}, {}, row->decl, {}, {}};
+    for (const Value* v : call.inputs()) {
+      view.inputs.push_back(v->type().static_shape());
+      view.dtypes.push_back(v->type().dtype);
+      view.constant.push_back(is_constant(program, v));
+    }
     for (size_t i = 0; i < call.num_results(); ++i) view.results.push_back(call.result(i)->type().static_shape());
-    return onednn::check_call(*row, view);
+    if (auto r = onednn::check_call(*row, view)) return r;
+    for (size_t i = 0; i < call.inputs().size(); ++i)
+      if (optional(i) && !absent(i))
+        if (auto r = check_type(call.input(i)->type(), "input " + num(static_cast<int64_t>(i)), false)) return r;
+    return std::nullopt;
   }
 };
 
@@ -66,7 +93,8 @@ class OnednnPartitioner final : public Partitioner {
 
 OnednnCompiler::OnednnCompiler()
     : BackendCompiler("onednn",
-                      "oneDNN 2.6 primitives (static shapes, f32): conv, matmul, normalization, pooling, elementwise, reductions") {}
+                      "oneDNN 2.6 primitives (static shapes, f32): conv, matmul, normalization, pooling, elementwise, "
+                      "reductions, recurrent layers") {}
 
 std::unique_ptr<Partitioner> OnednnCompiler::make_partitioner(const std::string& options) const {
   if (!options.empty()) throw CompileError("onednn: unknown options '" + options + "' (the backend takes none)");

@@ -147,6 +147,7 @@ Error build_lrn(Ctx& c);
 Error build_batch_norm(Ctx& c);
 Error build_reduce(Ctx& c);     ///< sum, mean, amax, amin, prod.
 Error build_gather(Ctx& c);     ///< take, index: the delegate's own loops (runtime_gather.cpp).
+Error build_recurrent(Ctx& c);  ///< lstm, gru, rnn: oneDNN's RNN primitives (runtime_rnn.cpp).
 
 /// A convolution chain as build_conv found it (runtime_conv.cpp).
 struct ConvChain {

@@ -556,6 +556,15 @@ int threads_for(const Ctx& c) {
     const double k = a.empty() ? 1 : static_cast<double>(a.back());
     return 2 * k * static_cast<double>(out) < kParallelFlops ? 1 : c.d.threads;
   }
+  if (op == "lstm" || op == "gru" || op == "rnn") {
+    // W is [dirs, gates * hidden, input], R [dirs, gates * hidden, hidden]:
+    // each time step and batch entry multiplies by both.
+    const auto& x = c.shape(c.input(0));
+    const double steps = x.size() == 3 ? static_cast<double>(x[0] * x[1]) : 1;
+    const double weights = static_cast<double>(c.d.slots[static_cast<size_t>(c.input(1))].numel() +
+                                               c.d.slots[static_cast<size_t>(c.input(2))].numel());
+    return 2 * steps * weights < kParallelFlops ? 1 : c.d.threads;
+  }
   int64_t in = 0;
   for (int32_t s : c.in.inputs) in = std::max(in, c.d.slots[static_cast<size_t>(s)].numel());
   return std::max(in, out) < kParallelElements ? 1 : c.d.threads;

@@ -1,0 +1,176 @@
+// The onednn tests' harness (onednn_test.cpp, onednn_rnn_test.cpp): an
+// edge program built as text with random inputs and constants, compiled
+// with a backend list, run twice through the runtime, and compared with
+// the portable kernels within a relative tolerance.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/pipeline.h"
+#include "ir/text.h"
+#include "runtime/method.h"
+#include "serialize/writer.h"
+#include "support/aligned_bytes.h"
+#include "support/compare.h"
+
+namespace edgec {
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t v : shape) n *= v;
+  return n;
+}
+
+// Builds an edge program's text: user inputs get random values at run time,
+// constants random values (or given integers) written into the text.
+class Ir {
+ public:
+  explicit Ir(uint32_t seed = 1) : rng_(seed) {}
+  Ir& input(const std::string& name, std::vector<int64_t> shape, float lo = -2.f, float hi = 2.f) {
+    sig_ += "  input user_input %" + name + " target = \"" + name + "\"\n";
+    ph_ += "  %" + name + " = placeholder : f32" + shape_str(shape) + "\n";
+    inputs_.push_back({shape, lo, hi});
+    return *this;
+  }
+  Ir& constant(const std::string& name, std::vector<int64_t> shape, float lo = -1.f, float hi = 1.f) {
+    std::uniform_real_distribution<float> u(lo, hi);
+    std::ostringstream values;
+    values.precision(9);
+    for (int64_t i = 0; i < numel(shape); ++i) values << (i ? ", " : "") << u(rng_);
+    return add_constant(name, "f32", shape, values.str());
+  }
+  Ir& index_constant(const std::string& name, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
+    std::string v;
+    for (size_t i = 0; i < values.size(); ++i) v += (i ? ", " : "") + std::to_string(values[i]);
+    return add_constant(name, "i64", shape, v);
+  }
+  Ir& op(const std::string& line) {
+    graph_ += "  " + line + "\n";
+    return *this;
+  }
+  std::string text(const std::vector<std::string>& outputs) const {
+    std::string sig = sig_, out = "  output(";
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      sig += "  output user_output %" + outputs[i] + " target = \"" + outputs[i] + "\"\n";
+      out += (i ? ", %" : "%") + outputs[i];
+    }
+    return "program dialect = \"edge\"\nsignature {\n" + sig + "}\ngraph {\n" + ph_ + graph_ + out + ")\n}\n" +
+           (consts_.empty() ? "" : "constants {\n" + consts_ + "}\n");
+  }
+  struct InputSpec {
+    std::vector<int64_t> shape;
+    float lo, hi;
+  };
+  const std::vector<InputSpec>& inputs() const { return inputs_; }
+
+ private:
+  Ir& add_constant(const std::string& name, const std::string& dtype, const std::vector<int64_t>& shape,
+                   const std::string& values) {
+    sig_ += "  input constant %" + name + " target = \"" + name + "\"\n";
+    ph_ += "  %" + name + " = placeholder : " + dtype + shape_str(shape) + "\n";
+    consts_ += "  \"" + name + "\" = dense<[" + values + "]> : " + dtype + shape_str(shape) + "\n";
+    return *this;
+  }
+  std::mt19937 rng_;
+  std::string sig_, ph_, graph_, consts_;
+  std::vector<InputSpec> inputs_;
+};
+
+struct RunResult {
+  std::vector<std::vector<float>> outputs;  // f32 (compile_and_run refuses other dtypes)
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::string> delegated;  // kernel names of the onednn delegates' calls
+  std::vector<std::string> steps;      // the onednn delegates' step names
+  size_t portable = 0;                 // instructions left on the portable kernels
+};
+
+// `edit` (when set) changes the compiled program before it is written, as
+// a file from another machine or a crafted one would differ.
+RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs, const std::string& backends,
+                          int threads = 2, const std::function<void(Program&)>& edit = {}) {
+  RunResult r;
+  auto p = parse_program(ir.text(outputs), "test.ir");
+  compile_program(*p, {}, backends);
+  if (edit) edit(*p);
+  AlignedBytes bytes(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes(bytes.span());
+  EXPECT_TRUE(loaded.ok()) << error_detail();
+  if (!loaded.ok()) return r;
+  for (const auto& d : (*loaded)->delegates())
+    if (d.backend_id == "onednn") r.delegated.insert(r.delegated.end(), d.operators.begin(), d.operators.end());
+  for (const auto& in : (*loaded)->instructions()) r.portable += !in.is_delegate_call();
+  auto m = runtime::Method::create(**loaded, threads);
+  EXPECT_TRUE(m.ok()) << error_detail();
+  if (!m.ok()) return r;
+  for (size_t i = 0; i < (*loaded)->delegates().size(); ++i)
+    for (auto& name : (*m)->delegate_step_names(i)) r.steps.push_back(name);
+  std::mt19937 rng(7);
+  std::vector<std::vector<float>> data;
+  for (const auto& spec : ir.inputs()) {
+    std::uniform_real_distribution<float> u(spec.lo, spec.hi);
+    auto& v = data.emplace_back(static_cast<size_t>(numel(spec.shape)));
+    for (float& x : v) x = u(rng);
+  }
+  // Twice: the handle's primitives and bindings are reused.
+  for (int round = 0; round < 2; ++round) {
+    for (size_t i = 0; i < data.size(); ++i)
+      EXPECT_EQ((*m)->set_input(i, make_tensor(DType::Float32, ir.inputs()[i].shape, data[i].data(), 0)), Error::Ok)
+          << error_detail();
+    EXPECT_EQ((*m)->execute(), Error::Ok) << error_detail();
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = (*m)->output(i);
+    EXPECT_EQ(t.dtype, DType::Float32) << outputs[i] << ": these tests read f32 outputs only";
+    r.outputs.emplace_back(t.data_as<float>(), t.data_as<float>() + (t.dtype == DType::Float32 ? t.numel() : 0));
+    r.shapes.emplace_back(t.shape().begin(), t.shape().end());
+  }
+  return r;
+}
+
+// Output k of a run, for compare.h.
+compare::ArrayView output_view(const RunResult& r, size_t k) {
+  return {DType::Float32, r.shapes[k], r.outputs[k].data(), r.outputs[k].size() * sizeof(float)};
+}
+
+// Every output of `got` matches `want`'s (same count, shapes; NaN only
+// where `want` has NaN; within `tol`); `names` name them in the report.
+void expect_outputs_match(const RunResult& got, const RunResult& want, const compare::Tolerance& tol,
+                          const std::vector<std::string>& names, const std::string& context = {}) {
+  ASSERT_EQ(got.outputs.size(), want.outputs.size());
+  for (size_t k = 0; k < want.outputs.size(); ++k) {
+    const std::string name = k < names.size() ? names[k] : "output " + std::to_string(k);
+    EXPECT_TRUE(compare::arrays_match(name, output_view(got, k), output_view(want, k), tol)) << context;
+  }
+}
+
+// Runs `ir` with onednn and on the portable kernels; expects equal outputs
+// within 1e-5 relative and every operator in `delegated` to run in oneDNN.
+RunResult expect_matches(const Ir& ir, const std::vector<std::string>& outputs,
+                         const std::vector<std::string>& delegated, double tol = 1e-5) {
+  const RunResult want = compile_and_run(ir, outputs, "none");
+  const RunResult got = compile_and_run(ir, outputs, "onednn");
+  EXPECT_TRUE(want.delegated.empty());
+  for (const auto& op : delegated)
+    EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), op), got.delegated.end())
+        << op << " was not delegated\n" << ir.text(outputs);
+  // |onednn - portable| <= tol * max(1, |portable|).
+  expect_outputs_match(got, want, compare::Tolerance::either(tol, tol), outputs, ir.text(outputs));
+  return got;
+}
+
+}  // namespace
+}  // namespace edgec
