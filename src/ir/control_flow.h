@@ -1,4 +1,4 @@
-// Control-flow calls (docs/semantics.md §1.4): `cond` and `loop`, calls that
+// Control-flow calls (docs/semantics.md §8): `cond` and `loop`, calls that
 // own regions. Their operands, regions and result types are described here
 // once, for the verifier, the passes, the interpreter and the writer.
 //

@@ -37,7 +37,7 @@ struct Program;
 /// attribute `delegate` indexes Program::delegates.
 inline constexpr std::string_view kCallDelegateOp = "call_delegate";
 
-/// Control flow (docs/semantics.md §1.4). Not in the operator table: their
+/// Control flow (docs/semantics.md §8). Not in the operator table: their
 /// result types come from their regions, which are graphs of their own.
 ///
 ///   cond(%pred, [captures...])                -> results        regions: then, else

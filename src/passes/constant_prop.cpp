@@ -190,7 +190,7 @@ class ConstantPropagation : public Pass {
   }
 
   // Replaces each cond of the top graph whose condition is known by the
-  // calls of the branch it takes (docs/semantics.md §1.4): no cond is left
+  // calls of the branch it takes (docs/semantics.md §8): no cond is left
   // to run for a decided condition. Returns whether any was.
   static bool inline_decided_conds(Program& program, const std::unordered_map<const Value*, TensorData>& known) {
     bool changed = false;

@@ -267,7 +267,7 @@ Error Method::run_block(std::span<const Instruction> instructions, bool top) {
 
 // The branch the condition selects runs with its placeholders bound to the
 // captures (views, no copy); its outputs are copied into the results,
-// which live past the branch's memory (docs/semantics.md §1.4).
+// which live past the branch's memory (docs/semantics.md §8).
 Error Method::run_cond(const Instruction& in) {
   int64_t pred = 0;
   if (!read_flag(values_[static_cast<size_t>(in.inputs[0])], pred))

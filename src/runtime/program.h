@@ -79,7 +79,7 @@ struct Instruction {
   Attrs attrs;
   std::vector<Refusal> refusals;  ///< Sorted by backend, then reason.
   Control control = Control::None;
-  std::vector<Region> regions;  ///< A control-flow instruction's (docs/semantics.md §1.4).
+  std::vector<Region> regions;  ///< A control-flow instruction's (docs/semantics.md §8).
   int32_t carried = 0;          ///< Loop: how many operands after the first two are carried.
   int32_t loop_index = -1;      ///< Loop: its index among the program's loops (a Method's scratch).
   bool is_delegate_call() const { return delegate >= 0; }

@@ -48,7 +48,7 @@ constants {
 }
 )";
 
-// Control flow whose path depends on the data (docs/semantics.md §1.4): a
+// Control flow whose path depends on the data (docs/semantics.md §8): a
 // cond on the sign of the sum, a loop that stops when the state's sum
 // passes a threshold (up to 6 iterations), stacking each state.
 constexpr const char* kControlProgram = R"(

@@ -30,7 +30,7 @@
 namespace edgec::onnx_import {
 namespace {
 
-// ---- control flow that runs at run time (docs/semantics.md §1.4) ----
+// ---- control flow that runs at run time (docs/semantics.md §8) ----
 
 /// `v` as a one-element flag of rank 0 (ONNX allows [1] too).
 Value* as_flag(NodeContext& n, Value* v, DType dtype, const std::string& what) {
@@ -82,7 +82,7 @@ std::vector<Value*> import_region(NodeContext& n, RegionScope& scope, size_t act
 }
 
 /// Outputs of a loop body that are its placeholders, or repeat, cloned:
-/// the runtime copies each output out after an iteration (docs/semantics.md §1.4).
+/// the runtime copies each output out after an iteration (docs/semantics.md §8).
 std::vector<Value*> own_outputs(NodeContext& n, const Graph& body, std::vector<Value*> outs) {
   std::vector<Value*> seen;
   for (Value*& v : outs) {
