@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -22,6 +23,7 @@
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/tensor_data.h"
 #include "io/npz.h"
+#include "ir/control_flow.h"
 #include "kernels/tensor.h"
 #include "passes/pipeline.h"
 #include "runtime/method.h"
@@ -54,12 +56,9 @@ inline const std::map<std::string, std::set<int>> kShapeOperands = {
     {"ReduceSum", {1}}, {"Tile", {1}},          {"Trilu", {1}},          {"TopK", {1}},
     {"Range", {0, 1, 2}}, {"ConstantOfShape", {0}}, {"OneHot", {1}},    {"Dropout", {1, 2}},
     {"CumSum", {1}},   {"HannWindow", {0}},   {"HammingWindow", {0}},  {"BlackmanWindow", {0}},
-    // If's condition: edgec imports an If whose condition is known when
-    // compiling (ops_control.cpp), as --fix-inputs makes it.
-    {"If", {0}},
-    // Loop's trip count and condition: edgec unrolls a Loop whose trip count
-    // and condition are known when compiling (ops_control.cpp).
-    {"Loop", {0, 1}},
+    // If's condition and Loop's trip count and condition are not among
+    // them: they run at run time (docs/semantics.md §8), and the node tests
+    // run them so.
 };
 
 /// The graph inputs a shape operand is computed from: a user of edgec gives
@@ -71,7 +70,23 @@ inline std::set<std::string> shape_determining_inputs(const onnx::GraphProto& g)
     for (const auto& o : n.output()) producer[o] = &n;
   std::set<std::string> found, visited;
   std::vector<std::string> work;
+  // A Loop whose body has shape operands (a Slice of x[i:i+1]) reads them
+  // from its iteration number: a user fixes its trip count and condition
+  // to unroll it.
+  const std::function<bool(const onnx::GraphProto&)> has_shape_operands = [&](const onnx::GraphProto& body) {
+    for (const auto& n : body.node()) {
+      if (kShapeOperands.count(n.op_type())) return true;
+      for (const auto& a : n.attribute())
+        if (a.has_g() && has_shape_operands(a.g())) return true;
+    }
+    return false;
+  };
   for (const auto& n : g.node()) {
+    if (n.op_type() == "Loop")
+      for (const auto& a : n.attribute())
+        if (a.name() == "body" && has_shape_operands(a.g()))
+          for (int i = 0; i < 2 && i < n.input_size(); ++i)
+            if (!n.input(i).empty()) work.push_back(n.input(i));
     auto it = kShapeOperands.find(n.op_type());
     if (it == kShapeOperands.end()) continue;
     for (int i : it->second)
@@ -174,7 +189,17 @@ inline std::string run_case(const onnx::ModelProto& model, const std::string& by
       if (file.empty() || !options.input_values.empty()) {
         auto program = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())),
                                          (dir / "model.onnx").string(), options);
-        lower_program(*program);
+        // A Loop's scan outputs over a run-time trip count have a row
+        // symbol of their own (NAME_rows, docs/semantics.md §8): bounded as
+        // a user would, with --max-dim NAME_rows=1024.
+        LowerOptions lower;
+        for_each_graph(program->graph, [&](Graph& g) {
+          for (const Node* n : g.calls())
+            for (size_t r = 0; n->is_loop() && r < n->num_results(); ++r)
+              if (const TensorType& t = n->result(r)->type(); t.rank() > 0 && t.dims[0].kind == Dim::Kind::Symbolic)
+                lower.dim_bounds[t.dims[0].symbol.str()] = 1024;
+        });
+        lower_program(*program, lower);
         file = serialize_program(*program);
       }
       const auto outputs = run_file(file, inputs);

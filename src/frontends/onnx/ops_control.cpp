@@ -147,16 +147,12 @@ void loop_at_run_time(NodeContext& n, const onnx::GraphProto& body, size_t carri
                            : constant_scalar(n, DType::Bool, 1, n.hint() + "_always");
   Dim stack_dim = Dim::dynamic(-1);
   if (scans > 0) {
+    // The scan outputs get a row per iteration: at most a known trip
+    // count, or else a symbol of their own, NAME_rows, that --max-dim
+    // bounds (the memory plan names it when it is not).
     const TensorData* m = n.input(0) ? n.data(0) : nullptr;
-    // A trip count that is a dim (range(x.shape[0])) bounds the rows as the dim is bounded.
-    const Entry& trips_entry = n.im().entry(n.proto().input(0));
-    if (!m && trips_entry.sym && trips_entry.sym->size() == 1 && trips_entry.sym->at(0).factor == 1 &&
-        trips_entry.sym->at(0).parts.size() == 1)
-      stack_dim = Dim::dynamic(trips_entry.sym->at(0).parts[0].dim.upper_bound().value_or(-1));
-    if (!m && stack_dim.value < 0)
-      n.fail("it has " + std::to_string(scans) + " scan output(s) and a trip count computed at run time; edgec plans "
-             "each scan output's memory for a bound on the iterations, which needs the trip count known when compiling");
-    if (m) stack_dim = Dim::dynamic(static_cast<int64_t>(data_as_doubles(*m).at(0)));
+    stack_dim = m ? Dim::dynamic(static_cast<int64_t>(data_as_doubles(*m).at(0)))
+                  : Dim::symbolic(sanitize_name(n.hint()) + "_rows");
   }
   std::vector<Value*> initial;
   for (size_t k = 0; k < carried; ++k) initial.push_back(n.value(2 + k));

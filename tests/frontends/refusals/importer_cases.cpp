@@ -619,13 +619,6 @@ void add_importer_cases(std::vector<Case>& c) {
     for (const auto& o : outs) m.output(o);
     return m;
   };
-  add(node_case("loop trip count at run time", loop_of(2, [](Model& m, onnx::GraphProto&) {
-                  m.g()->mutable_initializer()->DeleteSubrange(0, 1);
-                  m.input("trips", {}, TensorProto::INT64);
-                }),
-                "Loop",
-                "it has 1 scan output(s) and a trip count computed at run time; edgec plans each scan output's memory "
-                "for a bound on the iterations"));
   add(node_case("loop at run time whose carried value changes type", loop_of(2, [](Model& m, onnx::GraphProto& b) {
                   m.g()->mutable_initializer()->DeleteSubrange(0, 1);
                   m.input("trips", {}, TensorProto::INT64);
