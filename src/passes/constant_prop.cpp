@@ -11,6 +11,7 @@
 // Only the frontier is materialized: a folded value becomes a placeholder
 // only where something non-constant (a kept call or the output) reads it, so
 // intermediate results of a folded chain are never stored.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -69,6 +70,44 @@ class ConstantPropagation : public Pass {
   explicit ConstantPropagation(std::set<std::string, std::less<>> skip) : skip_(std::move(skip)) {}
 
   bool run(Program& program) override {
+    const bool top = fold_top(program);
+    const bool inside = fold_regions(program);
+    if (top || inside) {
+      // Constants only an inlined cond's condition or a folded region read.
+      std::set<std::string> mutated;
+      for (const auto& o : program.outputs)
+        if (o.kind == OutputKind::BufferMutation) mutated.insert(o.target);
+      remove_unread_constants(program, mutated);
+    }
+    return top || inside;
+  }
+
+ private:
+  // `_prop_tensor_constant<N>` targets not yet taken, N counting up
+  // (docs/semantics.md §3.2). A target is taken when a store holds it (every
+  // non-user input's target is a store key) or a user input is named so;
+  // what next() returns lands in the constants before it is called again.
+  class FreeTargets {
+   public:
+    explicit FreeTargets(const Program& p) : p_(p) {
+      for (const auto& s : p.inputs)
+        if (s.kind == InputKind::UserInput || !p.store_for(s).count(s.target)) others_.insert(s.target);
+    }
+    std::string next() {
+      while (true) {
+        std::string t = kPropPrefix + std::to_string(next_index_++);
+        if (!p_.constants.count(t) && !p_.state.count(t) && !others_.count(t)) return t;
+      }
+    }
+
+   private:
+    const Program& p_;
+    std::set<std::string> others_;
+    int64_t next_index_ = 0;
+  };
+
+  // Folds the calls of the top graph (and conds it decides).
+  bool fold_top(Program& program) {
     std::set<std::string> mutated;
     for (const auto& o : program.outputs)
       if (o.kind == OutputKind::BufferMutation) mutated.insert(o.target);
@@ -85,7 +124,7 @@ class ConstantPropagation : public Pass {
     if (folded.empty()) {
       if (merged) drop_unread_constants(program, mutated, /*types_changed=*/false);
       if (inline_decided_conds(program, known)) {
-        run(program);  // the taken branches' calls may fold now
+        fold_top(program);  // the taken branches' calls may fold now
         return true;
       }
       return ensure_outputs_are_calls(program) || merged;
@@ -100,10 +139,107 @@ class ConstantPropagation : public Pass {
     // A cond whose condition is now a constant becomes its taken branch.
     const auto after = program.graph.placeholders();
     std::unordered_map<const Value*, TensorData> now_known = foldable_inputs(program, after, mutated);
-    if (inline_decided_conds(program, now_known)) run(program);
+    if (inline_decided_conds(program, now_known)) fold_top(program);
     ensure_outputs_are_calls(program);
     return true;
   }
+
+  // Folds inside regions (docs/semantics.md §8): a region's placeholders
+  // bound to constant captures are constant there; calls of constants fold,
+  // and what the rest of the region reads becomes a new `constant` of the
+  // program captured down to the region.
+  bool fold_regions(Program& program) {
+    std::set<std::string> mutated;
+    for (const auto& o : program.outputs)
+      if (o.kind == OutputKind::BufferMutation) mutated.insert(o.target);
+    const auto placeholders = program.graph.placeholders();
+    const std::unordered_map<const Value*, TensorData> known = foldable_inputs(program, placeholders, mutated);
+    Node* first_user_input = nullptr;
+    for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i)
+      if (program.inputs[i].kind == InputKind::UserInput) {
+        first_user_input = placeholders[i];
+        break;
+      }
+    RegionFolding f{program, first_user_input, FreeTargets(program), {}, {}, false};
+    f.walk(program.graph, known, *this);
+    insert_input_specs(program, std::move(f.new_specs));
+    if (f.changed) sync_output_specs(program);
+    return f.changed;
+  }
+
+  struct RegionFolding {
+    Program& program;
+    Node* first_user_input;
+    FreeTargets targets;
+    EqualContents materialized;  // top-level constants made here, by content
+    std::unordered_map<const Node*, InputSpec> new_specs;
+    bool changed;
+
+    // `top` (a value of the top graph) as region `g` reads it: captured by
+    // each call between.
+    Value* bring_into(Graph& g, Value* top) {
+      if (!g.is_region()) return top;
+      Node* call = g.owner();
+      Value* outer = bring_into(*call->graph(), top);
+      const std::vector<Value*> phs = capture(call, outer);
+      for (size_t r = 0; r < call->num_regions(); ++r)
+        if (&call->region(r) == &g) return phs[r];
+      throw CompileError("internal error: a region is not one of its owner's");
+    }
+
+    void walk(Graph& g, const std::unordered_map<const Value*, TensorData>& known_g, const ConstantPropagation& pass) {
+      for (Node* call : g.calls()) {
+        if (!call->is_control_flow()) continue;
+        for (size_t r = 0; r < call->num_regions(); ++r) {
+          Graph& region = call->region(r);
+          const ControlOperands ops = control_operands(*call);
+          const size_t first = call->is_loop() ? 2 + ops.carried.size() : 0;
+          std::unordered_map<const Value*, TensorData> known;
+          const auto phs = region.placeholders();
+          for (size_t i = 0; i < ops.captures.size() && first + i < phs.size(); ++i)
+            if (auto it = known_g.find(ops.captures[i]); it != known_g.end()) known[phs[first + i]->result()] = it->second;
+          const std::unordered_set<const Node*> folded = pass.fold_calls(region, known);
+          for (Node* n : region.calls()) {
+            if (!folded.count(n)) continue;
+            for (size_t k = 0; k < n->num_results(); ++k) {
+              Value* v = n->result(k);
+              bool read_outside = false;
+              for (const Use& u : v->uses()) read_outside |= !folded.count(u.user);
+              if (!read_outside) continue;
+              const TensorData& data = known.at(v);
+              Value* top = materialized.find(data);
+              if (!top) {
+                const std::string target = targets.next();
+                Node* ph = program.graph.add_placeholder(target, data.type, first_user_input);
+                new_specs.emplace(ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
+                top = ph->result();
+                materialized.add(data, top);
+                program.constants[target] = data;
+              }
+              Value* inside = bring_into(region, top);
+              // A loop body returns results of its own calls (§8): its
+              // output reads a clone of the constant.
+              Value* returned = inside;
+              if (call->is_loop() && std::any_of(v->uses().begin(), v->uses().end(),
+                                                 [](const Use& u) { return u.user->is_output(); })) {
+                CallSpec spec;
+                spec.op = program.dialect + ".clone.default";
+                spec.inputs = {inside};
+                spec.result_types = {inside->type()};
+                spec.result_names = {v->name()};
+                returned = region.create_call(std::move(spec))->result();
+              }
+              redirect_uses(v, inside, [&](const Node* user) { return !folded.count(user) && !user->is_output(); });
+              redirect_uses(v, returned, [&](const Node* user) { return user->is_output(); });
+            }
+          }
+          erase_unread_calls(region, folded);
+          changed |= !folded.empty();
+          walk(region, known, pass);
+        }
+      }
+    }
+  };
 
  private:
   // The constant `constant` inputs and non-persistent buffers nothing
@@ -271,29 +407,6 @@ class ConstantPropagation : public Pass {
       if (!known.count(v)) return false;
     return true;
   }
-
-  // `_prop_tensor_constant<N>` targets not yet taken, N counting up
-  // (docs/semantics.md §3.2). A target is taken when a store holds it (every
-  // non-user input's target is a store key) or a user input is named so;
-  // what next() returns lands in the constants before it is called again.
-  class FreeTargets {
-   public:
-    explicit FreeTargets(const Program& p) : p_(p) {
-      for (const auto& s : p.inputs)
-        if (s.kind == InputKind::UserInput || !p.store_for(s).count(s.target)) others_.insert(s.target);
-    }
-    std::string next() {
-      while (true) {
-        std::string t = kPropPrefix + std::to_string(next_index_++);
-        if (!p_.constants.count(t) && !p_.state.count(t) && !others_.count(t)) return t;
-      }
-    }
-
-   private:
-    const Program& p_;
-    std::set<std::string> others_;
-    int64_t next_index_ = 0;
-  };
 
   std::set<std::string, std::less<>> skip_;
 };
