@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/elementwise_math.h"
 #include "kernels/families.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_checks.h"
@@ -77,8 +78,8 @@ struct Activation {
 
   float operator()(float x) const {
     switch (code) {
-      case kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-      case kTanh: return std::tanh(x);
+      case kSigmoid: return 1.0f / (1.0f + vexp(-x));
+      case kTanh: return vtanh(x);
       case kRelu: return std::max(x, 0.0f);
       case kAffine: return alpha * x + beta;
       case kLeakyRelu: return x >= 0.0f ? x : alpha * x;
@@ -91,6 +92,24 @@ struct Activation {
     }
   }
 };
+
+// `a` over v[0..n): the default functions (sigmoid, tanh) in loops the
+// compiler vectorizes (elementwise_math.h); libm's scalar calls were most of
+// the layers' time at small sizes.
+void apply(const Activation& a, float* v, int64_t n) {
+  if (a.code == kSigmoid) {
+    for (int64_t j = 0; j < n; ++j) v[j] = 1.0f / (1.0f + vexp(-v[j]));
+  } else if (a.code == kTanh) {
+    for (int64_t j = 0; j < n; ++j) v[j] = vtanh(v[j]);
+  } else {
+    for (int64_t j = 0; j < n; ++j) v[j] = a(v[j]);
+  }
+}
+
+void clip_all(float* v, int64_t n, float clip) {
+  if (clip > 0.0f)
+    for (int64_t j = 0; j < n; ++j) v[j] = std::clamp(v[j], -clip, clip);
+}
 
 struct Layer {
   Cell cell = Cell::Lstm;
@@ -133,7 +152,22 @@ int64_t length_of(const Layer& L, int64_t b) {
   return v;
 }
 
-float clipped(float v, float clip) { return clip > 0.0f ? std::clamp(v, -clip, clip) : v; }
+// Small layers (the streaming models': a few hidden units, batch 1) spend
+// more on gemm_f32's packing of W and R, redone at every step, than on the
+// products. Their W^T and R^T are laid out once per direction on the stack
+// (the runtime allocates nothing while it runs) and each step's products
+// are rows of multiply-adds the compiler vectorizes.
+constexpr int64_t kSmallWeights = 16384;  // floats: 64 KiB
+constexpr int64_t kSmallBatch = 8;
+
+// y[0..n) += sum_k x[k * xs] * wt[k * ld + j].
+void small_product(int64_t K, int64_t n, const float* x, int64_t xs, const float* wt, int64_t ld, float* y) {
+  for (int64_t k = 0; k < K; ++k) {
+    const float a = x[k * xs];
+    const float* row = wt + k * ld;
+    for (int64_t j = 0; j < n; ++j) y[j] += a * row[j];
+  }
+}
 
 // One direction d: the state lives in Y_h (and Y_c) from start to end.
 void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
@@ -163,6 +197,16 @@ void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
   // one row at a time (the reverse direction with several lengths).
   bool same_time = true;
   for (int64_t b = 1; b < B && reverse && L.lens != nullptr; ++b) same_time &= length_of(L, b) == length_of(L, 0);
+  const int64_t GH = G * H;
+  const bool small = B <= kSmallBatch && (L.input + H) * GH <= kSmallWeights;
+  float wt[kSmallWeights];  // W^T [input, G*H], then R^T [H, G*H]
+  float* rt = wt + L.input * GH;
+  if (small) {
+    for (int64_t n = 0; n < GH; ++n) {
+      for (int64_t k = 0; k < L.input; ++k) wt[k * GH + n] = wd[n * w.strides[1] + k * w.strides[2]];
+      for (int64_t k = 0; k < H; ++k) rt[k * GH + n] = rd[n * r.strides[1] + k * r.strides[2]];
+    }
+  }
 
   for (int64_t s = 0; s < L.seq; ++s) {
     // Biases first, then the products accumulate onto them.
@@ -180,7 +224,15 @@ void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
       }
     }
     // X_t W^T.
-    if (same_time && B > 0) {
+    if (small) {
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t len = length_of(L, b);
+        if (s >= len) continue;
+        const int64_t t = reverse ? len - 1 - s : s;
+        small_product(L.input, GH, xd + t * x.strides[0] + b * x.strides[1], x.strides[2], wt, GH,
+                      L.ws + b * L.ws_cols + gates_off);
+      }
+    } else if (same_time && B > 0) {
       // Forward, every entry is at step s (an entry past its length is
       // computed and ignored); reverse, every entry has the same length.
       const int64_t len = reverse ? length_of(L, 0) : L.seq;
@@ -200,8 +252,13 @@ void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
     // H_{t-1} R^T (gru without linear_before_reset: the z and r parts only;
     // its h part multiplies r (.) H_{t-1}, known after the gates).
     const int64_t rec_n = (L.cell == Cell::Gru && !L.linear_before_reset) ? 2 * H : G * H;
-    gemm_f32(B, rec_n, H, h, H, 1, rd, r.strides[2], r.strides[1], L.ws + (split_rec ? rec_off : gates_off),
-             L.ws_cols, true, num_threads);
+    if (small) {
+      for (int64_t b = 0; b < B; ++b)
+        small_product(H, rec_n, h + b * H, 1, rt, GH, L.ws + b * L.ws_cols + (split_rec ? rec_off : gates_off));
+    } else {
+      gemm_f32(B, rec_n, H, h, H, 1, rd, r.strides[2], r.strides[1], L.ws + (split_rec ? rec_off : gates_off),
+               L.ws_cols, true, num_threads);
+    }
 
     for (int64_t b = 0; b < B; ++b) {
       const int64_t len = length_of(L, b);
@@ -209,52 +266,78 @@ void run_direction(const Layer& L, int64_t d, bool reverse, int num_threads) {
       float* g = L.ws + b * L.ws_cols + gates_off;
       float* rec = L.ws + b * L.ws_cols + rec_off;
       float* hb = h + b * H;
+      // Whole-gate passes, so that the default functions vectorize (apply).
       if (L.cell == Cell::Rnn) {
-        for (int64_t j = 0; j < H; ++j) hb[j] = act[0](clipped(g[j], L.clip));
+        clip_all(g, H, L.clip);
+        apply(act[0], g, H);
+        std::memcpy(hb, g, static_cast<size_t>(H) * sizeof(float));
       } else if (L.cell == Cell::Lstm) {
-        // Gate order i, o, f, c; peepholes i, o, f (ONNX's LSTM).
+        // Gate order i, o, f, c; peepholes i, o, f (ONNX's LSTM). The
+        // recurrent part's columns, which the LSTM does not use, hold
+        // tanh(C_t).
         float* cb = c + b * H;
-        for (int64_t j = 0; j < H; ++j) {
-          const float pi = L.p ? at2(*L.p, d, j) : 0.0f;
-          const float po = L.p ? at2(*L.p, d, H + j) : 0.0f;
-          const float pf = L.p ? at2(*L.p, d, 2 * H + j) : 0.0f;
-          const float cp = cb[j];
-          const float ig = act[0](clipped(g[j] + pi * cp, L.clip));
-          const float fg = L.input_forget ? 1.0f - ig : act[0](clipped(g[2 * H + j] + pf * cp, L.clip));
-          const float cand = act[1](clipped(g[3 * H + j], L.clip));
-          const float cn = fg * cp + ig * cand;
-          const float og = act[0](clipped(g[H + j] + po * cn, L.clip));
-          cb[j] = cn;
-          hb[j] = og * act[2](cn);
+        float* gi = g;
+        float* go = g + H;
+        float* gf = g + 2 * H;
+        float* gc = g + 3 * H;
+        if (L.p) {
+          for (int64_t j = 0; j < H; ++j) {
+            gi[j] += at2(*L.p, d, j) * cb[j];
+            gf[j] += at2(*L.p, d, 2 * H + j) * cb[j];
+          }
         }
+        clip_all(gi, H, L.clip);
+        apply(act[0], gi, H);
+        if (L.input_forget) {
+          for (int64_t j = 0; j < H; ++j) gf[j] = 1.0f - gi[j];
+        } else {
+          clip_all(gf, H, L.clip);
+          apply(act[0], gf, H);
+        }
+        clip_all(gc, H, L.clip);
+        apply(act[1], gc, H);
+        for (int64_t j = 0; j < H; ++j) cb[j] = gf[j] * cb[j] + gi[j] * gc[j];
+        if (L.p)
+          for (int64_t j = 0; j < H; ++j) go[j] += at2(*L.p, d, H + j) * cb[j];
+        clip_all(go, H, L.clip);
+        apply(act[0], go, H);
+        std::memcpy(rec, cb, static_cast<size_t>(H) * sizeof(float));
+        apply(act[2], rec, H);
+        for (int64_t j = 0; j < H; ++j) hb[j] = go[j] * rec[j];
       } else {
         // Gate order z, r, h (ONNX's GRU).
         float* rh = L.ws + b * L.ws_cols + rh_off;
-        for (int64_t j = 0; j < H; ++j) {
-          g[j] = act[0](clipped(g[j] + rec[j], L.clip));              // z
-          g[H + j] = act[0](clipped(g[H + j] + rec[H + j], L.clip));  // r
-          rh[j] = g[H + j] * hb[j];
-        }
+        for (int64_t j = 0; j < 2 * H; ++j) g[j] += rec[j];
+        clip_all(g, 2 * H, L.clip);
+        apply(act[0], g, 2 * H);  // z, r
+        for (int64_t j = 0; j < H; ++j) rh[j] = g[H + j] * hb[j];
       }
     }
     if (L.cell == Cell::Gru) {
       if (!L.linear_before_reset) {
         // (r (.) H_{t-1}) Rh^T, onto Rbh.
-        gemm_f32(B, H, H, L.ws + rh_off, L.ws_cols, 1, rd + 2 * H * r.strides[1], r.strides[2], r.strides[1],
-                 L.ws + rec_off + 2 * H, L.ws_cols, true, num_threads);
+        if (small) {
+          for (int64_t b = 0; b < B; ++b)
+            small_product(H, H, L.ws + b * L.ws_cols + rh_off, 1, rt + 2 * H, GH, L.ws + b * L.ws_cols + rec_off + 2 * H);
+        } else {
+          gemm_f32(B, H, H, L.ws + rh_off, L.ws_cols, 1, rd + 2 * H * r.strides[1], r.strides[2], r.strides[1],
+                   L.ws + rec_off + 2 * H, L.ws_cols, true, num_threads);
+        }
       }
       for (int64_t b = 0; b < B; ++b) {
         if (s >= length_of(L, b)) continue;
-        const float* g = L.ws + b * L.ws_cols + gates_off;
+        float* g = L.ws + b * L.ws_cols + gates_off;
         const float* rec = L.ws + b * L.ws_cols + rec_off;
         float* hb = h + b * H;
-        for (int64_t j = 0; j < H; ++j) {
-          const float z = g[j];
-          const float pre = L.linear_before_reset ? g[2 * H + j] + g[H + j] * rec[2 * H + j]
-                                                  : g[2 * H + j] + rec[2 * H + j];
-          const float cand = act[1](clipped(pre, L.clip));
-          hb[j] = (1.0f - z) * cand + z * hb[j];
+        float* cand = g + 2 * H;
+        if (L.linear_before_reset) {
+          for (int64_t j = 0; j < H; ++j) cand[j] += g[H + j] * rec[2 * H + j];
+        } else {
+          for (int64_t j = 0; j < H; ++j) cand[j] += rec[2 * H + j];
         }
+        clip_all(cand, H, L.clip);
+        apply(act[1], cand, H);
+        for (int64_t j = 0; j < H; ++j) hb[j] = (1.0f - g[j]) * cand[j] + g[j] * hb[j];
       }
     }
     // Y at each entry's own time step; the others stay zero.

@@ -166,6 +166,14 @@ def cases():
               {"direction": "bidirectional", "activations": [RELU, THRESH], "activation_alpha": [0.0, 0.2],
                "activation_beta": [0.0, 0.0]}),
         layer(rng, "rnn", 4, 2, 3, 4, 1, "rnn_clip", {"clip": 0.5}),
+        # Above 8 batch entries the products go through gemm_f32 (the cases
+        # above take the kernel's path for small layers).
+        layer(rng, "lstm", 4, 9, 3, 5, 2, "lstm_batch_9_bidirectional_lens", {"direction": "bidirectional"},
+              lens=np.array([4, 2, 0, 4, 3, 4, 1, 4, 4], i32), h0=True, c0=True, peep=True),
+        layer(rng, "gru", 4, 9, 3, 5, 2, "gru_batch_9_bidirectional_lens", {"direction": "bidirectional"},
+              lens=np.array([4, 4, 2, 4, 0, 4, 3, 4, 1], i32), h0=True),
+        layer(rng, "gru", 3, 9, 3, 5, 1, "gru_batch_9_linear_before_reset", {"linear_before_reset": True}),
+        layer(rng, "rnn", 3, 9, 3, 5, 1, "rnn_batch_9_reverse", {"direction": "reverse"}, h0=True),
     ]
     x = np.zeros((2, 1, 3), np.float32)
     out += [
