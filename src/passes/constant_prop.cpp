@@ -106,6 +106,38 @@ class ConstantPropagation : public Pass {
     int64_t next_index_ = 0;
   };
 
+  // The placeholder before which new constants go: the first user input
+  // (constants first, as the importer orders them), or the end of the run.
+  static Node* first_user_input(const Program& program, const std::vector<Node*>& placeholders) {
+    for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i)
+      if (program.inputs[i].kind == InputKind::UserInput) return placeholders[i];
+    return nullptr;
+  }
+
+  // New `constant` placeholders of the top graph for folded values: values
+  // with equal type and bytes share one (an unrolled loop that transposes
+  // one weight in every step must not store it once per step). Their specs
+  // wait in `specs` for insert_input_specs.
+  struct NewConstants {
+    NewConstants(Program& p, Node* first_user_input) : program(p), before(first_user_input), targets(p) {}
+    Program& program;
+    Node* before;
+    FreeTargets targets;
+    EqualContents made;
+    std::unordered_map<const Node*, InputSpec> specs;
+
+    Value* get(const TensorData& data) {
+      if (Value* v = made.find(data)) return v;
+      const std::string target = targets.next();
+      // The placeholder carries the folded value's actual (now static) type.
+      Node* ph = program.graph.add_placeholder(target, data.type, before);
+      specs.emplace(ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
+      made.add(data, ph->result());
+      program.constants[target] = data;
+      return ph->result();
+    }
+  };
+
   // Folds the calls of the top graph (and conds it decides).
   bool fold_top(Program& program) {
     std::set<std::string> mutated;
@@ -154,25 +186,15 @@ class ConstantPropagation : public Pass {
       if (o.kind == OutputKind::BufferMutation) mutated.insert(o.target);
     const auto placeholders = program.graph.placeholders();
     const std::unordered_map<const Value*, TensorData> known = foldable_inputs(program, placeholders, mutated);
-    Node* first_user_input = nullptr;
-    for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i)
-      if (program.inputs[i].kind == InputKind::UserInput) {
-        first_user_input = placeholders[i];
-        break;
-      }
-    RegionFolding f{program, first_user_input, FreeTargets(program), {}, {}, false};
+    RegionFolding f{NewConstants{program, first_user_input(program, placeholders)}, false};
     f.walk(program.graph, known, *this);
-    insert_input_specs(program, std::move(f.new_specs));
+    insert_input_specs(program, std::move(f.constants.specs));
     if (f.changed) sync_output_specs(program);
     return f.changed;
   }
 
   struct RegionFolding {
-    Program& program;
-    Node* first_user_input;
-    FreeTargets targets;
-    EqualContents materialized;  // top-level constants made here, by content
-    std::unordered_map<const Node*, InputSpec> new_specs;
+    NewConstants constants;
     bool changed;
 
     // `top` (a value of the top graph) as region `g` reads it: captured by
@@ -206,24 +228,14 @@ class ConstantPropagation : public Pass {
               bool read_outside = false;
               for (const Use& u : v->uses()) read_outside |= !folded.count(u.user);
               if (!read_outside) continue;
-              const TensorData& data = known.at(v);
-              Value* top = materialized.find(data);
-              if (!top) {
-                const std::string target = targets.next();
-                Node* ph = program.graph.add_placeholder(target, data.type, first_user_input);
-                new_specs.emplace(ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
-                top = ph->result();
-                materialized.add(data, top);
-                program.constants[target] = data;
-              }
-              Value* inside = bring_into(region, top);
+              Value* inside = bring_into(region, constants.get(known.at(v)));
               // A loop body returns results of its own calls (§8): its
               // output reads a clone of the constant.
               Value* returned = inside;
               if (call->is_loop() && std::any_of(v->uses().begin(), v->uses().end(),
                                                  [](const Use& u) { return u.user->is_output(); })) {
                 CallSpec spec;
-                spec.op = program.dialect + ".clone.default";
+                spec.op = constants.program.dialect + ".clone.default";
                 spec.inputs = {inside};
                 spec.result_types = {inside->type()};
                 spec.result_names = {v->name()};
@@ -282,20 +294,7 @@ class ConstantPropagation : public Pass {
   static bool materialize_frontier(Program& program, const std::vector<Node*>& placeholders,
                                    const std::unordered_set<const Node*>& folded,
                                    const std::unordered_map<const Value*, TensorData>& known) {
-    Node* first_user_input = nullptr;
-    for (size_t i = 0; i < placeholders.size() && i < program.inputs.size(); ++i) {
-      if (program.inputs[i].kind == InputKind::UserInput) {
-        first_user_input = placeholders[i];
-        break;
-      }
-    }
-    // Folded values with equal type and bytes share one placeholder: an
-    // unrolled loop that transposes one weight in every step must not store
-    // the transposed weight once per step.
-    EqualContents materialized;
-    FreeTargets free_targets(program);
-    std::unordered_map<const Node*, InputSpec> new_specs;  // by placeholder
-    new_specs.reserve(folded.size());
+    NewConstants constants{program, first_user_input(program, placeholders)};
     bool types_changed = false;
     auto outside = [&](const Node* user) { return !folded.count(user); };
     for (Node* n : program.graph.calls()) {
@@ -305,23 +304,14 @@ class ConstantPropagation : public Pass {
         bool read_outside = false;
         for (const Use& u : v->uses()) read_outside |= outside(u.user);
         if (!read_outside) continue;
-        TensorData data = known.at(v);
+        const TensorData& data = known.at(v);
         types_changed |= !(data.type == v->type());
-        Value* to = materialized.find(data);
-        if (!to) {
-          const std::string target = free_targets.next();
-          // The placeholder carries the folded value's actual (now static) type.
-          Node* ph = program.graph.add_placeholder(target, data.type, first_user_input);
-          new_specs.emplace(ph, InputSpec{InputKind::Constant, ph->result()->name(), target, false});
-          to = ph->result();
-          materialized.add(data, to);
-          program.constants[target] = std::move(data);
-        }
+        Value* to = constants.get(data);
         // Folded results replace uses only outside the folded region.
         redirect_uses(v, to, outside);
       }
     }
-    insert_input_specs(program, std::move(new_specs));
+    insert_input_specs(program, std::move(constants.specs));
     return types_changed;
   }
 

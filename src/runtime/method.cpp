@@ -306,15 +306,19 @@ Error Method::run_loop(const Instruction& in) {
   iteration.data = &scratch.iteration;
   Tensor& condition = values_[static_cast<size_t>(body.inputs[1])];
   condition.data = &scratch.condition;
-  for (size_t k = 0; k < carried; ++k) {
+  // Carried value k becomes `value`: copied into result k, which the body
+  // reads through its placeholder (a view).
+  auto carry = [&](size_t k, int32_t value) {
     Tensor& result = values_[static_cast<size_t>(in.outputs[k])];
-    if (const Error err = copy_into(result, values_[static_cast<size_t>(in.inputs[2 + k])], "a carried value");
-        err != Error::Ok)
+    if (const Error err = copy_into(result, values_[static_cast<size_t>(value)], "a carried value"); err != Error::Ok)
       return err;
     Tensor& view = values_[static_cast<size_t>(body.inputs[2 + k])];
     view = result;
     view.capacity = 0;
-  }
+    return Error::Ok;
+  };
+  for (size_t k = 0; k < carried; ++k)
+    if (const Error err = carry(k, in.inputs[2 + k]); err != Error::Ok) return err;
   for (size_t k = 2 + carried; k < in.inputs.size(); ++k)
     values_[static_cast<size_t>(body.inputs[k])] = values_[static_cast<size_t>(in.inputs[k])];
   int64_t i = 0;
@@ -327,15 +331,8 @@ Error Method::run_loop(const Instruction& in) {
     }
     if (!read_flag(values_[static_cast<size_t>(body.outputs[0])], cond))
       return fail(Error::InvalidShape, "iteration " + std::to_string(i) + ": the body's condition is not one bool");
-    for (size_t k = 0; k < carried; ++k) {
-      Tensor& result = values_[static_cast<size_t>(in.outputs[k])];
-      if (const Error err = copy_into(result, values_[static_cast<size_t>(body.outputs[1 + k])], "a carried value");
-          err != Error::Ok)
-        return err;
-      Tensor& view = values_[static_cast<size_t>(body.inputs[2 + k])];
-      view = result;
-      view.capacity = 0;
-    }
+    for (size_t k = 0; k < carried; ++k)
+      if (const Error err = carry(k, body.outputs[1 + k]); err != Error::Ok) return err;
     for (size_t k = carried; k < in.outputs.size(); ++k) {
       // Row i of a stacked result: the element's bytes at i * its size;
       // every row has the first row's shape.
