@@ -344,12 +344,14 @@ Error Method::run_loop(const Instruction& in) {
       if (!same || row.rank + 1 != stacked.rank || row.dtype != stacked.dtype)
         return fail(Error::InvalidShape, "iteration " + std::to_string(i) + ": a stacked row of shape " +
                                              shape_string(row.shape()) + " differs from the rows before");
+      // At most the rows its type allows (a size or a bound), and within
+      // its planned bytes.
+      const int64_t rows = program_.slots()[static_cast<size_t>(in.outputs[k])].type.dims[0].value;
       size_t offset = 0, end = 0;
-      if (__builtin_mul_overflow(static_cast<size_t>(i), bytes, &offset) || __builtin_add_overflow(offset, bytes, &end) ||
-          end > stacked.capacity)
+      if (i >= rows || __builtin_mul_overflow(static_cast<size_t>(i), bytes, &offset) ||
+          __builtin_add_overflow(offset, bytes, &end) || end > stacked.capacity)
         return fail(Error::InvalidShape, "iteration " + std::to_string(i) + ": the stacked result holds " +
-                                             std::to_string(stacked.capacity / std::max<size_t>(bytes, 1)) +
-                                             " rows (its bound); the loop runs longer");
+                                             std::to_string(rows) + " rows (its bound); the loop runs longer");
       stacked.sizes[0] = i + 1;
       for (int d = 0; d < row.rank; ++d) stacked.sizes[d + 1] = row.sizes[d];
       stacked.set_contiguous_strides();

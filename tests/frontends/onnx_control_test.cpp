@@ -320,6 +320,43 @@ TEST(OnnxLoop, WhatItCannotUnrollRunsAtRunTime) {
   EXPECT_EQ(run_all(data_cond).at(0), (std::vector<double>{11, 22, 33}));
 }
 
+// Scan outputs of a trip count given when the program runs: their rows are
+// a symbol of their own, NAME_rows, which --max-dim bounds; a loop that
+// runs past the bound fails cleanly.
+TEST(OnnxLoop, ScanOutputsOfARunTimeTripCountAreBoundedByTheirRowsSymbol) {
+  onnx::ModelProto m = loop_model(4);
+  auto* inits = m.mutable_graph()->mutable_initializer();
+  for (int i = 0; i < inits->size(); ++i)
+    if (inits->Get(i).name() == "trips") inits->DeleteSubrange(i, 1);
+  add_input(m.mutable_graph(), "trips", {}, TensorProto::INT64);
+  // Unbounded: the memory plan names the symbol and the flag.
+  auto unbounded = import_model(m);
+  try {
+    lower_program(*unbounded);
+    ADD_FAILURE() << "planned unbounded rows";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("unbounded symbolic dimension(s) loop0_rows"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--max-dim"), std::string::npos) << e.what();
+  }
+  OnnxImportOptions options;
+  options.dim_bounds["loop0_rows"] = 8;
+  auto program = import_model(m, options);
+  lower_program(*program);
+  const auto file = serialize_program(*program);
+  for (const int64_t trips : {0, 4, 9}) {
+    std::map<std::string, TensorData> inputs = {{"x", make_data(DType::Float32, {3}, {1, 2, 3})},
+                                                {"trips", make_data(DType::Int64, {}, {static_cast<double>(trips)})}};
+    if (trips > 8) {
+      EXPECT_THROW(onnx_cases::run_file(file, inputs), CompileError) << "ran past the bound";
+      continue;
+    }
+    const auto outs = onnx_cases::run_file(file, inputs);
+    const double total = 1 + static_cast<double>(trips * (trips - 1) / 2);
+    EXPECT_EQ(data_as_doubles(outs.at(0)), (std::vector<double>{total, 2 * total, 3 * total})) << trips;
+    EXPECT_EQ(outs.at(1).type.dims[0].value, trips);
+  }
+}
+
 // ---- Scan ----------------------------------------------------------------------------
 
 /// Scan(init f32[2], xs f32[3, 2]) with body (s, e) -> (s + e, s + e): the

@@ -37,6 +37,7 @@
 #include "frontends/onnx/input_dims.h"
 #include "frontends/onnx/opsets.h"
 #include "frontends/onnx/refusal.h"
+#include "ir/control_flow.h"
 #include "ir/verifier.h"
 #include "passes/program_edits.h"
 
@@ -200,13 +201,14 @@ class ModelImporter {
     input_dims_ = onnx_import::resolve_input_dims(
         g, std::set<std::string>(initializer_names.begin(), initializer_names.end()), im_.options(), what_);
     add_graph_inputs(g);
-    check_dim_options();
+    check_fixed_inputs();
     add_constant_initializers(g);
     im_.set_graph(&g, &producers_);
     graph_ = &g;
     im_.set_subgraph_importer(
         [this](const onnx::GraphProto& sub, const std::string& scope) { import_subgraph(sub, scope); });
     for (int i = 0; i < g.node_size(); ++i) import_node(g, i);
+    check_dim_options();  // after the nodes: a Loop's rows are a dim too
     set_outputs(g);
     finish();
     return std::move(program_);
@@ -381,12 +383,35 @@ class ModelImporter {
              declared.str());
   }
 
-  /// A dim named in the options that no input has is most likely a typo.
-  void check_dim_options() const {
+  /// A value fixed for a name that is no graph input is most likely a typo.
+  void check_fixed_inputs() const {
     for (const auto& [name, value] : im_.options().input_values) {
       if (im_.has_entry(name)) continue;
       refuse("--fix-inputs gives a value for '" + name + "', which is not a graph input of the model");
     }
+  }
+
+  /// A dim named in the options that no input (nor a Loop's stacked rows,
+  /// ops_control.cpp) has is most likely a typo.
+  void check_dim_options() {
+    // The rows' symbol takes its size (as a bound) or bound here, as input
+    // dims do when they are read.
+    bool bounded = false;
+    edgec::for_each_graph(program_->graph, [&](Graph& graph) {
+      for (const Node* n : graph.calls())
+        for (size_t r = 0; n->is_loop() && r < n->num_results(); ++r) {
+          TensorType t = n->result(r)->type();
+          if (t.rank() == 0 || t.dims[0].kind != Dim::Kind::Symbolic) continue;
+          const std::string symbol = t.dims[0].symbol.str();
+          dim_params_.insert(symbol);
+          for (const auto* option : {&im_.options().dim_sizes, &im_.options().dim_bounds})
+            if (auto it = option->find(symbol); it != option->end()) t.dims[0].value = it->second;
+          if (t == n->result(r)->type()) continue;
+          n->result(r)->set_type(std::move(t));
+          bounded = true;
+        }
+    });
+    if (bounded) refresh_result_types(*program_);
     for (const auto* option : {&im_.options().dim_sizes, &im_.options().dim_bounds}) {
       for (const auto& [name, size] : *option) {
         if (dim_params_.count(name)) continue;

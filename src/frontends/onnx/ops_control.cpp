@@ -152,7 +152,7 @@ void loop_at_run_time(NodeContext& n, const onnx::GraphProto& body, size_t carri
     // bounds (the memory plan names it when it is not).
     const TensorData* m = n.input(0) ? n.data(0) : nullptr;
     stack_dim = m ? Dim::dynamic(static_cast<int64_t>(data_as_doubles(*m).at(0)))
-                  : Dim::symbolic(sanitize_name(n.hint()) + "_rows");
+                  : Dim::symbolic(sanitize_name(n.proto().name().empty() ? n.hint() : n.proto().name()) + "_rows");
   }
   std::vector<Value*> initial;
   for (size_t k = 0; k < carried; ++k) initial.push_back(n.value(2 + k));
