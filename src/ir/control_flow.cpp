@@ -286,6 +286,24 @@ std::vector<Value*> capture(Node* call, Value* outer) {
   return out;
 }
 
+bool prune_captures(Node* call) {
+  const ControlOperands ops = control_operands(*call);
+  const size_t first_input = call->inputs().size() - ops.captures.size();
+  const size_t first_placeholder = call->is_loop() ? 2 + ops.carried.size() : 0;
+  bool changed = false;
+  for (size_t k = ops.captures.size(); k-- > 0;) {
+    bool read = false;
+    for (size_t r = 0; r < call->num_regions(); ++r)
+      read |= call->region(r).placeholders().at(first_placeholder + k)->result()->has_uses();
+    if (read) continue;
+    for (size_t r = 0; r < call->num_regions(); ++r)
+      call->region(r).erase(call->region(r).placeholders().at(first_placeholder + k));
+    call->erase_from_last_list(first_input + k);
+    changed = true;
+  }
+  return changed;
+}
+
 std::vector<Value*> inline_region(Graph& dst, Node* before, const Graph& region, std::span<Value* const> args) {
   std::unordered_map<const Value*, Value*> map;
   const auto phs = region.placeholders();

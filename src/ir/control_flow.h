@@ -66,6 +66,10 @@ Node* create_loop(Graph& g, Value* trips, Value* cond, const std::vector<Value*>
 /// already captured is not captured twice.
 std::vector<Value*> capture(Node* call, Value* outer);
 
+/// Removes the captures no region of `call` reads, with their
+/// placeholders; returns whether any was.
+bool prune_captures(Node* call);
+
 /// Copies the calls of `region` into `dst` before `before` (nullptr: at the
 /// end), its placeholders read as `args`; returns the copies of its
 /// outputs. Nested control-flow calls are copied with their regions.

@@ -55,6 +55,23 @@ void Node::append_to_last_list(Value* v) {
   set_input(inputs_.size() - 1, v);
 }
 
+void Node::erase_from_last_list(size_t i) {
+  if (groups_.empty() || !groups_.back().is_list || groups_.back().count == 0 ||
+      i < inputs_.size() - static_cast<size_t>(groups_.back().count) || i >= inputs_.size())
+    throw CompileError("internal error: input " + std::to_string(i) + " of node " + label() + " is not in its last list");
+  // Inputs after i move down one: their uses record their index.
+  std::vector<Value*> rest(inputs_.begin() + static_cast<std::ptrdiff_t>(i) + 1, inputs_.end());
+  for (size_t k = i; k < inputs_.size(); ++k) set_input(k, nullptr);
+  inputs_.resize(i);
+  use_slots_.resize(i);
+  groups_.back().count -= 1;
+  for (Value* v : rest) {
+    inputs_.push_back(nullptr);
+    use_slots_.push_back(0);
+    set_input(inputs_.size() - 1, v);
+  }
+}
+
 std::span<const OperandGroup> Node::operand_groups() const {
   if (!groups_.empty()) return groups_;
   // Plain operands only: a view of enough plain groups. Nodes with more

@@ -128,6 +128,8 @@ class Node {
   /// Appends `v` to the last operand group, which must be a list (a
   /// control-flow call's captures).
   void append_to_last_list(Value* v);
+  /// Removes input `i`, which must be in the last operand group, a list.
+  void erase_from_last_list(size_t i);
   std::span<const OperandGroup> operand_groups() const;
 
   const Attrs& attrs() const { return attrs_; }
