@@ -277,3 +277,24 @@ def test_help_reads_well():
     for word in ("compile(", "load(", "class Program", "class Method", "run(", "bench(", "InvalidInput"):
         assert word in text, word
     assert edgec.Program.method.__doc__ and edgec.Method.run.__doc__ and edgec.compile.__doc__
+
+
+def test_fix_inputs_as_values_or_npz(tmp_path):
+    # A dict of arrays and the .npz path (--fix-inputs) give the same file.
+    npz = FIXTURES / "vad_stream.fixed.npz"
+    with np.load(npz) as z:
+        values = {k: z[k] for k in z.files}
+    edgec.compile(FIXTURES / "vad_stream.onnx", fix_inputs=values).save(tmp_path / "a.edgec")
+    edgec.compile(FIXTURES / "vad_stream.onnx", fix_inputs=npz).save(tmp_path / "b.edgec")
+    assert (tmp_path / "a.edgec").read_bytes() == (tmp_path / "b.edgec").read_bytes()
+    assert [i.name for i in edgec.load(tmp_path / "a.edgec").inputs] == ["audio", "h", "c"]
+    with pytest.raises(edgec.CompileError, match="'sr'"):
+        edgec.compile(FIXTURES / "vad_stream.onnx", fix_inputs={"sr": np.zeros((2,), np.int64)})
+
+
+def test_method_keeps_its_program_alive(mlp_inputs):
+    import gc
+    method = edgec.compile(FIXTURES / "mlp.onnx").method()
+    gc.collect()
+    assert method.run(mlp_inputs)["y"].shape == (1, 16)
+    assert method.program.inputs[0].name == "x"
