@@ -9,11 +9,14 @@ CMAKE_FLAGS ?=
 
 # Debian packages the build and the tests need (python3-torch, python3-onnx and
 # python3-torchvision export the large fixtures and the zoo, which are
-# generated at test time).
+# generated at test time; python3-dev and pybind11-dev build the Python
+# module, python3-pytest tests it, python3-venv, python3-setuptools and
+# python3-wheel install it into a venv with pip, offline).
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler \
   python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata \
-  python3-torch python3-onnx python3-torchvision libdnnl-dev libmimalloc-dev
+  python3-torch python3-onnx python3-torchvision libdnnl-dev libmimalloc-dev \
+  python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 
 .PHONY: all deps build test-deps node-deps test demo clean bench fuzz test-sanitize test-tsan
 

@@ -74,6 +74,12 @@ class Method {
   std::vector<std::string> delegate_step_names(size_t delegate) const;
   Error set_delegate_profile(size_t delegate, std::span<double> seconds);
 
+  /// The tensor last bound to input `index` by set_input: what the kernels
+  /// read (the caller's memory, never a copy). `index` below num_inputs().
+  const Tensor& input(size_t index) const {
+    return values_[static_cast<size_t>(program_.inputs()[index].slot)];
+  }
+
   /// Output `index` after execute(); valid until the next execute().
   const Tensor& output(size_t index) const;
   size_t num_outputs() const { return program_.outputs().size(); }

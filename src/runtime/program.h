@@ -164,6 +164,8 @@ class Program {
   /// Loop instructions, at any depth (each has a loop_index below this).
   size_t num_loops() const { return num_loops_; }
   uint64_t file_size() const { return bytes_.size(); }
+  /// The file's bytes (mapped, or those given to load_from_bytes).
+  std::span<const std::byte> bytes() const { return bytes_; }
   /// The delegates, by index (Instruction::delegate).
   std::span<const DelegateInfo> delegates() const { return delegates_; }
   /// The file's named data (empty for a payload, which resolves against its

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "driver/driver.h"
 #include "io/npz.h"
 #include "ir/program.h"
 #include "passes/pipeline.h"
@@ -49,10 +50,7 @@ void add_threads_option(CLI::App& cmd, std::string& text, const std::string& hel
 
 /// A command-line usage error (an option's value, a missing argument):
 /// main prints "error: MESSAGE" and exits 2; other errors exit 1.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using driver::UsageError;
 
 /// `text`, the value of `flag`, as a decimal integer from `lo` to `hi`: the
 /// whole text (no sign but '-', no spaces, no suffix). Otherwise a
@@ -78,38 +76,17 @@ std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app);
 /// missed the TLB at nearly every node.
 void prefer_large_pages();
 
-/// What `edgec compile` gives an importer besides the dim options.
-struct ImportFlags {
-  /// An .npz whose arrays fix graph inputs of the same name at compile
-  /// time (empty: none).
-  std::string fixed_inputs;
-  /// --shape and --max-shape: input name -> every dim's size or bound.
-  std::map<std::string, std::vector<int64_t>> shapes, max_shapes;
-};
+// What the CLI shares with the Python module (src/driver/driver.h).
+using driver::check_regular_file;
+using driver::ImportFlags;
+using driver::import_model;
+using driver::read_file;
+using driver::runtime_error;
+using driver::write_file_atomically;
 
-/// Imports a model file (by extension) into an aten program.
-std::unique_ptr<Program> import_model(const std::string& path, const LowerOptions& options,
-                                      const ImportFlags& flags = {});
-
-/// Reads a whole file; throws CompileError naming the path on failure, and
-/// for anything but a regular file (a FIFO, a directory, a device), which
-/// it refuses without blocking.
-std::string read_file(const std::string& path);
-/// Throws CompileError "PATH: expected a regular file, got a FIFO" (or the
-/// type found, or "PATH: cannot open: REASON") unless `path` is a regular
-/// file; opens nothing else, and never blocks.
-void check_regular_file(const std::string& path);
-/// Writes `data` to `path` through a temporary file in the same folder and a
-/// rename, so readers never see a partial file; throws on failure and leaves
-/// no temporary behind.
-void write_file_atomically(const std::string& path, std::string_view data);
-
-/// Throws CompileError "WHAT: <error detail> (<Error name>)" for a runtime Error.
-[[noreturn]] void runtime_error(const std::string& what, Error err);
-
-/// Binds `arrays` to the program's inputs by name (bind_inputs.cpp); a
-/// missing or extra array, or one set_input refuses, is a CompileError
-/// starting with `what` (the npz path).
+/// Binds `arrays` to the program's inputs by name (driver::bind_inputs); a
+/// missing or extra array, or one set_input refuses, is an error starting
+/// with `what` (the npz path).
 void bind_inputs(const runtime::Program& program, runtime::Method& method, const std::vector<io::NpyArray>& arrays,
                  const std::string& what);
 

@@ -28,10 +28,6 @@ struct CompileOptions {
   std::string emit_ir;
 };
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The same file named twice (links and relative paths resolved, as far as
 // they exist).
 bool same_file(const std::string& a, const std::string& b) {
@@ -48,22 +44,16 @@ void run_compile(const CompileOptions& o) {
   lower.dim_bounds = parse_dim_options(o.max_dims, "--max-dim");
   if (!o.emit_ir.empty() && o.emit_ir != "-" && same_file(o.emit_ir, o.output))
     throw UsageError("--emit-ir and -o name the same file, '" + o.output + "'");
-  std::unique_ptr<Program> program;
-  if (ends_with(o.input, ".ir")) {
-    if (!o.fixed_inputs.empty()) throw UsageError("--fix-inputs applies to ONNX models, not to textual IR");
-    if (!o.shapes.empty() || !o.max_shapes.empty())
-      throw UsageError("--shape and --max-shape apply to ONNX models, not to textual IR (use --dim and --max-dim)");
-    program = parse_program(read_file(o.input), o.input);
-    compile_program(*program, lower, o.backends);
-  } else {
-    // Importers apply the dimension options themselves, as they read inputs.
-    ImportFlags flags;
-    flags.fixed_inputs = o.fixed_inputs;
+  // Importers apply the dimension options themselves, as they read inputs.
+  ImportFlags flags;
+  flags.fixed_inputs = o.fixed_inputs;
+  if (!driver::is_textual_ir(o.input)) {
     flags.shapes = parse_shape_options(o.shapes, "--shape", 0);
     flags.max_shapes = parse_shape_options(o.max_shapes, "--max-shape", 1);
-    program = import_model(o.input, lower, flags);
-    compile_program(*program, {}, o.backends);
+  } else if (!o.shapes.empty() || !o.max_shapes.empty()) {
+    flags.shapes[""];  // Refused for textual IR by compile_model, before the values are read.
   }
+  std::unique_ptr<Program> program = driver::compile_model(o.input, lower, flags, o.backends);
   std::string text;
   if (!o.emit_ir.empty()) {
     PrintOptions print;

@@ -1,3 +1,4 @@
+// Reading and writing files as the CLI does (driver.h).
 #include <unistd.h>
 
 #include <cerrno>
@@ -6,11 +7,11 @@
 
 #include "base/memory_limit.h"
 #include "base/regular_file.h"
-#include "commands.h"
+#include "driver/driver.h"
 #include "io/pending_files.h"
 #include "base/diagnostic.h"
 
-namespace edgec::cli {
+namespace edgec::driver {
 
 std::string read_file(const std::string& path) {
   // A FIFO or a device would block or stream forever: only a regular file.
@@ -51,4 +52,4 @@ void write_file_atomically(const std::string& path, std::string_view data) {
   io::write_file_atomically(path, std::as_bytes(std::span<const char>(data.data(), data.size())));
 }
 
-}  // namespace edgec::cli
+}  // namespace edgec::driver
