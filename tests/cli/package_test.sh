@@ -27,6 +27,27 @@ exported=$(nm -D --defined-only "$prefix/lib/libedgec_c.so" | awk '$2 ~ /[TDBRW]
 others=$(grep -v '^edgec_' <<<"$exported" || true)
 [ -z "$others" ] || fail "libedgec_c.so exports more than the C API: $(head -3 <<<"$others")"
 
+# The public headers compile alone: edgec.h as C99 and C++, edgec.hpp and
+# each runtime header it includes as C++20, with the package's include
+# directories only (P/include and P/include/edgec, as edgec::runtime and
+# edgec.pc give them); edgec.hpp reaches no compiler, flatbuffers or ONNX
+# header.
+echo '#include <edgec/edgec.h>' >h.c
+cc -std=c99 -pedantic -Wall -Werror -fsyntax-only -I"$prefix/include" h.c || fail "edgec.h does not compile as C99"
+c++ -std=c++20 -Wall -Werror -fsyntax-only -I"$prefix/include" -x c++ h.c || fail "edgec.h does not compile as C++"
+echo '#include <edgec/edgec.hpp>' >hpp.cpp
+c++ -std=c++20 -Wall -Werror -H -fsyntax-only -I"$prefix/include" -I"$prefix/include/edgec" hpp.cpp 2>hpp.deps || fail "edgec.hpp does not compile alone"
+reached=$(grep -o "$prefix/include/edgec/[a-z_/]*\.h[a-z]*" hpp.deps | sed "s|$prefix/include/edgec/||" | sort -u)
+for h in $reached; do
+  case $h in
+    edgec.hpp|base/*|kernels/*|runtime/*) ;;
+    *) fail "edgec.hpp includes $h" ;;
+  esac
+  echo "#include \"$h\"" >one.cpp
+  c++ -std=c++20 -Wall -Werror -fsyntax-only -I"$prefix/include/edgec" one.cpp || fail "$h does not compile alone"
+done
+grep -qE 'flatbuffers|onnx|google/protobuf' hpp.deps && fail "edgec.hpp reaches flatbuffers, ONNX or protobuf"
+
 # The fixture, its reference by `edgec run`, and its input as raw bytes.
 "$edgec" compile "$fixtures/mlp.onnx" -o mlp.edgec >/dev/null
 "$edgec" run mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --outputs ref.npz
