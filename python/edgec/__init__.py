@@ -8,7 +8,7 @@ The same compiler and runtime as the ``edgec`` command line, in process::
     program = edgec.compile("models/fixtures/mlp.onnx")   # as `edgec compile`
     program.save("mlp.edgec")                              # the program file
     method = program.method()                              # one per thread
-    x = np.zeros((1, 64), dtype=np.float32)  
+    x = np.zeros((1, 64), dtype=np.float32)
     outputs = method.run({"x": x})                         # {name: ndarray}
 
 - :func:`compile` -> :class:`Program` (``edgec compile``), :func:`load`
