@@ -11,7 +11,10 @@ build=$1 src=$2 edgec=$3 prefix=$4
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$t"
 fixtures=$src/models/fixtures
-flags=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix")
+# A package built with sanitizers (make test-sanitize) is used by programs
+# built with them too: EDGEC_CONSUMER_FLAGS carries the flags (tests/CMakeLists.txt).
+extra="${EDGEC_CONSUMER_FLAGS:-}"
+flags=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_EXE_LINKER_FLAGS=$extra")
 
 # Install.
 rm -rf "$prefix"
@@ -72,7 +75,7 @@ PY
 }
 
 # The C example: its own project, linking only edgec::c.
-if cmake -S "$src/examples/c" -B c "${flags[@]}" "-DCMAKE_C_FLAGS=-Wall -Wextra -Werror" >c.log 2>&1 &&
+if cmake -S "$src/examples/c" -B c "${flags[@]}" "-DCMAKE_C_FLAGS=-Wall -Wextra -Werror $extra" >c.log 2>&1 &&
    cmake --build c >>c.log 2>&1; then
   ./c/run_model mlp.edgec x.bin >c.txt || fail "run_model: $(cat c.txt)"
   check_output c.txt ""
@@ -89,7 +92,7 @@ else
 fi
 
 # The C++ example: a control loop on edgec::runtime.
-if cmake -S "$src/examples/cpp" -B cpp "${flags[@]}" "-DCMAKE_CXX_FLAGS=-Wall -Wextra -Werror" >cpp.log 2>&1 &&
+if cmake -S "$src/examples/cpp" -B cpp "${flags[@]}" "-DCMAKE_CXX_FLAGS=-Wall -Wextra -Werror $extra" >cpp.log 2>&1 &&
    cmake --build cpp >>cpp.log 2>&1; then
   ./cpp/policy_loop mlp.edgec --hz 500 --ticks 50 --obs x.bin >cpp.txt || fail "policy_loop: $(cat cpp.txt)"
   check_output cpp.txt "tick 0 "
@@ -102,14 +105,14 @@ fi
 
 # pkg-config: the same examples by hand.
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-if cc -std=c99 -Wall -Werror "$src/examples/c/run_model.c" $(pkg-config --cflags --libs edgec-c) \
+if cc -std=c99 -Wall -Werror $extra "$src/examples/c/run_model.c" $(pkg-config --cflags --libs edgec-c) \
      "-Wl,-rpath,$prefix/lib" -o run_model_pc 2>pc.log; then
   ./run_model_pc mlp.edgec x.bin >c_pc.txt || fail "run_model (pkg-config): $(cat c_pc.txt)"
   check_output c_pc.txt ""
 else
   cat pc.log; fail "the C example did not build by pkg-config"
 fi
-if c++ -std=c++20 -Wall -Werror "$src/examples/cpp/policy_loop.cpp" $(pkg-config --cflags --libs edgec) \
+if c++ -std=c++20 -Wall -Werror $extra "$src/examples/cpp/policy_loop.cpp" $(pkg-config --cflags --libs edgec) \
      -o policy_loop_pc 2>pc.log; then
   ./policy_loop_pc mlp.edgec --hz 1000 --ticks 5 --obs x.bin >cpp_pc.txt || fail "policy_loop (pkg-config): $(cat cpp_pc.txt)"
   check_output cpp_pc.txt "tick 0 "
@@ -146,7 +149,7 @@ int main(int argc, char** argv) {
   return argc == 2 ? 0 : 1;
 }
 CPP
-if cmake -S compiler_src -B compiler "${flags[@]}" >compiler.log 2>&1 && cmake --build compiler >>compiler.log 2>&1; then
+if cmake -S compiler_src -B compiler "${flags[@]}" "-DCMAKE_CXX_FLAGS=$extra" >compiler.log 2>&1 && cmake --build compiler >>compiler.log 2>&1; then
   ./compiler/compile_and_run "$fixtures/mlp.onnx" || fail "the edgec::compiler consumer failed"
 else
   tail -30 compiler.log; fail "a consumer of edgec::compiler did not build against $prefix"

@@ -26,7 +26,9 @@ for i, (kind, code) in enumerate(blocks):
 open(f"{out}/CMakeLists.txt", "w").write("\n".join(cmake) + "\n")
 print(f"{len(blocks)} snippet(s): " + ", ".join(k for k, _ in blocks))
 PY
-if ! cmake -S proj -B build -G Ninja "-DCMAKE_PREFIX_PATH=$prefix" >build.log 2>&1 || ! cmake --build build >>build.log 2>&1; then
+extra="${EDGEC_CONSUMER_FLAGS:-}"  # a sanitized package's users are sanitized too (package_test.sh)
+if ! cmake -S proj -B build -G Ninja "-DCMAKE_PREFIX_PATH=$prefix" "-DCMAKE_C_FLAGS=$extra" "-DCMAKE_CXX_FLAGS=$extra" \
+     "-DCMAKE_EXE_LINKER_FLAGS=$extra" >build.log 2>&1 || ! cmake --build build >>build.log 2>&1; then
   cat build.log
   echo "FAIL: the README's snippets do not build against $prefix"
   exit 1
