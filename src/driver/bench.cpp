@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "base/memory_limit.h"
 #include "driver/driver.h"
@@ -73,17 +74,37 @@ void execute_or_throw(runtime::Method& method) {
   if (err != Error::Ok) runtime_error("execution failed", err);
 }
 
-/// `o.warmup` untimed runs, then the times of `o.iters` timed ones in order.
-std::vector<double> time_runs(runtime::Method& method, const BenchSettings& o) {
+/// CPU time this process has used (every thread, user and system), in ms.
+double process_cpu_ms() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  const auto ms = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
+}
+
+/// `o.warmup` untimed runs, then the times of `o.iters` timed ones in order
+/// into `r`; with a rate, each run starts at its tick (sleeping until then,
+/// as a control loop waits for its next period), and the process's CPU
+/// time over the timed runs shows what the threads do between them.
+void time_runs(runtime::Method& method, const BenchSettings& o, BenchResult& r) {
   for (int i = 0; i < o.warmup; ++i) execute_or_throw(method);
-  std::vector<double> times_ms(static_cast<size_t>(o.iters));
-  for (double& t : times_ms) {
+  r.times_ms.assign(static_cast<size_t>(o.iters), 0.0);
+  const auto period = o.rate_hz > 0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / o.rate_hz))
+                                    : Clock::duration::zero();
+  const double cpu_start = process_cpu_ms();
+  Clock::time_point tick = Clock::now();
+  for (double& t : r.times_ms) {
+    if (o.rate_hz > 0) {
+      tick += period;
+      if (Clock::now() > tick) ++r.missed;  // the run before overran its period
+      std::this_thread::sleep_until(tick);
+    }
     const Clock::time_point start = Clock::now();
     const Error err = method.execute();
     t = ms_since(start);
     if (err != Error::Ok) runtime_error("execution failed", err);
   }
-  return times_ms;
+  r.cpu_ms_per_run = (process_cpu_ms() - cpu_start) / static_cast<double>(o.iters);
 }
 
 /// Times every instruction (and every delegate's steps) over `iters` runs.
@@ -146,6 +167,7 @@ BenchStats summarize(std::vector<double> ms) {  // a copy: the caller keeps the 
   s.median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
   // Nearest rank: the smallest time that at least 90% of the runs reach.
   s.p90 = ms[static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1];
+  s.p99 = ms[static_cast<size_t>(std::ceil(0.99 * static_cast<double>(n))) - 1];
   s.min = ms.front();
   s.max = ms.back();
   for (double v : ms) s.mean += v;
@@ -169,7 +191,7 @@ BenchResult bench_method(const runtime::Program& program, runtime::Method& metho
                          double load_ms) {
   BenchResult r;
   r.load_ms = load_ms;
-  r.times_ms = time_runs(method, o);
+  time_runs(method, o, r);
   r.stats = summarize(r.times_ms);
   if (o.profile) r.profile = profile_runs(program, method, o.iters);
   r.rss_kib = peak_rss_kib();
@@ -181,6 +203,7 @@ nlohmann::ordered_json bench_json(const BenchSettings& o, const runtime::Program
   j["program"] = o.program;
   j["median_ms"] = r.stats.median;
   j["p90_ms"] = r.stats.p90;
+  j["p99_ms"] = r.stats.p99;
   j["min_ms"] = r.stats.min;
   j["mean_ms"] = r.stats.mean;
   j["max_ms"] = r.stats.max;
@@ -193,6 +216,11 @@ nlohmann::ordered_json bench_json(const BenchSettings& o, const runtime::Program
   j["instructions"] = program.instructions().size();
   j["delegates"] = program.delegates().size();
   j["peak_rss_kib"] = r.rss_kib;
+  j["cpu_ms_per_run"] = r.cpu_ms_per_run;
+  if (o.rate_hz > 0) {
+    j["rate_hz"] = o.rate_hz;
+    j["missed"] = r.missed;
+  }
   // Every timed run in order, so that a caller can pool runs of several
   // processes (bench/models interleaves systems) or look for drift.
   j["times_ms"] = r.times_ms;

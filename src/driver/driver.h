@@ -123,7 +123,7 @@ nlohmann::ordered_json inspect_json(const runtime::Program& program, const std::
 // Benchmarking (`edgec bench`).
 /// Latency statistics of one set of runs, in milliseconds.
 struct BenchStats {
-  double median = 0, p90 = 0, min = 0, mean = 0, max = 0;
+  double median = 0, p90 = 0, p99 = 0, min = 0, mean = 0, max = 0;
 };
 BenchStats summarize(std::vector<double> ms);
 
@@ -155,6 +155,9 @@ struct BenchSettings {
   std::string program;  // Named in the report.
   int iters = 100, warmup = 10, threads = 1;
   bool json = false, profile = false;
+  /// Runs per second, as a control loop calls it (0: back to back). Each
+  /// run starts at its tick; one that starts late is counted as missed.
+  double rate_hz = 0;
 };
 
 /// The most runs iters and warmup take.
@@ -171,6 +174,12 @@ struct BenchResult {
   BenchStats stats;
   Profile profile;  // Empty without profile.
   long rss_kib = 0;
+  /// Process CPU time (user + system, every thread) over the timed runs,
+  /// per run: with a rate, it includes what threads burn between runs.
+  double cpu_ms_per_run = 0;
+  /// With a rate: runs that started after their tick (the one before
+  /// overran the period).
+  int missed = 0;
 };
 
 /// Runs `method` (its inputs bound) settings.warmup times untimed, then

@@ -22,8 +22,24 @@ assert j["min_ms"] <= j["median_ms"] <= j["p90_ms"] <= j["max_ms"], j
 assert j["iters"] == 5 and j["warmup"] == 1, j
 assert isinstance(j["threads"], int) and j["threads"] >= 1, j
 assert "profile" not in j, "profile without --profile"
+assert j["min_ms"] <= j["p99_ms"] <= j["max_ms"] and j["p90_ms"] <= j["p99_ms"], j
+assert j["cpu_ms_per_run"] >= 0 and "rate_hz" not in j, j
 print("bench --json: ok")
 PY
+
+# --rate: runs at their ticks, as a control loop; every run is timed and
+# counted, none is late at 200 Hz for a model of microseconds, and the CPU
+# a run costs is reported (issue 19: what threads burn between calls).
+"$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 10 --warmup 1 --threads 1 --rate 200 --json > rate.json
+$py - <<'PY'
+import json
+j = json.load(open("rate.json"))
+assert j["rate_hz"] == 200 and len(j["times_ms"]) == 10, j
+assert 0 <= j["missed"] <= 10 and j["cpu_ms_per_run"] >= 0, j
+print("bench --rate --json: ok,", j["missed"], "late,", round(j["cpu_ms_per_run"], 4), "ms CPU a run")
+PY
+"$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 3 --warmup 0 --rate 500 | grep -q "at 500 Hz: [0-9]* of 3 run(s) started late; CPU" ||
+  { echo "bench --rate printed no rate line"; exit 1; }
 
 # --profile: one row per operator of the program, call counts adding up to
 # its instructions, shares adding up to 100%.
@@ -117,6 +133,8 @@ expect_usage() {  # expect_usage TEXT ARGS...
 }
 expect_usage "--iters: expected 1 to 1000000000, got 0" --iters 0
 expect_usage "--iters: expected 1 to 1000000000, got 2147483647" --iters 2147483647
+expect_usage "--rate: expected runs per second, a number above 0 and at most 1000000, got '0'" --rate 0
+expect_usage "--rate: expected runs per second, a number above 0 and at most 1000000, got 'fast'" --rate fast
 expect_usage "--threads: expected 1 to $(getconf _NPROCESSORS_ONLN) (the cores of this machine), got -1" --threads -1
 
 # The runs' times are kept (--json reports every one; the median and p90

@@ -35,6 +35,7 @@ struct BenchOptions {
   std::string iters = "100";
   std::string warmup = "10";
   std::string threads;  // empty: every core
+  std::string rate;     // empty: back to back
   bool json = false;
   bool profile = false;
 };
@@ -58,6 +59,19 @@ BenchSettings parse_settings(const BenchOptions& args) {
   o.threads = args.threads.empty() ? runtime::Method::max_threads() : parse_threads("--threads", args.threads);
   o.json = args.json;
   o.profile = args.profile;
+  if (!args.rate.empty()) {
+    // A rate is runs per second: positive, finite, at most a million.
+    size_t used = 0;
+    double hz = 0;
+    try {
+      hz = std::stod(args.rate, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != args.rate.size() || !(hz > 0) || hz > 1e6)
+      throw UsageError("--rate: expected runs per second, a number above 0 and at most 1000000, got '" + args.rate + "'");
+    o.rate_hz = hz;
+  }
   driver::check_bench_memory(o);
   return o;
 }
@@ -81,8 +95,15 @@ void print_text(const BenchSettings& o, const runtime::Program& program, const B
   std::cout << o.program << ": " << program.file_size() << " bytes, " << program.instructions().size()
             << " instructions, " << program.delegates().size() << " delegate(s), " << o.threads << " thread(s)\n";
   std::cout << printf_string("load     %10.3f ms  (mmap, validation, Method::create with delegate init)\n", r.load_ms);
-  std::cout << printf_string("execute  median %.3f ms, p90 %.3f ms, min %.3f ms, mean %.3f ms, max %.3f ms\n",
-                      r.stats.median, r.stats.p90, r.stats.min, r.stats.mean, r.stats.max);
+  std::cout << printf_string("execute  median %.3f ms, p90 %.3f ms, p99 %.3f ms, min %.3f ms, mean %.3f ms, max %.3f ms\n",
+                      r.stats.median, r.stats.p90, r.stats.p99, r.stats.min, r.stats.mean, r.stats.max);
+  if (o.rate_hz > 0)
+    std::cout << printf_string("         at %g Hz: %d of %d run(s) started late; CPU %.3f ms a run (%.2fx its mean "
+                               "wall time x %d thread(s))\n",
+                               o.rate_hz, r.missed, o.iters, r.cpu_ms_per_run,
+                               r.stats.mean > 0 ? r.cpu_ms_per_run / (r.stats.mean * o.threads) : 0.0, o.threads);
+  else
+    std::cout << printf_string("         CPU %.3f ms a run\n", r.cpu_ms_per_run);
   std::cout << printf_string("         over %d runs after %d warm-up run(s); peak RSS %.1f MiB\n", o.iters, o.warmup,
                       static_cast<double>(r.rss_kib) / 1024);
   if (!o.profile) return;
@@ -127,6 +148,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--iters", opts->iters, "timed runs (default 100)")->type_name("INT:POSITIVE");
   cmd->add_option("--warmup", opts->warmup, "untimed runs first (default 10)")->type_name("INT:NONNEGATIVE");
   add_threads_option(*cmd, opts->threads, "threads the kernels and delegates may use (default: every core)");
+  cmd->add_option("--rate", opts->rate,
+                  "run at this many runs per second, as a control loop does, and report the CPU time a run costs "
+                  "(default: back to back)")
+      ->type_name("HZ");
   cmd->add_flag("--json", opts->json, "print the figures as one JSON object");
   cmd->add_flag("--profile", opts->profile, "also time every instruction, by operator and delegate");
 }
