@@ -39,6 +39,22 @@ void* operator new(size_t n, std::align_val_t a) {
   throw std::bad_alloc();
 }
 void* operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them):
+// every form that reaches the delete below must allocate with malloc, or
+// ASan reports the mismatch.
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try {
+    return operator new(n, a);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept { return operator new(n, a, t); }
 // Out of line, so that GCC does not pair an inlined free with an operator
 // new call (-Wmismatched-new-delete).
 #define EDGEC_DELETE(...) \
@@ -47,12 +63,16 @@ EDGEC_DELETE(void* p)
 EDGEC_DELETE(void* p, size_t)
 EDGEC_DELETE(void* p, std::align_val_t)
 EDGEC_DELETE(void* p, size_t, std::align_val_t)
+EDGEC_DELETE(void* p, const std::nothrow_t&)
+EDGEC_DELETE(void* p, std::align_val_t, const std::nothrow_t&)
 #define EDGEC_DELETE_ARRAY(...) \
   __attribute__((noinline)) void operator delete[](__VA_ARGS__) noexcept { std::free(p); }
 EDGEC_DELETE_ARRAY(void* p)
 EDGEC_DELETE_ARRAY(void* p, size_t)
 EDGEC_DELETE_ARRAY(void* p, std::align_val_t)
 EDGEC_DELETE_ARRAY(void* p, size_t, std::align_val_t)
+EDGEC_DELETE_ARRAY(void* p, const std::nothrow_t&)
+EDGEC_DELETE_ARRAY(void* p, std::align_val_t, const std::nothrow_t&)
 
 namespace {
 
