@@ -161,9 +161,17 @@ class Importer {
   /// imported.
   Graph& graph() { return graph_at(level_); }
   size_t depth() const { return level_; }
-  /// Imports into `scope`'s regions (its `active` one) until pop_region.
-  void push_region(RegionScope& scope);
-  void pop_region();
+  /// Imports into `scope`'s regions (its `active` one) while it lives.
+  class InRegion {
+   public:
+    InRegion(Importer& im, RegionScope& scope) : im_(im) { im.push_region(scope); }
+    ~InRegion() { im_.pop_region(); }
+    InRegion(const InRegion&) = delete;
+    InRegion& operator=(const InRegion&) = delete;
+
+   private:
+    Importer& im_;
+  };
   /// `v` as the current graph reads it: itself, or the placeholder that
   /// captures it (through every region between).
   Value* capture(Value* v);
@@ -193,6 +201,8 @@ class Importer {
                                           const std::string& hint);
   std::string next_folded_target();
 
+  void push_region(RegionScope& scope);
+  void pop_region();
   Graph& graph_at(size_t level) { return level == 0 ? program_.graph : *scopes_[level - 1]->graphs[scopes_[level - 1]->active]; }
   Value* capture_at(size_t level, Value* v);
 

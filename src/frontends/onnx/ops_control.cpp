@@ -61,11 +61,7 @@ std::vector<Value*> import_region(NodeContext& n, RegionScope& scope, size_t act
                                   const std::function<std::vector<Value*>(std::vector<Value*>)>& finish) {
   Importer& im = n.im();
   scope.active = active;
-  im.push_region(scope);
-  struct Pop {
-    Importer& im;
-    ~Pop() { im.pop_region(); }
-  } pop{im};
+  const Importer::InRegion in_region(im, scope);
   onnx::GraphProto copy = g;
   for (size_t k = 0; k < inputs.size(); ++k) im.define(copy.input(static_cast<int>(k)).name(), im.entry_of(inputs[k]));
   copy.clear_input();  // defined above, as the region's placeholders
@@ -440,12 +436,8 @@ void scan_at_run_time(NodeContext& n, const onnx::GraphProto& body, const ScanPl
   // The body's inputs: the states, then element t of each scan input.
   scope.active = 0;
   std::vector<Value*> args = state_args;
-  im.push_region(scope);
   {
-    struct Pop {
-      Importer& im;
-      ~Pop() { im.pop_region(); }
-    } pop{im};
+    const Importer::InRegion in_region(im, scope);
     for (size_t k = 0; k < scan_ins; ++k) {
       Value* at = plan.in_dirs[k] ? im.emit("sub", {last, iter}, {}, n.hint() + "_rt") : iter;
       args.push_back(im.emit("take", {scanned[k], at}, attrs_of({{"dim", plan.in_axes[k]}}), n.hint() + "_x"));
