@@ -340,6 +340,26 @@ std::vector<Value*> inline_region(Graph& dst, Node* before, const Graph& region,
   return outs;
 }
 
+bool bound_loop_rows(Graph& g, const std::map<std::string, int64_t>& sizes,
+                     const std::map<std::string, int64_t>& bounds, std::set<std::string>& symbols) {
+  bool changed = false;
+  for_each_graph(g, [&](Graph& graph) {
+    for (Node* n : graph.calls())
+      for (size_t r = 0; n->is_loop() && r < n->num_results(); ++r) {
+        TensorType t = n->result(r)->type();
+        if (t.rank() == 0 || t.dims[0].kind != Dim::Kind::Symbolic) continue;
+        Dim& d = t.dims[0];
+        symbols.insert(d.symbol.str());
+        if (auto it = sizes.find(d.symbol.str()); it != sizes.end()) d.value = it->second;
+        else if (auto b = bounds.find(d.symbol.str()); b != bounds.end()) d.value = b->second;
+        if (t == n->result(r)->type()) continue;
+        n->result(r)->set_type(std::move(t));
+        changed = true;
+      }
+  });
+  return changed;
+}
+
 void refresh_graph_types(Graph& g) {
   for (Node* n : g.calls()) {
     std::vector<TensorType> types;

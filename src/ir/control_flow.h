@@ -16,7 +16,9 @@
 // INT64_MAX is "no limit" (ONNX's Loop without M).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -82,6 +84,13 @@ void for_each_graph(Graph& g, Fn&& fn) {
   for (Node* n : g.calls())
     for (size_t i = 0; i < n->num_regions(); ++i) for_each_graph(n->region(i), fn);
 }
+
+/// Gives each loop's stacked-rows symbol (a run-time trip count's
+/// NAME_rows, docs/semantics.md §8) the size `sizes` names for it, or else
+/// the bound `bounds` does; either bounds the rows. Adds every such symbol
+/// to `symbols`; returns whether a type changed (readers then re-infer).
+bool bound_loop_rows(Graph& g, const std::map<std::string, int64_t>& sizes,
+                     const std::map<std::string, int64_t>& bounds, std::set<std::string>& symbols);
 
 /// Re-infers the result types of every call of `g` (regions included:
 /// their placeholders take the types of what the call binds them to).

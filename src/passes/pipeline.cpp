@@ -31,22 +31,7 @@ void specialize_symbols(Program& program, const LowerOptions& options) {
   // A loop's stacked results may have a row count of their own (a symbol
   // NAME_rows for a run-time trip count, docs/semantics.md §8): a size or
   // a bound given for it bounds the rows.
-  for_each_graph(program.graph, [&](Graph& g) {
-    for (Node* n : g.calls()) {
-      if (!n->is_loop()) continue;
-      for (size_t r = 0; r < n->num_results(); ++r) {
-        TensorType t = n->result(r)->type();
-        if (t.rank() == 0 || t.dims[0].kind != Dim::Kind::Symbolic) continue;
-        Dim& d = t.dims[0];
-        seen.insert(d.symbol.str());
-        if (auto it = options.dim_sizes.find(d.symbol.str()); it != options.dim_sizes.end()) d.value = it->second;
-        else if (auto b = options.dim_bounds.find(d.symbol.str()); b != options.dim_bounds.end()) d.value = b->second;
-        if (t == n->result(r)->type()) continue;
-        n->result(r)->set_type(std::move(t));
-        changed = true;
-      }
-    }
-  });
+  changed |= bound_loop_rows(program.graph, options.dim_sizes, options.dim_bounds, seen);
   for (const auto* opts : {&options.dim_sizes, &options.dim_bounds})
     for (const auto& [name, value] : *opts) {
       if (value < 0) throw CompileError("dimension '" + name + "' given a negative size " + std::to_string(value));

@@ -396,22 +396,8 @@ class ModelImporter {
   void check_dim_options() {
     // The rows' symbol takes its size (as a bound) or bound here, as input
     // dims do when they are read.
-    bool bounded = false;
-    edgec::for_each_graph(program_->graph, [&](Graph& graph) {
-      for (const Node* n : graph.calls())
-        for (size_t r = 0; n->is_loop() && r < n->num_results(); ++r) {
-          TensorType t = n->result(r)->type();
-          if (t.rank() == 0 || t.dims[0].kind != Dim::Kind::Symbolic) continue;
-          const std::string symbol = t.dims[0].symbol.str();
-          dim_params_.insert(symbol);
-          for (const auto* option : {&im_.options().dim_sizes, &im_.options().dim_bounds})
-            if (auto it = option->find(symbol); it != option->end()) t.dims[0].value = it->second;
-          if (t == n->result(r)->type()) continue;
-          n->result(r)->set_type(std::move(t));
-          bounded = true;
-        }
-    });
-    if (bounded) refresh_result_types(*program_);
+    if (bound_loop_rows(program_->graph, im_.options().dim_sizes, im_.options().dim_bounds, dim_params_))
+      refresh_result_types(*program_);
     for (const auto* option : {&im_.options().dim_sizes, &im_.options().dim_bounds}) {
       for (const auto& [name, size] : *option) {
         if (dim_params_.count(name)) continue;
