@@ -28,6 +28,14 @@ The same compiler and runtime as the ``edgec`` command line, in process::
 import os
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
+# OpenMP's idle threads sleep rather than spin, as in the edgec command
+# (docs/architecture.md, "Threads under contention"). libgomp reads this when
+# it loads: with the extension below, unless the process loaded it before
+# (e.g. torch imported first), in which case set OMP_WAIT_POLICY=PASSIVE in
+# the environment that starts Python.
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
 from ._edgec import (
     CompileError,
     Error,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -103,6 +104,7 @@ void time_runs(runtime::Method& method, const BenchSettings& o, BenchResult& r) 
     const Error err = method.execute();
     t = ms_since(start);
     if (err != Error::Ok) runtime_error("execution failed", err);
+    if (method.last_run_threads() < method.num_threads()) ++r.reduced_runs;
   }
   r.cpu_ms_per_run = (process_cpu_ms() - cpu_start) / static_cast<double>(o.iters);
 }
@@ -217,6 +219,12 @@ nlohmann::ordered_json bench_json(const BenchSettings& o, const runtime::Program
   j["delegates"] = program.delegates().size();
   j["peak_rss_kib"] = r.rss_kib;
   j["cpu_ms_per_run"] = r.cpu_ms_per_run;
+  j["reduced_runs"] = r.reduced_runs;
+  // How OpenMP's idle threads wait, as the process was started.
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  j["omp_wait_policy"] = policy ? policy : "";
+  j["gomp_spincount"] = spin ? spin : "";
   if (o.rate_hz > 0) {
     j["rate_hz"] = o.rate_hz;
     j["missed"] = r.missed;

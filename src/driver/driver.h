@@ -180,6 +180,9 @@ struct BenchResult {
   /// With a rate: runs that started after their tick (the one before
   /// overran the period).
   int missed = 0;
+  /// Timed runs that took fewer threads than asked, because other processes
+  /// kept cores busy (runtime/contention.h).
+  int reduced_runs = 0;
 };
 
 /// Runs `method` (its inputs bound) settings.warmup times untimed, then

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <thread>
 
+#include "base/thread_cap.h"
+
 namespace edgec::runtime {
 namespace {
 
@@ -73,8 +75,12 @@ Result<std::unique_ptr<Method>> Method::create(const Program& program, int num_t
     return fail(Error::InvalidArgument, "expected 1 to " + std::to_string(most) +
                                             " threads (the cores of this machine), got " +
                                             std::to_string(num_threads));
+  Result<bool> adaptive = ContentionGovernor::enabled_by_environment();
+  if (!adaptive.ok()) return adaptive.error();
   std::unique_ptr<Method> m(new Method(program));
   m->ctx_.num_threads = num_threads;
+  m->num_threads_ = m->last_run_threads_ = m->thread_limit_ = num_threads;
+  m->governor_ = ContentionGovernor(num_threads, *adaptive);
   // A corrupt or hostile file may plan any arena size: refuse one beyond the
   // memory limit before asking the allocator for it.
   if (const uint64_t limit = memory_limit(); program.arena_size() > limit)
@@ -192,6 +198,14 @@ Error Method::set_delegate_profile(size_t delegate, std::span<double> seconds) {
   return err;
 }
 
+Error Method::set_thread_limit(int threads) {
+  if (threads < 1 || threads > num_threads_)
+    return fail(Error::InvalidArgument, "a thread limit of " + std::to_string(threads) + " is outside 1 to " +
+                                            std::to_string(num_threads_) + " (the Method's threads)");
+  thread_limit_ = threads;
+  return Error::Ok;
+}
+
 Error Method::execute() {
   for (size_t i = 0; i < bound_.size(); ++i)
     if (!bound_[i]) return fail(Error::InvalidArgument, "input '" + program_.inputs()[i].name + "' is not set");
@@ -216,6 +230,12 @@ Error Method::execute() {
       value = n;
     }
   }
+  // The kernels take the run's threads through the context, the delegates
+  // through the calling thread's cap (base/thread_cap.h).
+  const int threads = std::min(governor_.threads_for_run(), thread_limit_);
+  last_run_threads_ = threads;
+  ctx_.num_threads = threads;
+  RunThreadCap cap(threads);
   return run_block(program_.instructions(), true);
 }
 

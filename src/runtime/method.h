@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/memory_limit.h"
+#include "runtime/contention.h"
 #include "runtime/program.h"
 
 namespace edgec::runtime {
@@ -54,8 +55,19 @@ class Method {
   /// Runs every instruction. Errors: InvalidArgument (an unbound input),
   /// InvalidShape (a symbol with two sizes across the inputs), or
   /// whatever a kernel or delegate reports (the detail names the
-  /// instruction).
+  /// instruction). The run takes the Method's threads, or fewer while other
+  /// processes keep cores busy (runtime/contention.h; EDGEC_ADAPTIVE_THREADS=0
+  /// turns that off).
   Error execute();
+
+  /// The threads the Method was created with, and those the last execute
+  /// took (fewer under contention or a limit).
+  int num_threads() const { return num_threads_; }
+  int last_run_threads() const { return last_run_threads_; }
+  /// Holds the next runs to at most `threads` of the Method's (a control
+  /// loop that knows its other work needs a core). Errors: InvalidArgument
+  /// (outside 1 to num_threads()). Does not allocate on success.
+  Error set_thread_limit(int threads);
 
   /// Per-instruction profiling (for `edgec bench --profile`): while set,
   /// execute() adds each instruction's wall time in seconds to
@@ -102,6 +114,10 @@ class Method {
 
   const Program& program_;
   KernelContext ctx_;
+  int num_threads_ = 1;
+  int last_run_threads_ = 1;
+  int thread_limit_ = 1;
+  ContentionGovernor governor_;
   std::unique_ptr<std::byte[], AlignedDelete> arena_;
   std::vector<Tensor> values_;
   std::vector<bool> bound_;

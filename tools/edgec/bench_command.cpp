@@ -106,6 +106,9 @@ void print_text(const BenchSettings& o, const runtime::Program& program, const B
     std::cout << printf_string("         CPU %.3f ms a run\n", r.cpu_ms_per_run);
   std::cout << printf_string("         over %d runs after %d warm-up run(s); peak RSS %.1f MiB\n", o.iters, o.warmup,
                       static_cast<double>(r.rss_kib) / 1024);
+  if (r.reduced_runs > 0)
+    std::cout << printf_string("         %d of %d run(s) took fewer than %d thread(s): other processes kept cores busy\n",
+                               r.reduced_runs, o.iters, o.threads);
   if (!o.profile) return;
   std::cout << printf_string("\nprofile: mean per run over %d runs (a separate pass; %.3f ms in all)\n", o.iters,
                       r.profile.total_ms);

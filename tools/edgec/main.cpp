@@ -1,6 +1,8 @@
 // edgec: compile, run, inspect, bench, eval and opt. Every failure prints
 // one "error: ..." on stderr and exits non-zero: 2 for a command-line usage
 // error (CLI11's parse errors, an option's value), 1 for any other.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <new>
@@ -10,7 +12,25 @@
 #include "base/diagnostic.h"
 #include "runtime/method.h"
 
+namespace {
+
+// OpenMP's idle threads sleep rather than spin (docs/architecture.md,
+// "Threads under contention"): a spinning thread takes the core another
+// process, or this run's own other thread, needs. libgomp reads
+// OMP_WAIT_POLICY once, when it loads, before main: so when neither it nor
+// GOMP_SPINCOUNT is set, set it and start this program again. A caller's
+// own setting is kept; where /proc/self/exe cannot be run, edgec goes on
+// with libgomp's default.
+void restart_with_passive_threads(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  restart_with_passive_threads(argv);
   // A Ctrl-C or kill during a write leaves no OUT.tmp.* behind.
   edgec::io::remove_pending_files_on_signals();
   CLI::App app{"edgec: an ahead-of-time compiler and runtime for neural networks on devices"};

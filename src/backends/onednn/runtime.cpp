@@ -20,6 +20,7 @@
 #include <new>
 
 #include "backends/onednn/runtime_state.h"
+#include "base/thread_cap.h"
 #include "kernels/tensor.h"
 #include "runtime/method.h"
 
@@ -281,16 +282,19 @@ Error run_steps(Delegate& d, std::span<const Tensor* const> inputs, std::span<Te
   try {
     EDGEC_TRY(bind_inputs(d, inputs));
     EDGEC_TRY(bind_outputs(d, outputs));
-    int threads = d.threads;
+    int threads = capped_threads(d.threads);
     for (; at < d.steps.size(); ++at) {
       onednn::Step& step = d.steps[at];
-      if (step.threads != threads) {
-        threads = step.threads;
+      // Held to the run's cap (base/thread_cap.h): loops read it themselves,
+      // primitives that fix their split at creation run their one-thread twin.
+      if (const int t = capped_threads(step.threads); t != threads) {
+        threads = t;
         omp_set_num_threads(threads);
       }
       EDGEC_TRY(d.time_step(at, [&]() -> Error {
         if (step.run) return step.run();
-        step.primitive.execute(d.stream, step.args);
+        const bool single = threads < step.threads && step.single;
+        (single ? step.single : step.primitive).execute(d.stream, step.args);
         return Error::Ok;
       }));
     }
@@ -324,7 +328,7 @@ namespace onednn {
 
 Error Delegate::run(std::span<const Tensor* const> in, std::span<Tensor* const> out) {
   const int saved = omp_get_max_threads();
-  omp_set_num_threads(threads);
+  omp_set_num_threads(capped_threads(threads));
   const Error err = run_steps(*this, in, out);
   omp_set_num_threads(saved);
   return err;
@@ -558,6 +562,7 @@ void Delegate::add(dnnl::primitive p, const dnnl::primitive_desc_base& pd, std::
   step.args = std::move(args);
   step.scratch_bytes = pd.scratchpad_desc().get_size();
   step.threads = step_threads;
+  if (step_threads > 1) step.single = single_thread_twin(pd, step.scratch_bytes);
   step.what = std::move(what);
   step.name = std::move(name);
   steps.push_back(std::move(step));

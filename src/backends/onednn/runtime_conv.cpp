@@ -23,6 +23,7 @@
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 #include "backends/onednn/gemm_prepacked.h"
+#include "base/thread_cap.h"
 #include "kernels/gemm.h"
 
 namespace edgec::runtime::onednn {
@@ -590,7 +591,7 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
       [&d, as, y, M, N, K, packed, bias_values, relu, rest, threads]() {
         auto* out = reinterpret_cast<float*>(d.slots[static_cast<size_t>(y)].ptr);
         gemm_prepacked_f32(M, N, K, reinterpret_cast<const float*>(d.slots[static_cast<size_t>(as)].ptr), K, packed,
-                           bias_values, out, N, relu, threads);
+                           bias_values, out, N, relu, capped_threads(threads));
         apply_eltwise(rest, out, M * N);
         return Error::Ok;
       },

@@ -18,6 +18,7 @@
 #include "backends/onednn/runtime_build.h"
 #include "backends/onednn/conv1d_gemm.h"
 #include "backends/onednn/winograd.h"
+#include "base/thread_cap.h"
 
 namespace edgec::runtime::onednn {
 namespace {
@@ -126,10 +127,13 @@ void build_winograd(Ctx& c, const ConvChain& ch) {
         const auto* res = rm ? static_cast<const float*>(rm.get_data_handle()) : nullptr;
         winograd43_conv(s, static_cast<const float*>(xm.get_data_handle()), u, b, res,
                         static_cast<float*>(ym.get_data_handle()), relu, static_cast<float*>(d.scratch.get_data_handle()),
-                        threads);
+                        capped_threads(threads));
         return Error::Ok;
       },
-      c.what, name, winograd43_scratch_floats(s, threads) * static_cast<int64_t>(sizeof(float)));
+      c.what, name,
+      // A capped run blocks the tiles for fewer threads.
+      std::max(winograd43_scratch_floats(s, threads), winograd43_scratch_floats(s, 1)) *
+          static_cast<int64_t>(sizeof(float)));
 }
 
 // Above this many weights per output channel (input channels x kernel)
@@ -199,7 +203,7 @@ void build_conv1d(Ctx& c, const ConvChain& ch) {
         auto f = [&d](int32_t slot) { return reinterpret_cast<float*>(d.slots[static_cast<size_t>(slot)].ptr); };
         float* out = f(ys);
         conv1d_gemm(s, f(xs), wv, bv, rs >= 0 ? f(rs) : nullptr, out, relu,
-                    static_cast<float*>(d.scratch.get_data_handle()), threads);
+                    static_cast<float*>(d.scratch.get_data_handle()), capped_threads(threads));
         apply_eltwise(rest, out, count);
         return Error::Ok;
       },

@@ -134,6 +134,10 @@ struct SlotState {
 /// pointers when run.
 struct Step {
   dnnl::primitive primitive;
+  /// The same primitive created for one thread, run while the run's thread
+  /// cap is below `threads` (runtime_single.cpp); empty when the kind splits
+  /// its work at execution, or none could be made.
+  dnnl::primitive single;
   std::unordered_map<int, dnnl::memory> args;
   size_t scratch_bytes = 0;       ///< Of the shared scratchpad it uses (0: none).
   std::function<Error()> run;     ///< Set for loops; primitive is then empty.
@@ -280,6 +284,12 @@ Error init_stored_weights(Delegate& d, const Program& p);
 /// costs more than it saves (ResNet-18 loaded in ~30 ms so, and in 60-230
 /// ms with two threads when another process held a core).
 void reorder_at_init(Delegate& d, dnnl::memory from, dnnl::memory to);
+
+/// `pd`'s implementation created for one thread, or an empty primitive
+/// when its kind splits work at execution (those follow the caller's
+/// setting) or oneDNN offers no such twin; raises `scratch_bytes` to the
+/// twin's scratchpad (runtime_single.cpp).
+dnnl::primitive single_thread_twin(const dnnl::primitive_desc_base& pd, size_t& scratch_bytes);
 
 /// Appends the steps of instruction `index` and of the later ones it fuses
 /// (runtime_ops.cpp). Throws dnnl::error or returns an Error with a detail set.
