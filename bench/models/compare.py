@@ -33,6 +33,7 @@ import datetime
 import json
 import math
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -48,7 +49,7 @@ import report  # noqa: E402
 
 PY = "/usr/bin/python3"
 FLOOR_SHAPE = [1, 16]  # the Identity model's input: 16 float32, 64 bytes
-FLOOR_ROUNDS, FLOOR_WARMUP, FLOOR_ITERS = 3, 200, 2000
+FLOOR_WARMUP, FLOOR_ITERS = 200, 2000
 
 
 def percentile_nearest_rank(sorted_values, q):
@@ -109,7 +110,8 @@ def run_process(cmd, env=None):
 
 def first_error_line(text):
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("error:")]
+    # edgec's "error: ...", node's "Error: Cannot find module ...", Python's "ValueError: ..."
+    errors = [line for line in lines if re.match(r"^(error|\w*Error):", line)]
     return (errors or lines or ["failed"])[-1][:200]
 
 
@@ -266,7 +268,7 @@ def binding_floor(args, env):
             s = System(report.ort_key(version), [
                 "node", os.path.join(HERE, "ort_bench.js"), path, raw_index, str(t), str(FLOOR_WARMUP),
                 str(FLOOR_ITERS)], dict(env, NODE_PATH=node_modules), [path])
-            for _ in range(FLOOR_ROUNDS):
+            for _ in range(catalog.FLOOR_PROCESSES):
                 s.measure(cold=False)
             floors[f"{version}@{t}"] = s.result()
     return floors
@@ -353,7 +355,7 @@ def main():
     if args.results:
         report.update_results(args.results, report.preamble(entries, args, run) + "\n" + body + "\n")
         print(f"updated {args.results}", file=sys.stderr)
-    failed = report.failures(entries)
+    failed = report.failures(entries) + [f"ORT floor {k}: {r['error']}" for k, r in floors.items() if "error" in r]
     if args.strict and failed:
         print("error: no figures for: " + "; ".join(failed), file=sys.stderr)
         return 1

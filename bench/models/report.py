@@ -139,7 +139,10 @@ def tables(entries, args, run):
     cols = [(edgec_key(b), edgec_name(b)) for b in backends] + [(ort_key(v), f"ORT {v}") for v in versions]
     cols += [("pytorch", "PyTorch")]
     lines.append("")
-    lines.append("Load, ms: median over the processes that read the file cold (page cache evicted) / warm. "
+    lines.append("Load, ms: median over the processes that read the file cold / warm. Cold: before the even "
+                 "rounds (the first, third...) the file the process loads (the pickled module, the .onnx, the "
+                 ".edgec) is evicted from the page cache with posix_fadvise(POSIX_FADV_DONTNEED), not with "
+                 "drop_caches (the machine is shared); libraries stay cached. "
                  "PyTorch: `torch.load` of the pickled module; ORT: `InferenceSession.create`; edgec: `edgec "
                  "bench`'s load (mmap, validation, `Method::create` with delegate init: the weights it maps but "
                  "does not touch while loading are read at the first run, a warm-up run). Peak RSS, MiB: the "
@@ -259,7 +262,7 @@ def preamble(entries, args, run):
     started, lb, la = run["started"], run["load_before"], run["load_after"]
     return (
         f"Command: `{args.command}` (threads {', '.join(map(str, args.threads))}; every system at the row's "
-        f"thread count; took {run['elapsed_s'] / 60:.0f} min, estimated {run['estimate_s'] / 60:.0f}).\n"
+        f"thread count; took {run['elapsed_s'] / 60:.1f} min, estimated {run['estimate_s'] / 60:.0f}).\n"
         f"Machine: {machine_description(entries, args)}; {started:%Y-%m-%d %H:%M} UTC; load average "
         f"{lb[0]:.2f} / {lb[1]:.2f} / {lb[2]:.2f} before, {la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f} after.\n\n"
         "Each system runs the same ONNX export on the model's inputs, batch 1: the fixtures "

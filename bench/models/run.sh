@@ -15,7 +15,7 @@
 #
 # Defaults: every model, threads 1,2, edgec's default backends, both ORT
 # versions; rounds, timed and warm-up runs by model size (5 x 10 after 3 for
-# the small ones, 5 x 10 after 2 for the medium, 3 x 6 after 1 for ViT-B/16
+# the small ones, 5 x 10 after 2 for the medium, 4 x 8 after 1 for ViT-B/16
 # and DeepLabV3; --rounds/--iters/--warmup set them for every model).
 # --strict exits 1 when a system of a model gave no figures (the ctest
 # smoke test uses it). Exports, compiled programs and results.json go to
