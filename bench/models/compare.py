@@ -152,7 +152,7 @@ class System:
         self.times += report_["times_ms"]
         (self.cold if cold else self.warm).append(report_["load_ms"])
         self.rss.append(rss)
-        for k in ("max_abs_diff", "torch_version", "ort_version", "blas_threads"):
+        for k in ("max_abs_diff", "torch_version", "torchvision_version", "ort_version", "blas_threads"):
             if k in report_:
                 self.extra[k] = max(self.extra.get(k, report_[k]), report_[k]) if k == "max_abs_diff" else report_[k]
 
@@ -203,6 +203,9 @@ def bench_model(model, onnx_path, args, env):
     pt, err = torch_module(model, onnx_path, work, env)
     if err:
         errors["pytorch"] = err
+    else:
+        common["pt_bytes"] = os.path.getsize(pt) + (os.path.getsize(pt + ".script")
+                                                    if os.path.exists(pt + ".script") else 0)
     raw_index = write_raw_inputs([inputs] + fixed, os.path.join(work, "raw_inputs"))
 
     programs = {}
@@ -299,6 +302,7 @@ def main():
     p.add_argument("--backends", default="default",
                    help="edgec backends, one compile each: 'default' (edgec compile's own choice), 'none', ...")
     p.add_argument("--strict", action="store_true", help="exit 1 if any system of any model gave no figures")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and the expected duration, run nothing")
     p.add_argument("--results", help="RESULTS.md to update (default: print only)")
     p.add_argument("--command", default="bench/models/run.sh", help="the command to cite in RESULTS.md")
     p.add_argument("--json", help="also write the raw results here")
@@ -320,11 +324,17 @@ def main():
         if r * i < 50:
             print(f"note: {m.name}: {r} rounds x {i} runs is under 50 timed runs per system", file=sys.stderr)
 
-    os.makedirs(args.work, exist_ok=True)
-    env = dict(os.environ)
     estimate = catalog.estimate_seconds(models, args)
     print(f"expected duration: about {estimate / 60:.0f} min ({len(models)} models x threads "
           f"{','.join(map(str, args.threads))}; a rough estimate for a 2-core machine)", file=sys.stderr, flush=True)
+    if args.dry_run:
+        for m in models:
+            r, i, w = catalog.runs_for(m, args)
+            print(f"{m.name}: {r} processes x {i} timed runs after {w} warm-up per system and thread count, "
+                  f"about {catalog.estimate_seconds([m], args):.0f} s")
+        return 0
+    os.makedirs(args.work, exist_ok=True)
+    env = dict(os.environ)
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.perf_counter()
     load_before = os.getloadavg()

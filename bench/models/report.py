@@ -56,7 +56,7 @@ def ratio_cell(mine, other):
 
 
 def fmt_ratio(v):
-    return f"{v:.2f}" if v >= 0.1 else f"{v:.3f}"
+    return f"{v:.2f}" if v >= 0.1 else f"{v:.2g}"
 
 
 def geomean(values):
@@ -166,12 +166,13 @@ def tables(entries, args, run):
         lines.append(f"| {label(e['model'])} | {e['threads']} | " + " | ".join(loads + rss) + " |")
 
     lines.append("")
-    lines.append("File size: the sum of the ONNX initializers' bytes (weights and buffers) against each "
-                 "`.edgec` file; the goal is at most 1.02 x weights + 64 KiB")
+    lines.append("File size, bytes: the sum of the ONNX initializers' bytes (weights and buffers) against "
+                 "the file each system loads: the ONNX file (ORT), the pickled module (PyTorch; vad_stream's "
+                 "with its TorchScript file), each `.edgec` file (goal: at most 1.02 x weights + 64 KiB)")
     lines.append("")
-    lines.append("| model | weights | ONNX file | " + " | ".join(f"{edgec_name(b)} file (ratio, goal met)"
-                                                            for b in backends) + " |")
-    lines.append("|---" * (len(backends) + 3) + "|")
+    lines.append("| model | weights | ONNX file | PyTorch pickle | "
+                 + " | ".join(f"{edgec_name(b)} file (ratio, goal met)" for b in backends) + " |")
+    lines.append("|---" * (len(backends) + 4) + "|")
     seen = set()
     for e in entries:
         if e["model"] in seen:
@@ -187,7 +188,8 @@ def tables(entries, args, run):
             f = c["file_bytes"]
             met = f <= 1.02 * w + 64 * 1024
             cells.append(f"{f:,} ({f / w:.3f}, {'yes' if met else 'no'})" if w else f"{f:,}")
-        lines.append(f"| {label(e['model'])} | {w:,} | {e['onnx_bytes']:,} | " + " | ".join(cells) + " |")
+        pt = f"{e['pt_bytes']:,}" if "pt_bytes" in e else "n/a"
+        lines.append(f"| {label(e['model'])} | {w:,} | {e['onnx_bytes']:,} | {pt} | " + " | ".join(cells) + " |")
 
     notes = [f"- {label(e['model'])}: not measured ({e['error']})" for e in failed_exports]
     notes += notes_lines(entries, args, run)
@@ -251,10 +253,13 @@ def machine_description(entries, args):
     blas = os.path.realpath("/etc/alternatives/libblas.so.3-x86_64-linux-gnu")
     torch_v = next((r["torch_version"] for e in entries for r in e.get("systems", {}).values()
                     if "torch_version" in r), "?")
+    tv_v = next((r["torchvision_version"] for e in entries for r in e.get("systems", {}).values()
+                 if "torchvision_version" in r), "?")
     ort_v = sorted({r["ort_version"] for e in entries for r in e.get("systems", {}).values() if "ort_version" in r})
     commit = _version(["git", "-C", os.path.dirname(os.path.abspath(args.edgec)), "rev-parse", "--short", "HEAD"])
     return (f"{cpu}, {os.cpu_count()} cores ({isa}), Linux {platform.release()}; edgec "
-            f"{args.edgec} (checkout {commit or '?'}); PyTorch {torch_v} (BLAS: {blas}); onnxruntime-node "
+            f"{args.edgec} (checkout {commit or '?'}); Python {platform.python_version()}, PyTorch {torch_v}, "
+            f"torchvision {tv_v} (BLAS: {blas}); onnxruntime-node "
             f"{' and '.join(ort_v) or '?'} on node {_version(['node', '--version'])}")
 
 

@@ -11,15 +11,17 @@
 #   bench/models/run.sh [--build DIR] [--work DIR] [--threads 1,2] [--models a,b]
 #                       [--rounds R] [--iters N] [--warmup N]
 #                       [--backends default,none] [--ort 1.30.0,1.20.1]
-#                       [--strict] [--no-write]
+#                       [--strict] [--no-write] [--dry-run]
 #
 # Defaults: every model, threads 1,2, edgec's default backends, both ORT
 # versions; rounds, timed and warm-up runs by model size (5 x 10 after 3 for
 # the small ones, 5 x 10 after 2 for the medium, 4 x 8 after 1 for ViT-B/16
 # and DeepLabV3; --rounds/--iters/--warmup set them for every model).
 # --strict exits 1 when a system of a model gave no figures (the ctest
-# smoke test uses it). Exports, compiled programs and results.json go to
-# --work (default BUILD/bench-models); zoo and GPT exports are cached there.
+# smoke test uses it). --dry-run prints the plan (runs per model) and the
+# expected duration, and measures nothing. Exports, compiled programs and results.json go to
+# --work (default BUILD/bench-models); zoo and GPT exports are cached there
+# (WORK/zoo, WORK/gpt: delete them after changing zoo.py or gpt.py).
 #
 # `make bench` runs it after building. What it needs and does not find, it
 # installs when run as root (otherwise it says what to install):
@@ -36,7 +38,7 @@
 #   BUILD/models/resnet18 (where `make test` puts it too).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$root/build threads=1,2 rounds= iters= warmup= write=1 strict= work=
+build=$root/build threads=1,2 rounds= iters= warmup= write=1 strict= dry_run= work=
 models= backends=default
 ort_versions=1.30.0,1.20.1
 args=("$@")
@@ -52,8 +54,9 @@ while [ $# -gt 0 ]; do
     --backends) backends=$2; shift 2 ;;
     --ort) ort_versions=$2; shift 2 ;;
     --strict) strict=--strict; shift ;;
+    --dry-run) dry_run=--dry-run; shift ;;
     --no-write) write=0; shift ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,8 +64,8 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "error: no build folder; run '
 edgec=$build/bin/edgec
 [ -x "$edgec" ] || { echo "error: $edgec not found; run 'make build' first" >&2; exit 1; }
 work=${work:-$build/bench-models}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
+[ -n "$dry_run" ] || mkdir -p "$work"
+case $work in /*) ;; *) work=$PWD/$work ;; esac
 
 py=/usr/bin/python3
 missing=()
@@ -90,14 +93,14 @@ ort_args=()
 for version in ${ort_versions//,/ }; do
   dir=$work/ort-$version
   # Reuse an install made elsewhere: the zoo tests' 1.30.0, earlier runs' 1.20.1.
-  for candidate in "$build/npm/ort${version//./}" "$build/npm/ort$(echo "$version" | cut -d. -f1,2 | tr -d .)" \
-                   "$work/ort-$version" "$([ "$version" = 1.20.1 ] && echo "$work/ort")"; do
+  for candidate in "$build/npm/ort$(echo "$version" | cut -d. -f1,2 | tr -d .)" "$work/ort-$version" \
+                   "$([ "$version" = 1.20.1 ] && echo "$work/ort")"; do
     if [ -n "$candidate" ] && grep -qs "\"version\": \"$version\"" "$candidate/node_modules/onnxruntime-node/package.json"; then
       dir=$candidate
       break
     fi
   done
-  bash "$root/tests/cli/install_ort.sh" "$dir" "$version" >&2
+  [ -n "$dry_run" ] || bash "$root/tests/cli/install_ort.sh" "$dir" "$version" >&2
   ort_args+=(--ort "$version=$dir/node_modules")
 done
 
@@ -107,6 +110,7 @@ opts=()
 [ -n "$iters" ] && opts+=(--iters "$iters")
 [ -n "$warmup" ] && opts+=(--warmup "$warmup")
 [ -n "$strict" ] && opts+=("$strict")
+[ -n "$dry_run" ] && opts+=("$dry_run")
 [ "$write" = 1 ] && opts+=(--results "$root/bench/RESULTS.md")
 exec $py "$root/bench/models/compare.py" --edgec "$edgec" --work "$work" "${ort_args[@]}" \
   --resnet18-dir "$build/models/resnet18" --threads "$threads" --backends "$backends" \

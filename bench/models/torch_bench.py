@@ -69,6 +69,9 @@ def build(source, name):
 
 
 def save(source, name, path):
+    # One thread, as the exporters build (batch-norm calibration included):
+    # the same weights to the last bit.
+    torch.set_num_threads(1)
     model, inputs, outputs = build(source, name)
     tmp = f"{path}.tmp.{os.getpid()}"
     saved = {"model": model, "inputs": inputs, "outputs": outputs}
@@ -118,6 +121,7 @@ def run(path, inputs_npz, outputs_npz, threads, warmup, iters):
         "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "max_abs_diff": max_diff,
         "torch_version": torch.__version__,
+        "torchvision_version": torchvision.__version__,
         "threads": torch.get_num_threads(),
         "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", ""),
     }))
