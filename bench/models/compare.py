@@ -181,7 +181,8 @@ def torch_module(model, onnx_path, work, env):
     """The pickled module for torch_bench.py `run`, made once and kept while
     it is newer than the ONNX file and the scripts that build it."""
     path = os.path.join(work, "torch_model.pt")
-    sources = [onnx_path, os.path.join(HERE, "torch_bench.py")]
+    sources = [onnx_path, os.path.join(HERE, "torch_bench.py")] + [
+        os.path.join(catalog.ROOT, "models", f) for f in ("make_fixtures.py", "gpt.py", os.path.join("zoo", "zoo.py"))]
     if os.path.exists(path) and all(os.path.getmtime(path) >= os.path.getmtime(s) for s in sources):
         return path, None
     code, _, err, _ = run_process([PY, os.path.join(HERE, "torch_bench.py"), "save", model.source, model.name, path],

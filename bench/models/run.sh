@@ -19,9 +19,10 @@
 # and DeepLabV3; --rounds/--iters/--warmup set them for every model).
 # --strict exits 1 when a system of a model gave no figures (the ctest
 # smoke test uses it). --dry-run prints the plan (runs per model) and the
-# expected duration, and measures nothing. Exports, compiled programs and results.json go to
-# --work (default BUILD/bench-models); zoo and GPT exports are cached there
-# (WORK/zoo, WORK/gpt: delete them after changing zoo.py or gpt.py).
+# expected duration, and measures nothing. Exports, compiled programs and
+# results.json go to --work (default BUILD/bench-models); zoo and GPT
+# exports are cached there (WORK/zoo, WORK/gpt: delete them after changing
+# zoo.py or gpt.py).
 #
 # `make bench` runs it after building. What it needs and does not find, it
 # installs when run as root (otherwise it says what to install):
@@ -56,7 +57,7 @@ while [ $# -gt 0 ]; do
     --strict) strict=--strict; shift ;;
     --dry-run) dry_run=--dry-run; shift ;;
     --no-write) write=0; shift ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
