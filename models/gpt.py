@@ -71,6 +71,7 @@ def build(layers=4, dim=256, heads=4, seq=64, vocab=1000):
     torch.manual_seed(SEED)
     model = Gpt(layers, dim, heads, seq, vocab)
     with torch.no_grad():
+        model.tok.weight.normal_(0, 0.02)  # GPT-2's initialization (torch's N(0, 1) gives logits in the hundreds)
         for m in model.modules():
             if isinstance(m, nn.LayerNorm):
                 m.weight.uniform_(0.8, 1.2)
