@@ -341,7 +341,8 @@ def main():
     load_before = os.getloadavg()
     floors = binding_floor(args, env) if args.ort else {}
     entries = []
-    for m in models:
+    for n, m in enumerate(models):
+        left = catalog.estimate_seconds(models[n:], args)
         try:
             path = catalog.prepare(m, args)
         except RuntimeError as e:
@@ -349,7 +350,8 @@ def main():
             continue
         rounds, iters, _ = catalog.runs_for(m, args)
         print(f"{m.name}: measuring ({rounds} rounds x {iters} runs per system, threads "
-              f"{','.join(map(str, args.threads))}; {time.perf_counter() - t0:.0f} s so far)",
+              f"{','.join(map(str, args.threads))}; {time.perf_counter() - t0:.0f} s so far, about "
+              f"{left / 60:.0f} min left)",
               file=sys.stderr, flush=True)
         entries += bench_model(m, path, args, env)
     load_after = os.getloadavg()
