@@ -94,7 +94,8 @@ def tables(entries, args, run):
     lines.append("")
     lines.append("Ratios of medians (below 1: edgec faster); in brackets, of minimums. ORT floor: the median "
                  f"of `session.run` on an Identity model of one {'x'.join(map(str, run['floor_shape']))} float32 "
-                 "input (64 bytes) in that version at the row's threads, the per-call cost of onnxruntime-node's "
+                 f"input ({4 * math.prod(run['floor_shape'])} bytes) in that version at the row's threads, "
+                 "the per-call cost of onnxruntime-node's "
                  "binding that every ORT figure includes.")
     lines.append("")
     head = []
