@@ -66,10 +66,11 @@ demo: build
 clean:
 	rm -rf $(BUILD_DIR)
 
-# `make bench`: the fixture models in PyTorch, ONNX Runtime and edgec
-# (bench/models/run.sh; it installs libopenblas0-pthread, node/npm and
-# onnxruntime-node when missing, as root). BENCH_ARGS passes options on,
-# e.g. `make bench BENCH_ARGS="--threads 1 --no-write"`.
+# `make bench`: the fixture models, the torchvision zoo and a GPT-style
+# decoder in PyTorch, ONNX Runtime 1.30.0 and 1.20.1 and edgec at 1 and 2
+# threads (bench/models/run.sh; it installs libopenblas0-pthread, node/npm
+# and onnxruntime-node when missing, as root). BENCH_ARGS passes options on,
+# e.g. `make bench BENCH_ARGS="--models mlp,squeezenet1_1 --threads 1 --no-write"`.
 BENCH_ARGS ?=
 bench: build
 	bash bench/models/run.sh --build $(BUILD_DIR) $(BENCH_ARGS)

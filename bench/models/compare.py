@@ -1,23 +1,28 @@
 #!/usr/bin/python3
-"""Latency, load time, peak memory and file size of the fixture models in
-PyTorch eager, ONNX Runtime and edgec, measured in one run on this machine.
+"""Latency, load time, peak memory and file size of the fixture models, the
+torchvision zoo and a GPT-style decoder in PyTorch eager, ONNX Runtime (two
+versions) and edgec, measured in one run on this machine at one or more
+thread counts.
 
     /usr/bin/python3 bench/models/compare.py --edgec BUILD/bin/edgec --work DIR \\
-        --node-modules DIR/node_modules --resnet18-dir DIR [--threads 2] \\
-        [--rounds 5] [--iters 10] [--warmup 3] [--models act,...] \\
-        [--backends onednn,none] [--results bench/RESULTS.md --command "..."]
+        --ort 1.30.0=DIR/node_modules [--ort 1.20.1=DIR/node_modules] \\
+        --resnet18-dir DIR [--threads 1,2] [--rounds R] [--iters N] [--warmup N] \\
+        [--models act,...] [--backends default,none] [--strict] \\
+        [--results bench/RESULTS.md --command "..."]
 
-bench/models/run.sh prepares what this needs (packages, ONNX Runtime,
-the ResNet-18 export) and calls it; see that script for the user-facing
-options.
+bench/models/run.sh prepares what this needs (packages, ONNX Runtime) and
+calls it; see that script for the user-facing options. The models and their
+exports are in catalog.py, the tables in report.py.
 
 The machine is shared and noisy (identical runs differ by up to 2x), so each
-model's systems are interleaved: `--rounds` rounds, each starting every
-system once in a rotated order, each process doing `--warmup` untimed and
-`--iters` timed runs. The timed runs of all rounds are pooled (rounds x
-iters per system, at least 50 for the report). Every system runs in its own
+model's systems are interleaved: rounds, each starting every system once in
+a rotated order, each process doing untimed warm-up runs and then timed
+runs. The timed runs of all rounds are pooled. Every system runs in its own
 process, whose peak RSS /usr/bin/time reports, measured the same way for
-all.
+all. Before the even rounds (0, 2, ...) the file the process loads is
+evicted from the page cache with posix_fadvise(POSIX_FADV_DONTNEED) (not
+drop_caches: the machine is shared), so those loads read it cold; the odd
+rounds load it warm.
 """
 import sys
 
@@ -28,32 +33,23 @@ import datetime
 import json
 import math
 import os
-import platform
 import re
 import subprocess
 import tempfile
+import time
 
 import numpy as np
 import onnx
+from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-FIXTURES = os.path.join(ROOT, "models", "fixtures")
+sys.path.insert(0, HERE)
+import catalog  # noqa: E402
+import report  # noqa: E402
 
-# name, label in the tables; ResNet-18 is exported at bench time (too large
-# to commit), the others are the committed fixtures. A fixture with a
-# NAME.fixed.npz (vad_stream's sample rate) is compiled with --fix-inputs
-# it; ONNX Runtime is given those arrays as inputs.
-MODELS = [
-    ("act", "ACT-style (act)"),
-    ("diffusion", "Diffusion-style (diffusion)"),
-    ("resnet18", "ResNet-18"),
-    ("transformer", "transformer"),
-    ("mlp", "MLP"),
-    ("lstm_bidirectional", "2-layer bidirectional LSTM (lstm_bidirectional)"),
-    ("vad_stream", "VAD, one 32 ms chunk, state carried (vad_stream)"),
-]
-SECTION = "## Models vs PyTorch and ONNX Runtime"
+PY = "/usr/bin/python3"
+FLOOR_SHAPE = [1, 16]  # the Identity model's input: 16 float32, 64 bytes
+FLOOR_WARMUP, FLOOR_ITERS = 200, 2000
 
 
 def percentile_nearest_rank(sorted_values, q):
@@ -114,292 +110,268 @@ def run_process(cmd, env=None):
 
 def first_error_line(text):
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("error:")]
+    # edgec's "error: ...", node's "Error: Cannot find module ...", Python's "ValueError: ..."
+    errors = [line for line in lines if re.match(r"^(error|\w*Error):", line)]
     return (errors or lines or ["failed"])[-1][:200]
 
 
+def evict(path):
+    """Drops the file's pages from the page cache (clean pages only, which
+    these are: nothing writes them while we measure)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 class System:
-    """One column of the comparison: how to start one measuring process."""
+    """One column of the comparison: how to start one measuring process,
+    and the file it loads (evicted before the cold rounds)."""
 
-    def __init__(self, key, label, cmd, env):
-        self.key, self.label, self.cmd, self.env = key, label, cmd, env
-        self.times, self.loads, self.rss, self.error, self.extra = [], [], [], None, {}
+    def __init__(self, key, cmd, env, files):
+        self.key, self.cmd, self.env, self.files = key, cmd, env, files
+        self.times, self.cold, self.warm, self.rss, self.error, self.extra = [], [], [], [], None, {}
 
-    def measure(self):
+    def measure(self, cold):
         if self.error:
             return
+        if cold:
+            for f in self.files:
+                evict(f)
         code, out, err, rss = run_process(self.cmd, self.env)
         if code != 0:
             self.error = first_error_line(err or out)
             return
         try:
-            report = json.loads(out)
+            report_ = json.loads(out)
         except ValueError:
-            self.error = "unreadable report: " + out[-200:]
+            self.error = "unreadable report: " + " ".join(out.split())[-200:]
             return
-        self.times += report["times_ms"]
-        self.loads.append(report["load_ms"])
+        self.times += report_["times_ms"]
+        (self.cold if cold else self.warm).append(report_["load_ms"])
         self.rss.append(rss)
-        for k in ("max_abs_diff", "torch_version", "ort_version", "file_bytes", "delegates", "instructions"):
-            if k in report:
-                self.extra[k] = max(self.extra.get(k, report[k]), report[k]) if k == "max_abs_diff" else report[k]
+        for k in ("max_abs_diff", "torch_version", "torchvision_version", "ort_version", "blas_threads"):
+            if k in report_:
+                self.extra[k] = max(self.extra.get(k, report_[k]), report_[k]) if k == "max_abs_diff" else report_[k]
 
     def result(self):
         if self.error or not self.times:
             return {"error": self.error or "no runs"}
         r = summarize(self.times)
-        r["load_ms"] = float(np.median(self.loads))
-        r["loads_ms"] = [round(x, 3) for x in self.loads]  # per process, in run order
+        r["load_cold_ms"] = float(np.median(self.cold)) if self.cold else None
+        r["load_warm_ms"] = float(np.median(self.warm)) if self.warm else None
+        r["loads_cold_ms"] = [round(x, 3) for x in self.cold]
+        r["loads_warm_ms"] = [round(x, 3) for x in self.warm]
         r["peak_rss_kib"] = max(self.rss)
         r.update(self.extra)
         return r
 
 
-def bench_model(name, onnx_path, args, env):
-    work = os.path.join(args.work, name)
-    os.makedirs(work, exist_ok=True)
-    inputs = onnx_path[: -len(".onnx")] + ".inputs.npz"
-    outputs = onnx_path[: -len(".onnx")] + ".outputs.npz"
-    fixed = onnx_path[: -len(".onnx")] + ".fixed.npz"
-    fixed = [fixed] if os.path.exists(fixed) else []
-    py = "/usr/bin/python3"
-    entry = {"model": name, "onnx": onnx_path, "onnx_bytes": os.path.getsize(onnx_path),
-             "weight_bytes": weight_bytes(onnx_path), "systems": {}, "compile": {}}
-
-    systems = []
-    torch_model = os.path.join(work, "torch_model.pt")
-    code, out, err, _ = run_process([py, os.path.join(HERE, "torch_bench.py"), "save", name, torch_model], env)
-    if code == 0:
-        systems.append(System("pytorch", "PyTorch", [
-            py, os.path.join(HERE, "torch_bench.py"), "run", torch_model, inputs, outputs,
-            str(args.threads), str(args.warmup), str(args.iters)], env))
-    else:
-        entry["systems"]["pytorch"] = {"error": first_error_line(err)}
-
-    raw_index = write_raw_inputs([inputs] + fixed, os.path.join(work, "raw_inputs"))
-    node_env = dict(env, NODE_PATH=args.node_modules)
-    systems.append(System("ort", "ONNX Runtime", [
-        "node", os.path.join(HERE, "ort_bench.js"), onnx_path, raw_index,
-        str(args.threads), str(args.warmup), str(args.iters)], node_env))
-
-    for backend in args.backends:
-        program = os.path.join(work, f"{name}.{backend}.edgec")
-        if os.path.exists(program):
-            os.remove(program)  # never measure a stale file if compiling fails
-        fix = ["--fix-inputs", fixed[0]] if fixed else []
-        code, out, err, _ = run_process([args.edgec, "compile", onnx_path, "-o", program, "--backends", backend] + fix,
-                                        env)
-        key = f"edgec-{backend}"
-        if code != 0:
-            entry["systems"][key] = {"error": "compile: " + first_error_line(err)}
-            continue
-        entry["compile"][backend] = {"file_bytes": os.path.getsize(program)}
-        systems.append(System(key, f"edgec {backend}", [
-            args.edgec, "bench", program, "--inputs", inputs, "--threads", str(args.threads),
-            "--warmup", str(args.warmup), "--iters", str(args.iters), "--json"], env))
-
+def interleave(systems, rounds):
     # Rotating the start each round spreads slow phases of the machine over
     # every system instead of over whichever always runs first.
-    for r in range(args.rounds):
+    for r in range(rounds):
         for i in range(len(systems)):
-            systems[(i + r) % len(systems)].measure()
-    for s in systems:
-        entry["systems"][s.key] = s.result()
-    return entry
+            systems[(i + r) % len(systems)].measure(cold=r % 2 == 0)
 
 
-# ---------------------------------------------------------------- reporting
+def torch_module(model, onnx_path, work, env):
+    """The pickled module for torch_bench.py `run`, made once and kept while
+    it is newer than the ONNX file and the scripts that build it."""
+    path = os.path.join(work, "torch_model.pt")
+    sources = [onnx_path, os.path.join(HERE, "torch_bench.py")] + [
+        os.path.join(catalog.ROOT, "models", f) for f in ("make_fixtures.py", "gpt.py", os.path.join("zoo", "zoo.py"))]
+    if os.path.exists(path) and all(os.path.getmtime(path) >= os.path.getmtime(s) for s in sources):
+        return path, None
+    code, _, err, _ = run_process([PY, os.path.join(HERE, "torch_bench.py"), "save", model.source, model.name, path],
+                                  env)
+    return (path, None) if code == 0 else (None, first_error_line(err))
 
 
-def fmt_ms(v):
-    return f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 100 else f"{v:.0f}"
+def bench_model(model, onnx_path, args, env):
+    """One entry per thread count: {"model", "threads", "systems", ...}."""
+    work = os.path.join(args.work, model.name)
+    os.makedirs(work, exist_ok=True)
+    inputs, outputs, fixed = catalog.data_paths(onnx_path)
+    rounds, iters, warmup = catalog.runs_for(model, args)
+    common = {"model": model.name, "onnx": onnx_path, "onnx_bytes": os.path.getsize(onnx_path),
+              "weight_bytes": weight_bytes(onnx_path), "compile": {}, "rounds": rounds, "iters": iters,
+              "warmup": warmup}
+    errors = {}
 
-
-def cell_latency(r):
-    if "error" in r:
-        return "n/a"
-    return f"{fmt_ms(r['median_ms'])} / {fmt_ms(r['p90_ms'])} / {fmt_ms(r['min_ms'])}"
-
-
-def ratio(a, b, key="median_ms"):
-    if "error" in a or "error" in b:
-        return "n/a"
-    return f"{a[key] / b[key]:.2f}"
-
-
-def mib(kib):
-    return f"{kib / 1024:.0f}"
-
-
-def tables(entries, backends):
-    cols = ["pytorch", "ort"] + [f"edgec-{b}" for b in backends]
-    names = {"pytorch": "PyTorch eager", "ort": "ONNX Runtime"}
-    names.update({f"edgec-{b}": f"edgec `{b}`" for b in backends})
-    label = dict(MODELS)
-    lines = []
-    runs = {e["systems"][c].get("runs") for e in entries for c in cols if "runs" in e["systems"].get(c, {})}
-    lines.append(f"Latency, ms: median / p90 / min over {', '.join(str(r) for r in sorted(runs)) or '?'} "
-                 "runs per system")
-    lines.append("")
-    lines.append("| model | " + " | ".join(names[c] for c in cols) + " |")
-    lines.append("|---" * (len(cols) + 1) + "|")
-    for e in entries:
-        lines.append(f"| {label[e['model']]} | " + " | ".join(cell_latency(e["systems"].get(c, {"error": "-"}))
-                                                           for c in cols) + " |")
-    lines.append("")
-    lines.append("Ratios of medians (below 1: edgec faster); in brackets, of minimums")
-    lines.append("")
-    head = []
-    for b in backends:
-        head += [f"`{b}` / ORT", f"`{b}` / PyTorch"]
-    lines.append("| model | " + " | ".join(head) + " |")
-    lines.append("|---" * (len(head) + 1) + "|")
-    for e in entries:
-        s = e["systems"]
-        cells = []
-        for b in backends:
-            mine = s.get(f"edgec-{b}", {"error": "-"})
-            for peer in ("ort", "pytorch"):
-                other = s.get(peer, {"error": "-"})
-                med, mn = ratio(mine, other), ratio(mine, other, "min_ms")
-                cells.append("n/a" if med == "n/a" else f"{med} ({mn})")
-        lines.append(f"| {label[e['model']]} | " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append("Load, ms (median per process) and peak RSS, MiB (largest process)")
-    lines.append("")
-    lines.append("| model | " + " | ".join(f"{names[c]} load" for c in cols) + " | "
-                 + " | ".join(f"{names[c]} RSS" for c in cols) + " |")
-    lines.append("|---" * (2 * len(cols) + 1) + "|")
-    for e in entries:
-        s = e["systems"]
-        loads = [fmt_ms(s[c]["load_ms"]) if "load_ms" in s.get(c, {}) else "n/a" for c in cols]
-        rss = [mib(s[c]["peak_rss_kib"]) if "peak_rss_kib" in s.get(c, {}) else "n/a" for c in cols]
-        lines.append(f"| {label[e['model']]} | " + " | ".join(loads + rss) + " |")
-    lines.append("")
-    lines.append("File size: the sum of the ONNX initializers' bytes (weights and buffers) against each "
-                 "`.edgec` file; the goal is at most 1.02 x weights + 64 KiB")
-    lines.append("")
-    lines.append("| model | weights | ONNX file | " + " | ".join(f"`{b}` file (ratio, goal met)" for b in backends)
-                 + " |")
-    lines.append("|---" * (len(backends) + 3) + "|")
-    for e in entries:
-        w = e["weight_bytes"]
-        cells = []
-        for b in backends:
-            c = e["compile"].get(b)
-            if not c:
-                cells.append("n/a")
-                continue
-            f = c["file_bytes"]
-            ok = f <= 1.02 * w + 64 * 1024
-            cells.append(f"{f:,} ({f / w:.3f}, {'yes' if ok else 'no'})" if w else f"{f:,}")
-        lines.append(f"| {label[e['model']]} | {w:,} | {e['onnx_bytes']:,} | " + " | ".join(cells) + " |")
-    notes = []
-    for e in entries:
-        for c in cols:
-            err = e["systems"].get(c, {}).get("error")
-            if err:
-                notes.append(f"- {label[e['model']]}, {names[c]}: n/a ({err})")
-        diff = e["systems"].get("pytorch", {}).get("max_abs_diff")
-        if diff is not None and diff > 1e-3:
-            notes.append(f"- {label[e['model']]}: the rebuilt PyTorch module differs from the fixture's "
-                         f"reference by {diff:.2g}")
-    if notes:
-        lines += ["", "Not measured or worth knowing:", ""] + notes
-    return "\n".join(lines)
-
-
-def machine_description(entries):
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    blas = os.path.realpath("/etc/alternatives/libblas.so.3-x86_64-linux-gnu")
-    torch_v = next((e["systems"]["pytorch"].get("torch_version") for e in entries
-                    if "torch_version" in e["systems"].get("pytorch", {})), "?")
-    ort_v = next((e["systems"]["ort"].get("ort_version") for e in entries
-                  if "ort_version" in e["systems"].get("ort", {})), "?")
-    try:
-        node_v = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        node_v = "?"
-    return (f"{cpu}, {os.cpu_count()} cores, Linux {platform.release()}; PyTorch {torch_v} "
-            f"(BLAS: {blas}), onnxruntime-node {ort_v} on node {node_v}")
-
-
-def update_results(path, body):
-    """Replaces this script's section of RESULTS.md (up to the next `## `
-    heading), or appends it; other sections stay as they are."""
-    text = open(path).read() if os.path.exists(path) else "# Benchmark results\n"
-    section = SECTION + "\n\n" + body.rstrip() + "\n"
-    pattern = re.compile(r"^" + re.escape(SECTION) + r"\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda m: section + ("\n" if m.end() < len(text) else ""), text, count=1)
+    pt, err = torch_module(model, onnx_path, work, env)
+    if err:
+        errors["pytorch"] = err
     else:
-        text = text.rstrip() + "\n\n" + section
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+        common["pt_bytes"] = os.path.getsize(pt) + (os.path.getsize(pt + ".script")
+                                                    if os.path.exists(pt + ".script") else 0)
+    raw_index = write_raw_inputs([inputs] + fixed, os.path.join(work, "raw_inputs"))
+
+    programs = {}
+    for backend in args.backends:
+        key = report.edgec_key(backend)
+        program = os.path.join(work, f"{model.name}.{backend}.edgec")
+        if os.path.exists(program):
+            os.remove(program)  # never measure a stale file if compiling fails
+        cmd = [args.edgec, "compile", onnx_path, "-o", program]
+        cmd += [] if backend == "default" else ["--backends", backend]
+        cmd += ["--fix-inputs", fixed[0]] if fixed else []
+        start = time.perf_counter()
+        code, out, err, _ = run_process(cmd, env)
+        if code != 0:
+            errors[key] = "compile: " + first_error_line(err)
+            continue
+        common["compile"][backend] = {"file_bytes": os.path.getsize(program),
+                                      "seconds": round(time.perf_counter() - start, 2)}
+        programs[backend] = program
+
+    entries = []
+    for t in args.threads:
+        systems = []
+        if pt:
+            torch_run = [PY, os.path.join(HERE, "torch_bench.py"), "run", pt, inputs, outputs, str(t), str(warmup),
+                         str(iters)]
+            files = [pt] + ([pt + ".script"] if os.path.exists(pt + ".script") else [])
+            systems.append(System("pytorch", torch_run, dict(env, OPENBLAS_NUM_THREADS=str(t)), files))
+            if t > 1:
+                systems.append(System("pytorch-blas1", torch_run, dict(env, OPENBLAS_NUM_THREADS="1"), files))
+        for version, node_modules in args.ort:
+            systems.append(System(report.ort_key(version), [
+                "node", os.path.join(HERE, "ort_bench.js"), onnx_path, raw_index, str(t), str(warmup), str(iters)],
+                dict(env, NODE_PATH=node_modules), [onnx_path]))
+        for backend, program in programs.items():
+            systems.append(System(report.edgec_key(backend), [
+                args.edgec, "bench", program, "--inputs", inputs, "--threads", str(t),
+                "--warmup", str(warmup), "--iters", str(iters), "--json"], env, [program]))
+        interleave(systems, rounds)
+        entry = dict(common, threads=t, systems=dict((k, {"error": v}) for k, v in errors.items()))
+        for s in systems:
+            entry["systems"][s.key] = s.result()
+        entries.append(entry)
+    return entries
+
+
+def binding_floor(args, env):
+    """Median of session.run on an Identity model of one [1, 16] float32
+    input per ORT version and thread count: what any model pays per call in
+    onnxruntime-node (N-API binding, tensor wrapping, output allocation)."""
+    folder = os.path.join(args.work, "identity")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "identity.onnx")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, FLOOR_SHAPE)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, FLOOR_SHAPE)
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "identity", [x], [y])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path)
+    np.savez(os.path.join(folder, "identity.npz"), x=np.zeros(FLOOR_SHAPE, np.float32))
+    raw_index = write_raw_inputs([os.path.join(folder, "identity.npz")], os.path.join(folder, "raw"))
+    floors = {}
+    for version, node_modules in args.ort:
+        for t in args.threads:
+            s = System(report.ort_key(version), [
+                "node", os.path.join(HERE, "ort_bench.js"), path, raw_index, str(t), str(FLOOR_WARMUP),
+                str(FLOOR_ITERS)], dict(env, NODE_PATH=node_modules), [path])
+            for _ in range(catalog.FLOOR_PROCESSES):
+                s.measure(cold=False)
+            floors[f"{version}@{t}"] = s.result()
+    return floors
+
+
+def parse_ort(values, p):
+    versions = []
+    for v in values:
+        version, sep, node_modules = v.partition("=")
+        if not sep or not version or not node_modules:
+            p.error(f"--ort takes VERSION=NODE_MODULES, got '{v}'")
+        versions.append((version, os.path.abspath(node_modules)))
+    return versions
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--edgec", required=True)
-    p.add_argument("--work", required=True, help="scratch folder (compiled programs, saved modules)")
-    p.add_argument("--node-modules", required=True, help="a node_modules holding onnxruntime-node")
-    p.add_argument("--resnet18-dir", required=True, help="where resnet18.onnx and its inputs were exported")
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--rounds", type=int, default=8)
-    p.add_argument("--iters", type=int, default=10, help="timed runs per process")
-    p.add_argument("--warmup", type=int, default=3, help="untimed runs per process")
-    p.add_argument("--models", default=",".join(m for m, _ in MODELS))
-    p.add_argument("--backends", default="onednn,none")
+    p.add_argument("--work", required=True, help="scratch folder (exports, compiled programs, saved modules)")
+    p.add_argument("--ort", action="append", default=[], metavar="VERSION=NODE_MODULES",
+                   help="an onnxruntime-node version and the node_modules holding it (repeatable)")
+    p.add_argument("--resnet18-dir", required=True, help="where resnet18.onnx and its inputs are (exported if not)")
+    p.add_argument("--threads", default="2", help="thread counts, comma-separated (e.g. 1,2)")
+    p.add_argument("--rounds", type=int, help="processes per system (default: by model size, catalog.RUNS)")
+    p.add_argument("--iters", type=int, help="timed runs per process (default: by model size)")
+    p.add_argument("--warmup", type=int, help="untimed runs per process (default: by model size)")
+    p.add_argument("--models", default=",".join(m.name for m in catalog.MODELS))
+    p.add_argument("--backends", default="default",
+                   help="edgec backends, one compile each: 'default' (edgec compile's own choice), 'none', ...")
+    p.add_argument("--strict", action="store_true", help="exit 1 if any system of any model gave no figures")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and the expected duration, run nothing")
     p.add_argument("--results", help="RESULTS.md to update (default: print only)")
     p.add_argument("--command", default="bench/models/run.sh", help="the command to cite in RESULTS.md")
     p.add_argument("--json", help="also write the raw results here")
     args = p.parse_args()
+    args.ort = parse_ort(args.ort, p)
     args.backends = [b for b in args.backends.split(",") if b]
+    args.threads = [int(t) for t in args.threads.split(",") if t]
     args.work = os.path.abspath(args.work)
-    args.node_modules = os.path.abspath(args.node_modules)
-    known = dict(MODELS)
-    models = [m for m in args.models.split(",") if m]
+    args.resnet18_dir = os.path.abspath(args.resnet18_dir)
+    models = []
+    for name in (m for m in args.models.split(",") if m):
+        if name not in catalog.BY_NAME:
+            p.error(f"unknown model '{name}' (known: {', '.join(catalog.BY_NAME)})")
+        models.append(catalog.BY_NAME[name])
+    if not args.threads or min(args.threads) < 1:
+        p.error("--threads takes positive counts")
     for m in models:
-        if m not in known:
-            p.error(f"unknown model '{m}' (known: {', '.join(known)})")
+        r, i, _ = catalog.runs_for(m, args)
+        if r * i < 50:
+            print(f"note: {m.name}: {r} rounds x {i} runs is under 50 timed runs per system", file=sys.stderr)
 
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    estimate = catalog.estimate_seconds(models, args)
+    print(f"expected duration: about {estimate / 60:.0f} min ({len(models)} models x threads "
+          f"{','.join(map(str, args.threads))}; a rough estimate for a 2-core machine)", file=sys.stderr, flush=True)
+    if args.dry_run:
+        for m in models:
+            r, i, w = catalog.runs_for(m, args)
+            print(f"{m.name}: {r} processes x {i} timed runs after {w} warm-up per system and thread count, "
+                  f"about {catalog.estimate_seconds([m], args):.0f} s")
+        return 0
+    os.makedirs(args.work, exist_ok=True)
+    env = dict(os.environ)
     started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.perf_counter()
     load_before = os.getloadavg()
+    floors = binding_floor(args, env) if args.ort else {}
     entries = []
-    for m in models:
-        path = os.path.join(args.resnet18_dir if m == "resnet18" else FIXTURES, m + ".onnx")
-        print(f"{m}: measuring ({args.rounds} rounds x {args.iters} runs per system)", file=sys.stderr, flush=True)
-        entries.append(bench_model(m, path, args, env))
+    for n, m in enumerate(models):
+        left = catalog.estimate_seconds(models[n:], args)
+        try:
+            path = catalog.prepare(m, args)
+        except RuntimeError as e:
+            entries.append({"model": m.name, "threads": args.threads[0], "error": f"export: {e}", "systems": {}})
+            continue
+        rounds, iters, _ = catalog.runs_for(m, args)
+        print(f"{m.name}: measuring ({rounds} rounds x {iters} runs per system, threads "
+              f"{','.join(map(str, args.threads))}; {time.perf_counter() - t0:.0f} s so far, about "
+              f"{left / 60:.0f} min left)",
+              file=sys.stderr, flush=True)
+        entries += bench_model(m, path, args, env)
     load_after = os.getloadavg()
+    elapsed = time.perf_counter() - t0
 
-    body = tables(entries, args.backends)
+    run = {"started": started, "elapsed_s": elapsed, "estimate_s": estimate, "load_before": load_before,
+           "load_after": load_after, "floors": floors, "floor_shape": FLOOR_SHAPE}
+    body = report.tables(entries, args, run)
     print(body)
+    print(f"took {elapsed / 60:.1f} min (estimated {estimate / 60:.0f})", file=sys.stderr)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(entries, f, indent=1)
+            json.dump({"floors": floors, "entries": entries}, f, indent=1)
     if args.results:
-        preamble = (
-            f"Command: `{args.command}` ({args.threads} threads; per model and system {args.rounds} "
-            f"interleaved processes x {args.iters} timed runs after {args.warmup} warm-up runs).\n"
-            f"Machine: {machine_description(entries)}; {started:%Y-%m-%d %H:%M} UTC; load average "
-            f"{load_before[0]:.1f} before, {load_after[0]:.1f} after.\n\n"
-            "Each system runs the same ONNX export (PyTorch: the module it was exported from, "
-            "`torch.inference_mode()`, `OPENBLAS_NUM_THREADS=1`) on the fixture's inputs, batch 1. "
-            "Latency is one forward / `execute` alone; load is `torch.load` of the pickled module, "
-            "`InferenceSession.create`, and `edgec bench`'s load_ms (mmap, validation, "
-            "`Method::create` with delegate init); peak RSS is the whole process's (PyTorch and node "
-            "include their interpreters). The machine is shared: a p90 far above its median is "
-            "another process taking the cores, so compare medians and minimums.\n")
-        update_results(args.results, preamble + "\n" + body + "\n")
+        report.update_results(args.results, report.preamble(entries, args, run) + "\n" + body + "\n")
         print(f"updated {args.results}", file=sys.stderr)
+    failed = report.failures(entries) + [f"ORT floor {k}: {r['error']}" for k, r in floors.items() if "error" in r]
+    if args.strict and failed:
+        print("error: no figures for: " + "; ".join(failed), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,52 +1,72 @@
 #!/usr/bin/env bash
 # The comparison users care about: the fixture models (ACT-style,
-# Diffusion-style, ResNet-18, transformer, MLP, the bidirectional LSTM and
-# the streaming VAD) in PyTorch eager, ONNX Runtime and edgec, in one run
-# on this machine. Prints markdown tables and
-# rewrites the "Models vs PyTorch and ONNX Runtime" section of
-# bench/RESULTS.md (the other sections are kept).
+# Diffusion-style, ResNet-18, transformer, MLP, the recurrent ones), the
+# torchvision zoo (models/zoo/zoo.py) and a GPT-style decoder
+# (models/gpt.py) in PyTorch eager, ONNX Runtime 1.30.0 and 1.20.1 and
+# edgec, in one run on this machine, at each thread count asked for. Prints
+# the expected duration first, then markdown tables, and rewrites the
+# "Models vs PyTorch and ONNX Runtime" section of bench/RESULTS.md (the
+# other sections are kept).
 #
-#   bench/models/run.sh [--build DIR] [--threads N] [--rounds R] [--iters N]
-#                       [--warmup N] [--models a,b] [--backends onednn,none]
-#                       [--ort VERSION] [--no-write]
+#   bench/models/run.sh [--build DIR] [--work DIR] [--threads 1,2] [--models a,b]
+#                       [--rounds R] [--iters N] [--warmup N]
+#                       [--backends default,none] [--ort 1.30.0,1.20.1]
+#                       [--strict] [--no-write] [--dry-run]
+#
+# Defaults: every model, threads 1,2, edgec's default backends, both ORT
+# versions; rounds, timed and warm-up runs by model size (5 x 10 after 3 for
+# the small ones, 5 x 10 after 2 for the medium, 4 x 8 after 1 for ViT-B/16
+# and DeepLabV3; --rounds/--iters/--warmup set them for every model).
+# --strict exits 1 when a system of a model gave no figures (the ctest
+# smoke test uses it). --dry-run prints the plan (runs per model) and the
+# expected duration, and measures nothing. Exports, compiled programs and
+# results.json go to --work (default BUILD/bench-models); zoo and GPT
+# exports are cached there (WORK/zoo, WORK/gpt: delete them after changing
+# zoo.py or gpt.py).
 #
 # `make bench` runs it after building. What it needs and does not find, it
 # installs when run as root (otherwise it says what to install):
 # - libopenblas0-pthread: Debian's torch otherwise uses the reference BLAS,
 #   several times slower, which would flatter edgec; time (/usr/bin/time
 #   measures each process's peak RSS);
-# - node and npm, and onnxruntime-node 1.20.1 (or --ort VERSION) into
-#   BUILD/bench-models/ort (ort-VERSION for another version;
-#   `--ignore-scripts`: its postinstall downloads, which we never do);
+# - node and npm, and onnxruntime-node of each --ort version from npm
+#   (`--ignore-scripts`: its postinstall downloads, which we never do) by
+#   tests/cli/install_ort.sh into BUILD/npm/ortXYZ (1.30.0: BUILD/npm/ort130,
+#   where the zoo tests put it) or BUILD/bench-models/ort-VERSION (1.20.1
+#   also BUILD/bench-models/ort, where earlier runs put it), reusing any
+#   that is there;
 # - ResNet-18's ONNX export, made by models/make_fixtures.py into
 #   BUILD/models/resnet18 (where `make test` puts it too).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$root/build threads=2 rounds=8 iters=10 warmup=3 write=1
-models=act,diffusion,resnet18,transformer,mlp,lstm_bidirectional,vad_stream backends=onednn,none
-ort_version=1.20.1
+build=$root/build threads=1,2 rounds= iters= warmup= write=1 strict= dry_run= work=
+models= backends=default
+ort_versions=1.30.0,1.20.1
 args=("$@")
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
     --backends) backends=$2; shift 2 ;;
-    --ort) ort_version=$2; shift 2 ;;
+    --ort) ort_versions=$2; shift 2 ;;
+    --strict) strict=--strict; shift ;;
+    --dry-run) dry_run=--dry-run; shift ;;
     --no-write) write=0; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "error: no build folder; run 'make build' first" >&2; exit 1; }
 edgec=$build/bin/edgec
 [ -x "$edgec" ] || { echo "error: $edgec not found; run 'make build' first" >&2; exit 1; }
-if [ $((rounds * iters)) -lt 50 ]; then
-  echo "note: $rounds rounds x $iters runs is under the 50 runs per system the report is meant to have" >&2
-fi
+work=${work:-$build/bench-models}
+[ -n "$dry_run" ] || mkdir -p "$work"
+case $work in /*) ;; *) work=$PWD/$work ;; esac
 
 py=/usr/bin/python3
 missing=()
@@ -70,20 +90,29 @@ case $blas in
 esac
 command -v node >/dev/null && command -v npm >/dev/null || { echo "error: node and npm are needed for ONNX Runtime" >&2; exit 1; }
 
-work=$build/bench-models
-ort=$work/ort
-[ "$ort_version" = 1.20.1 ] || ort=$work/ort-$ort_version
-bash "$root/tests/cli/install_ort.sh" "$ort" "$ort_version" >&2
+ort_args=()
+for version in ${ort_versions//,/ }; do
+  dir=$work/ort-$version
+  # Reuse an install made elsewhere: the zoo tests' 1.30.0, earlier runs' 1.20.1.
+  for candidate in "$build/npm/ort$(echo "$version" | cut -d. -f1,2 | tr -d .)" "$work/ort-$version" \
+                   "$([ "$version" = 1.20.1 ] && echo "$work/ort")"; do
+    if [ -n "$candidate" ] && grep -qs "\"version\": \"$version\"" "$candidate/node_modules/onnxruntime-node/package.json"; then
+      dir=$candidate
+      break
+    fi
+  done
+  [ -n "$dry_run" ] || bash "$root/tests/cli/install_ort.sh" "$dir" "$version" >&2
+  ort_args+=(--ort "$version=$dir/node_modules")
+done
 
-resnet=$build/models/resnet18
-if [[ ",$models," == *,resnet18,* ]] && [ ! -f "$resnet/resnet18.inputs.npz" ]; then
-  echo "exporting ResNet-18 into $resnet" >&2
-  $py "$root/models/make_fixtures.py" "$resnet" --only resnet18 >&2
-fi
-
-results=()
-[ "$write" = 1 ] && results=(--results "$root/bench/RESULTS.md")
-exec $py "$root/bench/models/compare.py" --edgec "$edgec" --work "$work" --node-modules "$ort/node_modules" \
-  --resnet18-dir "$resnet" --threads "$threads" --rounds "$rounds" --iters "$iters" --warmup "$warmup" \
-  --models "$models" --backends "$backends" --json "$work/results.json" "${results[@]}" \
-  --command "bench/models/run.sh${args[*]:+ ${args[*]}}"
+opts=()
+[ -n "$models" ] && opts+=(--models "$models")
+[ -n "$rounds" ] && opts+=(--rounds "$rounds")
+[ -n "$iters" ] && opts+=(--iters "$iters")
+[ -n "$warmup" ] && opts+=(--warmup "$warmup")
+[ -n "$strict" ] && opts+=("$strict")
+[ -n "$dry_run" ] && opts+=("$dry_run")
+[ "$write" = 1 ] && opts+=(--results "$root/bench/RESULTS.md")
+exec $py "$root/bench/models/compare.py" --edgec "$edgec" --work "$work" "${ort_args[@]}" \
+  --resnet18-dir "$build/models/resnet18" --threads "$threads" --backends "$backends" \
+  --json "$work/results.json" "${opts[@]}" --command "bench/models/run.sh${args[*]:+ ${args[*]}}"
