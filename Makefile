@@ -51,8 +51,12 @@ build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The tests also need node and npm (ONNX Runtime from npm is the oracle for
-# the zoo's newer opsets): Debian's, when the machine has none.
+# the zoo's newer opsets): Debian's, when the machine has none. The model
+# benchmark's smoke test (bench.models.smoke) also runs PyTorch on OpenBLAS
+# and measures peak memory with /usr/bin/time.
+TEST_PACKAGES := libopenblas0-pthread time
 test-deps:
+	$(call install_packages,$(TEST_PACKAGES))
 	@command -v node >/dev/null && command -v npm >/dev/null || $(MAKE) --no-print-directory node-deps
 node-deps:
 	$(call install_packages,nodejs npm)
