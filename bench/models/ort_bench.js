@@ -1,6 +1,10 @@
-// One ONNX Runtime measurement for bench/models/compare.py, run with
-// `node ort_bench.js MODEL.onnx INPUTS.json THREADS WARMUP ITERS` and
-// NODE_PATH pointing at a node_modules that holds onnxruntime-node.
+// One ONNX Runtime measurement for bench/models/compare.py (and
+// bench/threads/contention.py), run with
+// `node ort_bench.js MODEL.onnx INPUTS.json THREADS WARMUP ITERS [RATE_HZ]`
+// and NODE_PATH pointing at a node_modules that holds onnxruntime-node.
+// With RATE_HZ each timed run starts at its tick, as a control loop calls
+// it; cpu_ms_per_run is the process's CPU time over the timed runs per run
+// (with a rate, what its threads burn between runs included).
 //
 // INPUTS.json lists {name, dtype, shape, file} per input; each file holds
 // the array's raw little-endian bytes (written by compare.py from the same
@@ -13,8 +17,9 @@ const fs = require('fs');
 const path = require('path');
 const ort = require('onnxruntime-node');
 
-const [modelPath, inputsPath, threadsArg, warmupArg, itersArg] = process.argv.slice(2);
+const [modelPath, inputsPath, threadsArg, warmupArg, itersArg, rateArg] = process.argv.slice(2);
 const threads = Number(threadsArg), warmup = Number(warmupArg), iters = Number(itersArg);
+const rateHz = rateArg === undefined ? 0 : Number(rateArg);
 const arrayTypes = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array, bool: Uint8Array};
 
 function nowMs() {
@@ -46,14 +51,29 @@ function nowMs() {
   const loadMs = nowMs() - start;
   for (let i = 0; i < warmup; ++i) await session.run(feeds);
   const times = [];
+  const periodMs = rateHz > 0 ? 1000 / rateHz : 0;
+  let tick = nowMs(), missed = 0;
+  const cpuStart = process.cpuUsage();
   for (let i = 0; i < iters; ++i) {
+    if (periodMs > 0) {
+      tick += periodMs;
+      const wait = tick - nowMs();
+      if (wait < 0) ++missed;
+      // setTimeout's resolution is a millisecond: a run may start up to one
+      // late, never early spinning (that would count as the runtime's CPU).
+      else await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     const t0 = nowMs();
     await session.run(feeds);
     times.push(nowMs() - t0);
   }
+  const cpu = process.cpuUsage(cpuStart);
   process.stdout.write(JSON.stringify({
     load_ms: loadMs,
     times_ms: times,
+    cpu_ms_per_run: (cpu.user + cpu.system) / 1000 / Math.max(iters, 1),
+    rate_hz: rateHz,
+    missed: missed,
     peak_rss_kib: process.resourceUsage().maxRSS,
     ort_version: require('onnxruntime-node/package.json').version,
   }) + '\n');

@@ -242,7 +242,8 @@ def _version(cmd):
         return "?"
 
 
-def machine_description(entries, args):
+def cpu_description():
+    """The CPU model, core count, the ISA flags that matter and the kernel."""
     cpu, flags = "?", set()
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -251,6 +252,10 @@ def machine_description(entries, args):
             elif line.startswith("flags") and not flags:
                 flags = set(line.split(":", 1)[1].split())
     isa = ", ".join(f for f in ISA_FLAGS if f in flags) or "none of " + ", ".join(ISA_FLAGS)
+    return f"{cpu}, {os.cpu_count()} cores ({isa}), Linux {platform.release()}"
+
+
+def machine_description(entries, args):
     blas = os.path.realpath("/etc/alternatives/libblas.so.3-x86_64-linux-gnu")
     torch_v = next((r["torch_version"] for e in entries for r in e.get("systems", {}).values()
                     if "torch_version" in r), "?")
@@ -258,7 +263,7 @@ def machine_description(entries, args):
                  if "torchvision_version" in r), "?")
     ort_v = sorted({r["ort_version"] for e in entries for r in e.get("systems", {}).values() if "ort_version" in r})
     commit = _version(["git", "-C", os.path.dirname(os.path.abspath(args.edgec)), "rev-parse", "--short", "HEAD"])
-    return (f"{cpu}, {os.cpu_count()} cores ({isa}), Linux {platform.release()}; edgec "
+    return (f"{cpu_description()}; edgec "
             f"{args.edgec} (checkout {commit or '?'}); Python {platform.python_version()}, PyTorch {torch_v}, "
             f"torchvision {tv_v} (BLAS: {blas}); onnxruntime-node "
             f"{' and '.join(ort_v) or '?'} on node {_version(['node', '--version'])}")
@@ -284,12 +289,12 @@ def preamble(entries, args, run):
         "compare medians and minimums.\n")
 
 
-def update_results(path, body):
-    """Replaces this script's section of RESULTS.md (up to the next `## `
+def update_results(path, body, title=SECTION):
+    """Replaces the section `title` of RESULTS.md (up to the next `## `
     heading), or appends it; other sections stay as they are."""
     text = open(path).read() if os.path.exists(path) else "# Benchmark results\n"
-    section = SECTION + "\n\n" + body.rstrip() + "\n"
-    pattern = re.compile(r"^" + re.escape(SECTION) + r"\n.*?(?=^## |\Z)", re.S | re.M)
+    section = title + "\n\n" + body.rstrip() + "\n"
+    pattern = re.compile(r"^" + re.escape(title) + r"\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(text):
         text = pattern.sub(lambda m: section + ("\n" if m.end() < len(text) else ""), text, count=1)
     else:
