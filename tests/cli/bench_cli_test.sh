@@ -24,8 +24,19 @@ assert isinstance(j["threads"], int) and j["threads"] >= 1, j
 assert "profile" not in j, "profile without --profile"
 assert j["min_ms"] <= j["p99_ms"] <= j["max_ms"] and j["p90_ms"] <= j["p99_ms"], j
 assert j["cpu_ms_per_run"] >= 0 and "rate_hz" not in j, j
+assert isinstance(j["reduced_runs"], int) and 0 <= j["reduced_runs"] <= 5, j
 print("bench --json: ok")
 PY
+
+# OpenMP's idle threads sleep: edgec sets OMP_WAIT_POLICY=PASSIVE and starts
+# again when neither it nor GOMP_SPINCOUNT is set, and keeps a caller's.
+policy() {
+  env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$@" "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" \
+    --iters 1 --warmup 0 --json | $py -c "import json, sys; j = json.load(sys.stdin); print(j['omp_wait_policy'] + '|' + j['gomp_spincount'])"
+}
+[ "$(policy)" = "PASSIVE|" ] || fail "unset: $(policy)"
+[ "$(policy OMP_WAIT_POLICY=active)" = "active|" ] || fail "OMP_WAIT_POLICY=active: $(policy OMP_WAIT_POLICY=active)"
+[ "$(policy GOMP_SPINCOUNT=1000)" = "|1000" ] || fail "GOMP_SPINCOUNT=1000: $(policy GOMP_SPINCOUNT=1000)"
 
 # --rate: runs at their ticks, as a control loop; every run is timed and
 # counted, none is late at 200 Hz for a model of microseconds, and the CPU
@@ -156,4 +167,5 @@ expect_memory 1600000 --iters 100000
 expect_memory 1280000 --iters 20000 --json
 expect_memory 16000000000 --iters 1000000000 --warmup 1000000000
 EDGEC_MEMORY_LIMIT=1MiB "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" --iters 2000 --warmup 0 --json >small.json
+report_failures
 echo "bench CLI: all checks passed"
