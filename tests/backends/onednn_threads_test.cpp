@@ -10,6 +10,7 @@
 #include "backends/onednn_harness.h"
 #include "base/thread_cap.h"
 #include "runtime/delegate.h"
+#include "support/compiled_program.h"
 
 namespace edgec {
 namespace {
@@ -39,15 +40,11 @@ TEST(OnednnThreads, ProgramMatchesThePortableKernels) {
 
 TEST(OnednnThreads, MultiThreadedPrimitivesHaveOneThreadTwins) {
   const int cores = runtime::Method::max_threads();
-  Ir ir = held_program();
-  auto p = parse_program(ir.text({"m"}), "held.ir");
-  compile_program(*p, {}, "onednn");
-  AlignedBytes bytes(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes(bytes.span());
-  ASSERT_TRUE(loaded.ok()) << error_detail();
-  ASSERT_EQ((*loaded)->delegates().size(), 1u);
-  const auto& info = (*loaded)->delegates()[0];
-  auto handle = info.backend->init(info.payload, (*loaded)->named_data(), cores);
+  CompiledProgram c(held_program().text({"m"}), "held.ir", "onednn");
+  ASSERT_TRUE(c.program);
+  ASSERT_EQ(c.program->delegates().size(), 1u);
+  const auto& info = c.program->delegates()[0];
+  auto handle = info.backend->init(info.payload, c.program->named_data(), cores);
   ASSERT_TRUE(handle.ok()) << error_detail();
   auto* d = dynamic_cast<runtime::onednn::Delegate*>(static_cast<runtime::DelegateHandle*>(*handle));
   ASSERT_NE(d, nullptr);
@@ -71,12 +68,8 @@ TEST(OnednnThreads, MultiThreadedPrimitivesHaveOneThreadTwins) {
 
 TEST(OnednnThreads, HeldRunsComputeWhatFullRunsCompute) {
   const int cores = runtime::Method::max_threads();
-  Ir ir = held_program();
-  auto p = parse_program(ir.text({"m"}), "held.ir");
-  compile_program(*p, {}, "onednn");
-  AlignedBytes bytes(serialize_program(*p));
-  auto loaded = runtime::Program::load_from_bytes(bytes.span());
-  ASSERT_TRUE(loaded.ok()) << error_detail();
+  CompiledProgram c(held_program().text({"m"}), "held.ir", "onednn");
+  ASSERT_TRUE(c.program);
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   std::vector<float> x(64 * 24 * 24);
@@ -84,7 +77,7 @@ TEST(OnednnThreads, HeldRunsComputeWhatFullRunsCompute) {
   const Tensor in = make_tensor(DType::Float32, std::vector<int64_t>{1, 64, 24, 24}, x.data(), 0);
   std::vector<std::vector<float>> results;
   for (int limit : {cores, 1}) {
-    auto m = runtime::Method::create(**loaded, cores);
+    auto m = runtime::Method::create(*c.program, cores);
     ASSERT_TRUE(m.ok()) << error_detail();
     ASSERT_EQ((*m)->set_thread_limit(limit), Error::Ok);
     ASSERT_EQ((*m)->set_input(0, in), Error::Ok) << error_detail();
