@@ -5,9 +5,9 @@
 // and their ratio; the figures go to bench/RESULTS.md. The AVX-512 builds
 // are skipped on a CPU without AVX-512.
 //
-//   isa_kernels [--rounds R] [--smoke]
+//   isa_kernels [--rounds R] [--only NAME] [--smoke]
 //
-// --smoke: small shapes and one round (the ctest smoke test).
+// --only: the kernels whose line contains NAME. --smoke: small shapes and one round (the ctest smoke test).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -63,8 +63,10 @@ std::vector<double> time_interleaved(const std::vector<std::function<void()>>& f
 
 bool g_avx512 = false;
 int g_rounds = 15;
+const char* g_only = nullptr;
 
 void report(const std::string& name, double flops, const std::function<void(edgec::Isa)>& run) {
+  if (g_only && name.find(g_only) == std::string::npos) return;
   std::vector<std::function<void()>> fns = {[&] { run(edgec::Isa::Avx2); }};
   if (g_avx512) fns.push_back([&] { run(edgec::Isa::Avx512); });
   const std::vector<double> us = time_interleaved(fns, g_rounds);
@@ -148,10 +150,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--smoke")) {
       smoke = true;
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      g_only = argv[++i];
     } else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
       g_rounds = std::max(1, std::atoi(argv[++i]));
     } else {
-      std::fprintf(stderr, "usage: isa_kernels [--rounds R] [--smoke]\n");
+      std::fprintf(stderr, "usage: isa_kernels [--rounds R] [--only NAME] [--smoke]\n");
       return 2;
     }
   }
