@@ -4,6 +4,8 @@
 // allows (conv1d_gemm.h declares a plain struct and functions).
 #include <omp.h>
 
+#include <cstring>
+
 #include "backends/onednn/conv1d_gemm.h"
 #include "kernels/isa/tile.h"
 #include "kernels/isa/kernels.h"
@@ -36,7 +38,11 @@ void conv1d_gemm(const Conv1dShape& s, const float* x, const float* w, const flo
         float* row = panel + (c * s.kernel + k) * kPanel;
         const float* channel = xn + c * s.length;
         for (int64_t j = 0; j < lo; ++j) row[j] = 0.f;
-        for (int64_t j = lo; j < hi; ++j) row[j] = channel[first + j * s.stride];
+        if (s.stride == 1) {
+          if (hi > lo) std::memcpy(row + lo, channel + first + lo, (hi - lo) * sizeof(float));
+        } else {
+          for (int64_t j = lo; j < hi; ++j) row[j] = channel[first + j * s.stride];
+        }
         for (int64_t j = hi; j < kPanel; ++j) row[j] = 0.f;
       }
     }
