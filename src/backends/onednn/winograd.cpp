@@ -4,7 +4,7 @@
 // applied along rows and then columns of each tile. The work is cut into
 // blocks of output tiles, one thread per block: the block's input tiles
 // are transformed into V[36][tiles][cin], multiplied by U[36][cin][cout]
-// position by position (a register-tiled micro-kernel, 6 tiles x 16 output
+// position by position (a register-tiled micro-kernel, 6 or 12 tiles x 16 output
 // channels) into M[36][tiles][cout], and M transformed back into the
 // output with bias, residual and ReLU applied on the way out. A block's V
 // and M are sized to stay in the core's L2.

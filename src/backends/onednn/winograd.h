@@ -35,7 +35,7 @@ namespace winograd {
 constexpr int kAlpha = 6;                 ///< Input tile side.
 constexpr int kTile = 4;                  ///< Output tile side.
 constexpr int kPoints = kAlpha * kAlpha;  ///< Products per tile.
-constexpr int kMR = 6;                    ///< Tiles per micro-kernel (kernels/isa/tile.h: kRows).
+constexpr int kMR = 6;                    ///< Fewest tiles per block (the AVX2 tile's rows, kernels/isa/tile.h).
 constexpr int kNR = 16;                   ///< Output channels per micro-kernel (tile.h: kPanel).
 /// A block's V and M together (floats): 384 KiB, inside a 512 KiB L2.
 constexpr int64_t kBlockFloats = 96 * 1024;

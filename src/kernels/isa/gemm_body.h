@@ -24,6 +24,7 @@ constexpr int kMR = micro::kRows;
 constexpr int kNR = micro::kPanel;
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 72;   // multiple of kMR; packed A block: 72 KiB, stays in L2
+static_assert(kMC % kMR == 0, "a block of A is whole micro-panels");
 constexpr int64_t kNC = 128;  // multiple of kNR; packed B block: 128 KiB
 
 // Columns of C one task of a thin product covers.
@@ -88,7 +89,7 @@ inline void micro_kernel(int64_t kc, const float* __restrict a, const float* __r
   for (int64_t k = 0; k < kc; ++k) {
     Vec bv[kVecs];
     for (int v = 0; v < kVecs; ++v) bv[v] = micro::load(b + v * kWidth);
-#pragma GCC unroll 6
+#pragma GCC unroll 16
     for (int r = 0; r < kMR; ++r) {
       for (int v = 0; v < kVecs; ++v) acc[r][v] += a[r] * bv[v];
     }

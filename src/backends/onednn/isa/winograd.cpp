@@ -20,7 +20,7 @@ using micro::Vec;
 using namespace winograd;
 
 inline int64_t padded(int64_t cout) { return (cout + kNR - 1) / kNR * kNR; }
-static_assert(kMR == micro::kRows && kNR == micro::kPanel, "winograd.h's tile is kernels/isa/tile.h's");
+static_assert(kNR == micro::kPanel, "winograd.h's panel is kernels/isa/tile.h's");
 
 // One dimension of the input transform, B^T d.
 inline void input_1d(const V8 d[6], V8 r[6]) {
@@ -92,8 +92,8 @@ void multiply(const Winograd43Shape& s, const WinogradBlocking& b, const float* 
     float* mx = m + xi * b.per_block * cp;
     for (int64_t p = 0; p < panels; ++p) {
       const float* panel = u + (xi * panels + p) * s.cin * kNR;
-      for (int64_t r = 0; r < count; r += kMR) {
-        const int rows = static_cast<int>(micro::min(kMR, count - r));
+      for (int64_t r = 0; r < count; r += micro::kRows) {
+        const int rows = static_cast<int>(micro::min(micro::kRows, count - r));
         float* c = mx + r * cp + p * kNR;
         micro::with_rows(rows, [&]<int R>() {
           Vec acc[R][micro::kVecs];
