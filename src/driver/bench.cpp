@@ -14,6 +14,7 @@
 
 #include "base/memory_limit.h"
 #include "driver/driver.h"
+#include "kernels/isa.h"
 
 namespace edgec::driver {
 namespace {
@@ -213,6 +214,7 @@ nlohmann::ordered_json bench_json(const BenchSettings& o, const runtime::Program
   j["iters"] = o.iters;
   j["warmup"] = o.warmup;
   j["threads"] = o.threads;
+  j["isa"] = isa_name(kernel_isa());
   j["file_bytes"] = program.file_size();
   j["arena_bytes"] = program.arena_size();
   j["instructions"] = program.instructions().size();

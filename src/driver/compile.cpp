@@ -8,6 +8,7 @@
 #include "driver/driver.h"
 #include "frontends/onnx/importer.h"
 #include "io/npz.h"
+#include "kernels/isa.h"
 #include "ir/text.h"
 
 namespace edgec::driver {
@@ -53,8 +54,14 @@ std::unique_ptr<Program> import_model(const std::string& path, const LowerOption
   return import_onnx(path, onnx_options(options, flags));
 }
 
+void require_isa() {
+  const Error err = check_isa();
+  if (err != Error::Ok) runtime_error("cannot choose the kernels' instruction set", err);
+}
+
 std::unique_ptr<Program> compile_model(const std::string& path, const LowerOptions& options, const ImportFlags& flags,
                                        const std::string& backends) {
+  require_isa();
   std::unique_ptr<Program> program;
   if (is_textual_ir(path)) {
     if (!flags.fixed_inputs.empty() || !flags.fixed_values.empty())
@@ -74,6 +81,7 @@ std::unique_ptr<Program> compile_model(const std::string& path, const LowerOptio
 std::unique_ptr<Program> compile_onnx_bytes(std::span<const std::byte> bytes, const std::string& what,
                                             const LowerOptions& options, const ImportFlags& flags,
                                             const std::string& backends) {
+  require_isa();
   std::unique_ptr<Program> program = import_onnx_bytes(bytes, what, onnx_options(options, flags));
   compile_program(*program, {}, backends);
   return program;

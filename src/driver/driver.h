@@ -84,6 +84,11 @@ struct ImportFlags {
   bool any() const { return !fixed_inputs.empty() || !fixed_values.empty() || !shapes.empty() || !max_shapes.empty(); }
 };
 
+/// Throws RuntimeFailure when EDGEC_ISA names an instruction set this CPU
+/// cannot run or none at all (kernels/isa.h); compile_model and
+/// compile_onnx_bytes call it (the runtime's Program::load checks the same).
+void require_isa();
+
 /// Whether compile_model reads `path` as a textual-IR program (.ir).
 bool is_textual_ir(const std::string& path);
 

@@ -31,8 +31,8 @@ namespace edgec {
 
 namespace resize {
 
-// GCC contracts a * b + c into a fused multiply-add under -march=native, which
-// rounds once instead of twice: a coordinate that should land exactly on .5
+// GCC contracts a * b + c into a fused multiply-add where FMA is on (the kernels
+// are built for x86-64-v3), which rounds once instead of twice: a coordinate that should land exactly on .5
 // could then round the other way in nearest mode, and differ from what the
 // importer (built without FMA) computed. Clang only contracts within one
 // expression, which the statements below never give it.

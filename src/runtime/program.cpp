@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/regular_file.h"
+#include "kernels/isa.h"
 #include "serialize/format.h"
 #include "serialize/program_generated.h"
 
@@ -137,6 +138,7 @@ Program::~Program() {
 }
 
 Result<std::unique_ptr<Program>> Program::load(const std::string& path, BackendList backends) {
+  EDGEC_TRY(check_isa());  // EDGEC_ISA names a build this CPU can run (kernels/isa.h)
   // A FIFO must not block the open: refused, as is any other non-regular file.
   struct stat st {};
   std::string why;
@@ -165,6 +167,7 @@ Result<std::unique_ptr<Program>> Program::load(const std::string& path, BackendL
 }
 
 Result<std::unique_ptr<Program>> Program::load_from_bytes(std::span<const std::byte> bytes, BackendList backends) {
+  EDGEC_TRY(check_isa());
   std::unique_ptr<Program> p(new Program());
   p->bytes_ = bytes;
   p->backends_ = backends;

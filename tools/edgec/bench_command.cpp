@@ -23,6 +23,7 @@
 #include "base/memory_limit.h"
 #include "commands.h"
 #include "io/npz.h"
+#include "kernels/isa.h"
 #include "base/diagnostic.h"
 #include "runtime/method.h"
 
@@ -93,7 +94,8 @@ void print_profile_rows(const char* what, const std::vector<ProfileRow>& rows, d
 
 void print_text(const BenchSettings& o, const runtime::Program& program, const BenchResult& r) {
   std::cout << o.program << ": " << program.file_size() << " bytes, " << program.instructions().size()
-            << " instructions, " << program.delegates().size() << " delegate(s), " << o.threads << " thread(s)\n";
+            << " instructions, " << program.delegates().size() << " delegate(s), " << o.threads << " thread(s), "
+            << isa_name(kernel_isa()) << " kernels\n";
   std::cout << printf_string("load     %10.3f ms  (mmap, validation, Method::create with delegate init)\n", r.load_ms);
   std::cout << printf_string("execute  median %.3f ms, p90 %.3f ms, p99 %.3f ms, min %.3f ms, mean %.3f ms, max %.3f ms\n",
                       r.stats.median, r.stats.p90, r.stats.p99, r.stats.min, r.stats.mean, r.stats.max);

@@ -9,6 +9,10 @@ edgec_add_backend(onednn DEFAULT
   RUNTIME_SOURCES ${onednn_runtime_sources}
   COMPILER_SOURCES ${dir}/partitioner.cpp ${dir}/preprocess.cpp
   RUNTIME_LIBS DNNL::dnnl OpenMP::OpenMP_CXX)
-# The delegate's own kernels are hot loops, built like the portable ones.
+# The delegate's own kernels are hot loops, built like the portable ones:
+# their dispatchers at the kernels' baseline, the kernels once per
+# instruction set (isa/, edgec_isa_sources).
 set_source_files_properties(${dir}/winograd.cpp ${dir}/conv1d_gemm.cpp ${dir}/gemm_prepacked.cpp
-  PROPERTIES COMPILE_OPTIONS "-O3;${EDGEC_ARCH_FLAGS};-fno-math-errno")
+  PROPERTIES COMPILE_OPTIONS "${EDGEC_KERNEL_FLAGS}")
+edgec_isa_sources(edgec_onednn_runtime ${dir}/isa/gemm_prepacked.cpp ${dir}/isa/conv1d_gemm.cpp
+  ${dir}/isa/winograd.cpp)

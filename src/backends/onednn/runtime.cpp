@@ -21,6 +21,7 @@
 
 #include "backends/onednn/runtime_state.h"
 #include "base/thread_cap.h"
+#include "kernels/isa.h"
 #include "kernels/tensor.h"
 #include "runtime/method.h"
 
@@ -161,8 +162,21 @@ Error init_scratchpad(Delegate& d) {
 
 // Builds the delegate. `record` (compile time only) collects the
 // convolution weights reordered into a storable layout.
+// EDGEC_ISA=avx2 (kernels/isa.h) holds oneDNN to AVX2 too, so that the
+// whole program runs the AVX2 path: set before oneDNN's first primitive,
+// which the first delegate built, at compile or load time, creates.
+void hold_onednn_isa() {
+  static const bool held = [] {
+    if (kernel_isa() == Isa::Avx2) (void)dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx2);
+    return true;
+  }();
+  (void)held;
+}
+
 Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data,
                                                  int num_threads, std::vector<onednn::ReorderedWeights>* record) {
+  EDGEC_TRY(check_isa());
+  hold_onednn_isa();
   // Method::create checks the count; a direct init is checked here too,
   // since it reaches omp_set_num_threads (libgomp crashes on a huge one).
   if (num_threads < 1 || num_threads > Method::max_threads())

@@ -24,6 +24,23 @@ struct Winograd43Shape {
   int64_t pad_top = 0, pad_left = 0;
 };
 
+/// How winograd43_conv cuts the work: output tiles per image side and in
+/// all, tiles per block (one thread's V and M sized for its L2) and blocks.
+struct WinogradBlocking {
+  int64_t tiles_h = 0, tiles_w = 0, tiles = 0;
+  int64_t per_block = 0, blocks = 0;
+};
+
+namespace winograd {
+constexpr int kAlpha = 6;                 ///< Input tile side.
+constexpr int kTile = 4;                  ///< Output tile side.
+constexpr int kPoints = kAlpha * kAlpha;  ///< Products per tile.
+constexpr int kMR = 6;                    ///< Fewest tiles per block (the AVX2 tile's rows, kernels/isa/tile.h).
+constexpr int kNR = 16;                   ///< Output channels per micro-kernel (tile.h: kPanel).
+/// A block's V and M together (floats): 384 KiB, inside a 512 KiB L2.
+constexpr int64_t kBlockFloats = 96 * 1024;
+}  // namespace winograd
+
 /// True when the kernel can compute `s` (channel multiples, sizes > 0).
 bool winograd43_supported(const Winograd43Shape& s);
 
