@@ -602,6 +602,28 @@ TEST(Onednn, MatmulBiasAndActivation) {
                                               "matmul+add+sigmoid (prepacked)", "matmul+gelu (prepacked)"}));
 }
 
+// Products by constant weights too large for the prepacked kernel, with
+// activations of rank 3 and 4 (a transformer's [T, B, C] and Swin's
+// [B, H, W, C]): the batch dims fold into the rows of one 2-D product, the
+// weights reordered at init, the bias and GELU post-ops. Batch dims that
+// are not 1 on the constant side keep the batched product.
+TEST(Onednn, MatmulByConstantWeightsFoldsBatchDims) {
+  Ir ir;
+  ir.input("x", {150, 1, 256}).constant("w", {256, 1024}, -0.05f, 0.05f).constant("b", {1024});
+  ir.op("%m = edge.matmul.default(%x, %w) : f32[150, 1, 1024]");
+  ir.op("%a = edge.add.Tensor(%b, %m) : f32[150, 1, 1024]");
+  ir.op("%g = edge.gelu.default(%a) : f32[150, 1, 1024]");
+  ir.input("y", {2, 8, 20, 256}).constant("w2", {1, 1, 256, 512}, -0.05f, 0.05f);
+  ir.op("%m2 = edge.matmul.default(%y, %w2) : f32[2, 8, 20, 512]");
+  ir.constant("w3", {2, 256, 300}, -0.05f, 0.05f);
+  ir.input("z", {2, 300, 256});
+  ir.op("%m3 = edge.matmul.default(%z, %w3) : f32[2, 300, 300]");
+  const RunResult got = expect_matches(ir, {"g", "m2", "m3"}, {"matmul", "add", "gelu"});
+  std::vector<std::string> steps = got.steps;
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<std::string>{"matmul", "matmul", "matmul+add+gelu"}));
+}
+
 // A crafted payload whose fused bias add after a small matmul declares u8
 // (absorbed activations are checked for f32 when absorbed; the bias link
 // is not): the prepacked kernel writes floats, so it must not take the

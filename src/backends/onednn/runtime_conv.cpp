@@ -634,7 +634,6 @@ Error build_matmul(Ctx& c) {
       bias = other;
       bias_dims.assign(r, 1);
       bias_dims[r - 1] = o[r - 1];
-      post.append_binary(algorithm::binary_add, md_of(bias_dims));
       c.d.fused[static_cast<size_t>(next)] = true;
       name += "+add";
       y = add.outputs[0];
@@ -643,13 +642,33 @@ Error build_matmul(Ctx& c) {
   std::vector<Eltwise> ops;
   y = absorb_eltwise(c, y, ops, name);
   if (build_prepacked_matmul(c, a, b, o, bias, ops, y, name)) return Error::Ok;
+  // Constant weights with batch dims of 1 (a linear layer's): the batch
+  // dims of a fold into its rows, [M, K] x [K, N] (a's plain data is that
+  // matrix), and the weights are reordered once, at init, into the layout
+  // oneDNN chooses. A batched product of a broadcast matrix instead runs
+  // one small product per batch entry; torch's attention in-projection of
+  // [T, 1, C] is T matrix-vector products, each reading all the weights.
+  const bool fold = c.is_constant(c.input(1)) &&
+                    std::all_of(b.begin(), b.end() - 2, [](int64_t v) { return v == 1; });
+  if (fold && r > 2) {
+    int64_t m = 1;
+    for (size_t i = 0; i + 1 < r; ++i) m *= o[i];
+    a = {m, a[r - 1]};
+    b = {b[r - 2], b[r - 1]};
+    o = {m, o[r - 1]};
+    if (bias >= 0) bias_dims = {1, o[1]};
+  }
+  if (bias >= 0) post.append_binary(algorithm::binary_add, md_of(bias_dims));
   append_eltwise(post, ops);
   dnnl::primitive_attr attr = c.d.attr();
   attr.set_post_ops(post);
   const memory::desc amd = md_of(a), bmd = md_of(b), omd = md_of(o);
-  dnnl::matmul::desc desc(amd, bmd, omd);
+  const memory::desc bwant = fold ? memory::desc(b, kF32, memory::format_tag::any) : bmd;
+  dnnl::matmul::desc desc(amd, bwant, omd);
   dnnl::matmul::primitive_desc pd(desc, attr, c.d.engine);
-  Args args{{DNNL_ARG_SRC, c.d.src(c.input(0), amd)}, {DNNL_ARG_WEIGHTS, c.d.src(c.input(1), bmd)}};
+  Args args{{DNNL_ARG_SRC, c.d.src(c.input(0), amd)},
+            {DNNL_ARG_WEIGHTS, fold ? weights_arg(c, c.input(1), bmd, pd.weights_desc(), {})
+                                    : c.d.src(c.input(1), bmd)}};
   if (bias >= 0) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = c.d.src(bias, md_of(bias_dims));
   args[DNNL_ARG_DST] = c.d.dst(y, omd);
   c.d.add(dnnl::matmul(pd), pd, std::move(args), c.what, name);
