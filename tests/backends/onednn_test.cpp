@@ -253,6 +253,22 @@ TEST(Onednn, ShapeOperators) {
   expect_matches(ir, {"s", "t", "a", "b", "e"}, {"concat", "permute", "slice", "select", "split", "expand"});
 }
 
+// Views that are one contiguous run are copied with memcpy (a slice of
+// outer rows, a select on the outermost dim; a size-1 dim's stride does
+// not matter); the others are oneDNN reorders (split has a loop of its own).
+TEST(Onednn, ContiguousViewsAreCopies) {
+  Ir ir;
+  ir.input("x", {6, 1, 5, 8});
+  ir.op("%s = edge.slice.default(%x, dims = [0], starts = [2], ends = [5]) : f32[3, 1, 5, 8]");
+  ir.op("%a, %b = edge.split.default(%x, dim = 2, sizes = [2, 3]) : f32[6, 1, 2, 8], f32[6, 1, 3, 8]");
+  ir.op("%t = edge.select.default(%x, dim = 0, index = -1) : f32[1, 5, 8]");
+  ir.op("%u = edge.slice.default(%x, dims = [2], starts = [1], ends = [4]) : f32[6, 1, 3, 8]");
+  const RunResult got = expect_matches(ir, {"s", "a", "b", "t", "u"}, {"slice", "split", "select"});
+  std::vector<std::string> steps = got.steps;
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<std::string>{"select (copy)", "slice", "slice (copy)", "split"}));
+}
+
 // The gather family oneDNN lacks, in the delegate's own loops: take along
 // an axis with negative indices, and x[i] with one integer index.
 TEST(Onednn, Gather) {
