@@ -542,6 +542,19 @@ namespace {
 // oneDNN's cache blocking wins.
 constexpr double kPrepackMaxMacs = 1 << 25;
 constexpr int64_t kPrepackMaxK = 1024;
+// Where oneDNN runs AVX-512 and the weights are laid out for it at init
+// (build_matmul), its matmul is the faster one from about 2^22
+// multiply-adds on (the kernel's tiles are 8 wide): Swin-T, whose twelve
+// 28.9M multiply-add projections fall between the two, runs in 49 ms at
+// one thread with them on oneDNN against 52 ms on the kernel; with AVX2
+// (ONEDNN_MAX_CPU_ISA=AVX2) it is 88 ms either way.
+constexpr double kPrepackMaxMacsAvx512 = 1 << 22;
+
+double prepack_max_macs() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (isa & avx512) == avx512 ? kPrepackMaxMacsAvx512 : kPrepackMaxMacs;
+}
 // A matrix-vector product (one row) reads each weight once either way:
 // packing a copy of large weights for it costs load time and memory
 // (ResNet-18's 2 MB classifier) and saves nothing measurable.
@@ -562,7 +575,7 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
   int64_t M = 1;
   for (size_t i = 0; i + 1 < r; ++i) M *= o[i];
   if (K <= 0 || N <= 0 || M <= 0 || K > kPrepackMaxK ||
-      static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) > kPrepackMaxMacs ||
+      static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) > prepack_max_macs() ||
       (M == 1 && K * N > kPrepackMaxVectorWeights))
     return false;
   const bool relu = just_relu(ops);
