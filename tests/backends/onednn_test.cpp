@@ -255,7 +255,8 @@ TEST(Onednn, ShapeOperators) {
 
 // Views that are one contiguous run are copied with memcpy (a slice of
 // outer rows, a select on the outermost dim; a size-1 dim's stride does
-// not matter); the others are oneDNN reorders (split has a loop of its own).
+// not matter), or not copied when they are the whole input; the others
+// are oneDNN reorders (split has a loop of its own).
 TEST(Onednn, ContiguousViewsAreCopies) {
   Ir ir;
   ir.input("x", {6, 1, 5, 8});
@@ -263,10 +264,15 @@ TEST(Onednn, ContiguousViewsAreCopies) {
   ir.op("%a, %b = edge.split.default(%x, dim = 2, sizes = [2, 3]) : f32[6, 1, 2, 8], f32[6, 1, 3, 8]");
   ir.op("%t = edge.select.default(%x, dim = 0, index = -1) : f32[1, 5, 8]");
   ir.op("%u = edge.slice.default(%x, dims = [2], starts = [1], ends = [4]) : f32[6, 1, 3, 8]");
-  const RunResult got = expect_matches(ir, {"s", "a", "b", "t", "u"}, {"slice", "split", "select"});
+  // A permute moving only a size-1 dim of a value the delegate computes is
+  // a view of it: no step of its own.
+  ir.op("%n = edge.neg.default(%x) : f32[6, 1, 5, 8]");
+  ir.op("%v = edge.permute.default(%n, dims = [1, 0, 2, 3]) : f32[1, 6, 5, 8]");
+  ir.op("%w = edge.relu.default(%v) : f32[1, 6, 5, 8]");
+  const RunResult got = expect_matches(ir, {"s", "a", "b", "t", "u", "w"}, {"slice", "split", "select", "permute"});
   std::vector<std::string> steps = got.steps;
   std::sort(steps.begin(), steps.end());
-  EXPECT_EQ(steps, (std::vector<std::string>{"select (copy)", "slice", "slice (copy)", "split"}));
+  EXPECT_EQ(steps, (std::vector<std::string>{"neg", "relu", "select (copy)", "slice", "slice (copy)", "split"}));
 }
 
 // The gather family oneDNN lacks, in the delegate's own loops: take along

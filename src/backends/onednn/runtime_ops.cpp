@@ -82,12 +82,16 @@ bool contiguous_view(const memory::dims& dims, const memory::dims& strides) {
 // offset) into the plain slot `y`: permute, slice, select, split. A view
 // that is one contiguous run (a slice along the outermost dim, Swin's
 // roll) is a memcpy, split between the step's threads: oneDNN's reorder
-// copies it several times slower.
+// copies it several times slower; one that is the whole input (ViT's
+// [1, T, C] to [T, 1, C]) is no copy at all where the storage allows.
 void add_view_reorder(Ctx& c, int32_t x, const memory::dims& dims, const memory::dims& strides, size_t offset,
                       int32_t y) {
   if (contiguous_view(dims, strides)) {
     Delegate& d = c.d;
     const size_t bytes = d.slots[static_cast<size_t>(y)].nbytes();
+    // The whole input in its own order (a permute moving only size-1
+    // dims): the same bytes, a view where it can be (build_copy).
+    if (offset == 0 && bytes == d.slots[static_cast<size_t>(x)].nbytes() && d.alias(y, x)) return;
     require(offset + bytes <= d.slots[static_cast<size_t>(x)].nbytes(),
             "a view of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " past its input");
     d.need_plain(x);
