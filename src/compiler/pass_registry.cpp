@@ -30,6 +30,8 @@ const std::vector<PassInfo>& registry() {
        "folds calls on constant values into new constant placeholders (docs/semantics.md §3); "
        "options: skip=OP+OP... adds operators to the skip set",
        create_constant_prop_pass},
+      {"fuse_gelu", "turns GELU written out with erf, x * 0.5 * (1 + erf(x / sqrt(2))), into one gelu call",
+       no_options("fuse_gelu", create_fuse_gelu_pass)},
       {"dce", "removes calls whose results nothing reads", no_options("dce", create_dce_pass)},
       {"partition",
        "tags the calls each backend takes, in priority order (docs/semantics.md §4); options: the --backends list, "

@@ -253,6 +253,28 @@ TEST(Onednn, ShapeOperators) {
   expect_matches(ir, {"s", "t", "a", "b", "e"}, {"concat", "permute", "slice", "select", "split", "expand"});
 }
 
+// Views that are one contiguous run are copied with memcpy (a slice of
+// outer rows, a select on the outermost dim; a size-1 dim's stride does
+// not matter), or not copied when they are the whole input; the others
+// are oneDNN reorders (split has a loop of its own).
+TEST(Onednn, ContiguousViewsAreCopies) {
+  Ir ir;
+  ir.input("x", {6, 1, 5, 8});
+  ir.op("%s = edge.slice.default(%x, dims = [0], starts = [2], ends = [5]) : f32[3, 1, 5, 8]");
+  ir.op("%a, %b = edge.split.default(%x, dim = 2, sizes = [2, 3]) : f32[6, 1, 2, 8], f32[6, 1, 3, 8]");
+  ir.op("%t = edge.select.default(%x, dim = 0, index = -1) : f32[1, 5, 8]");
+  ir.op("%u = edge.slice.default(%x, dims = [2], starts = [1], ends = [4]) : f32[6, 1, 3, 8]");
+  // A permute moving only a size-1 dim of a value the delegate computes is
+  // a view of it: no step of its own.
+  ir.op("%n = edge.neg.default(%x) : f32[6, 1, 5, 8]");
+  ir.op("%v = edge.permute.default(%n, dims = [1, 0, 2, 3]) : f32[1, 6, 5, 8]");
+  ir.op("%w = edge.relu.default(%v) : f32[1, 6, 5, 8]");
+  const RunResult got = expect_matches(ir, {"s", "a", "b", "t", "u", "w"}, {"slice", "split", "select", "permute"});
+  std::vector<std::string> steps = got.steps;
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<std::string>{"neg", "relu", "select (copy)", "slice", "slice (copy)", "split"}));
+}
+
 // The gather family oneDNN lacks, in the delegate's own loops: take along
 // an axis with negative indices, and x[i] with one integer index.
 TEST(Onednn, Gather) {
@@ -600,6 +622,28 @@ TEST(Onednn, MatmulBiasAndActivation) {
   std::sort(steps.begin(), steps.end());
   EXPECT_EQ(steps, (std::vector<std::string>{"matmul+add+gelu (prepacked)", "matmul+add+relu",
                                               "matmul+add+sigmoid (prepacked)", "matmul+gelu (prepacked)"}));
+}
+
+// Products by constant weights too large for the prepacked kernel, with
+// activations of rank 3 and 4 (a transformer's [T, B, C] and Swin's
+// [B, H, W, C]): the batch dims fold into the rows of one 2-D product, the
+// weights reordered at init, the bias and GELU post-ops. Batch dims that
+// are not 1 on the constant side keep the batched product.
+TEST(Onednn, MatmulByConstantWeightsFoldsBatchDims) {
+  Ir ir;
+  ir.input("x", {150, 1, 256}).constant("w", {256, 1024}, -0.05f, 0.05f).constant("b", {1024});
+  ir.op("%m = edge.matmul.default(%x, %w) : f32[150, 1, 1024]");
+  ir.op("%a = edge.add.Tensor(%b, %m) : f32[150, 1, 1024]");
+  ir.op("%g = edge.gelu.default(%a) : f32[150, 1, 1024]");
+  ir.input("y", {2, 8, 20, 256}).constant("w2", {1, 1, 256, 512}, -0.05f, 0.05f);
+  ir.op("%m2 = edge.matmul.default(%y, %w2) : f32[2, 8, 20, 512]");
+  ir.constant("w3", {2, 256, 300}, -0.05f, 0.05f);
+  ir.input("z", {2, 300, 256});
+  ir.op("%m3 = edge.matmul.default(%z, %w3) : f32[2, 300, 300]");
+  const RunResult got = expect_matches(ir, {"g", "m2", "m3"}, {"matmul", "add", "gelu"});
+  std::vector<std::string> steps = got.steps;
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<std::string>{"matmul", "matmul", "matmul+add+gelu"}));
 }
 
 // A crafted payload whose fused bias add after a small matmul declares u8

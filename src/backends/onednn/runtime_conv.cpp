@@ -543,6 +543,19 @@ namespace {
 // oneDNN's cache blocking wins.
 constexpr double kPrepackMaxMacs = 1 << 25;
 constexpr int64_t kPrepackMaxK = 1024;
+// Where oneDNN runs AVX-512 and the weights are laid out for it at init
+// (build_matmul), its matmul is the faster one from about 2^22
+// multiply-adds on (the kernel's tiles are 8 wide): Swin-T, whose twelve
+// 28.9M multiply-add projections fall between the two, runs in 49 ms at
+// one thread with them on oneDNN against 52 ms on the kernel; with AVX2
+// (ONEDNN_MAX_CPU_ISA=AVX2) it is 88 ms either way.
+constexpr double kPrepackMaxMacsAvx512 = 1 << 22;
+
+double prepack_max_macs() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (isa & avx512) == avx512 ? kPrepackMaxMacsAvx512 : kPrepackMaxMacs;
+}
 // A matrix-vector product (one row) reads each weight once either way:
 // packing a copy of large weights for it costs load time and memory
 // (ResNet-18's 2 MB classifier) and saves nothing measurable.
@@ -563,7 +576,7 @@ bool build_prepacked_matmul(Ctx& c, const memory::dims& a, const memory::dims& b
   int64_t M = 1;
   for (size_t i = 0; i + 1 < r; ++i) M *= o[i];
   if (K <= 0 || N <= 0 || M <= 0 || K > kPrepackMaxK ||
-      static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) > kPrepackMaxMacs ||
+      static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) > prepack_max_macs() ||
       (M == 1 && K * N > kPrepackMaxVectorWeights))
     return false;
   const bool relu = just_relu(ops);
@@ -635,7 +648,6 @@ Error build_matmul(Ctx& c) {
       bias = other;
       bias_dims.assign(r, 1);
       bias_dims[r - 1] = o[r - 1];
-      post.append_binary(algorithm::binary_add, md_of(bias_dims));
       c.d.fused[static_cast<size_t>(next)] = true;
       name += "+add";
       y = add.outputs[0];
@@ -644,13 +656,33 @@ Error build_matmul(Ctx& c) {
   std::vector<Eltwise> ops;
   y = absorb_eltwise(c, y, ops, name);
   if (build_prepacked_matmul(c, a, b, o, bias, ops, y, name)) return Error::Ok;
+  // Constant weights with batch dims of 1 (a linear layer's): the batch
+  // dims of a fold into its rows, [M, K] x [K, N] (a's plain data is that
+  // matrix), and the weights are reordered once, at init, into the layout
+  // oneDNN chooses. A batched product of a broadcast matrix instead runs
+  // one small product per batch entry; torch's attention in-projection of
+  // [T, 1, C] is T matrix-vector products, each reading all the weights.
+  const bool fold = c.is_constant(c.input(1)) &&
+                    std::all_of(b.begin(), b.end() - 2, [](int64_t v) { return v == 1; });
+  if (fold && r > 2) {
+    int64_t m = 1;
+    for (size_t i = 0; i + 1 < r; ++i) m *= o[i];
+    a = {m, a[r - 1]};
+    b = {b[r - 2], b[r - 1]};
+    o = {m, o[r - 1]};
+    if (bias >= 0) bias_dims = {1, o[1]};
+  }
+  if (bias >= 0) post.append_binary(algorithm::binary_add, md_of(bias_dims));
   append_eltwise(post, ops);
   dnnl::primitive_attr attr = c.d.attr();
   attr.set_post_ops(post);
   const memory::desc amd = md_of(a), bmd = md_of(b), omd = md_of(o);
-  dnnl::matmul::desc desc(amd, bmd, omd);
+  const memory::desc bwant = fold ? memory::desc(b, kF32, memory::format_tag::any) : bmd;
+  dnnl::matmul::desc desc(amd, bwant, omd);
   dnnl::matmul::primitive_desc pd(desc, attr, c.d.engine);
-  Args args{{DNNL_ARG_SRC, c.d.src(c.input(0), amd)}, {DNNL_ARG_WEIGHTS, c.d.src(c.input(1), bmd)}};
+  Args args{{DNNL_ARG_SRC, c.d.src(c.input(0), amd)},
+            {DNNL_ARG_WEIGHTS, fold ? weights_arg(c, c.input(1), bmd, pd.weights_desc(), {})
+                                    : c.d.src(c.input(1), bmd)}};
   if (bias >= 0) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = c.d.src(bias, md_of(bias_dims));
   args[DNNL_ARG_DST] = c.d.dst(y, omd);
   c.d.add(dnnl::matmul(pd), pd, std::move(args), c.what, name);

@@ -69,10 +69,49 @@ Error build_copy(Ctx& c) {
   return Error::Ok;
 }
 
+// True when the view of `dims` with `strides` is one contiguous run (its
+// strides are the plain ones, size-1 dims aside).
+bool contiguous_view(const memory::dims& dims, const memory::dims& strides) {
+  const memory::dims plain = plain_strides(dims);
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != 1 && strides[i] != plain[i]) return false;
+  return true;
+}
+
 // A reorder from a strided view of slot `x` (dims, strides in elements, byte
-// offset) into the plain slot `y`: permute, slice, select, split.
+// offset) into the plain slot `y`: permute, slice, select, split. A view
+// that is one contiguous run (a slice along the outermost dim, Swin's
+// roll) is a memcpy, split between the step's threads: oneDNN's reorder
+// copies it several times slower; one that is the whole input (ViT's
+// [1, T, C] to [T, 1, C]) is no copy at all where the storage allows.
 void add_view_reorder(Ctx& c, int32_t x, const memory::dims& dims, const memory::dims& strides, size_t offset,
                       int32_t y) {
+  if (contiguous_view(dims, strides)) {
+    Delegate& d = c.d;
+    const size_t bytes = d.slots[static_cast<size_t>(y)].nbytes();
+    // The whole input in its own order (a permute moving only size-1
+    // dims): the same bytes, a view where it can be (build_copy).
+    if (offset == 0 && bytes == d.slots[static_cast<size_t>(x)].nbytes() && d.alias(y, x)) return;
+    require(offset + bytes <= d.slots[static_cast<size_t>(x)].nbytes(),
+            "a view of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " past its input");
+    d.need_plain(x);
+    d.define_plain(y);
+    const int threads = d.step_threads;
+    d.add_loop(
+        [&d, x, y, offset, bytes, threads]() {
+          const std::byte* from = d.slots[static_cast<size_t>(x)].ptr + offset;
+          std::byte* to = d.slots[static_cast<size_t>(y)].ptr;
+          const size_t chunk = (bytes / static_cast<size_t>(threads) + 63) / 64 * 64;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+          for (int t = 0; t < threads; ++t) {
+            const size_t begin = std::min(bytes, static_cast<size_t>(t) * chunk);
+            std::memcpy(to + begin, from + begin, std::min(bytes, begin + chunk) - begin);
+          }
+          return Error::Ok;
+        },
+        c.what, c.in.op + " (copy)");
+    return;
+  }
   const memory::desc src(dims, kF32, strides);
   const memory::desc dst = md_of(dims);
   dnnl::reorder::primitive_desc pd(c.d.engine, src, c.d.engine, dst, c.d.attr());
