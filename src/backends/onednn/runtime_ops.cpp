@@ -16,6 +16,7 @@
 #include "backends/onednn/geometry.h"
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
+#include "base/thread_cap.h"
 
 namespace edgec::runtime::onednn {
 namespace {
@@ -101,9 +102,10 @@ void add_view_reorder(Ctx& c, int32_t x, const memory::dims& dims, const memory:
         [&d, x, y, offset, bytes, threads]() {
           const std::byte* from = d.slots[static_cast<size_t>(x)].ptr + offset;
           std::byte* to = d.slots[static_cast<size_t>(y)].ptr;
-          const size_t chunk = (bytes / static_cast<size_t>(threads) + 63) / 64 * 64;
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-          for (int t = 0; t < threads; ++t) {
+          const int n = capped_threads(threads);  // the run's cap (base/thread_cap.h)
+          const size_t chunk = (bytes / static_cast<size_t>(n) + 63) / 64 * 64;
+#pragma omp parallel for num_threads(n) schedule(static) if (n > 1)
+          for (int t = 0; t < n; ++t) {
             const size_t begin = std::min(bytes, static_cast<size_t>(t) * chunk);
             std::memcpy(to + begin, from + begin, std::min(bytes, begin + chunk) - begin);
           }
