@@ -344,6 +344,12 @@ void pad(NodeContext& n) {
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     n.fail("the pads, " + n.operand(1) + ", are " + list_str(pads) + "; expected " + std::to_string(2 * rank) +
            " (begins, then ends, for each dim of " + n.typed_operand(0) + ")");
+  // No padding at all is the input itself (torch exports its avg_pool as a
+  // pad by zeros then AveragePool: DenseNet's transitions), in every mode.
+  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+    n.forward(0, 0);
+    return;
+  }
   Attrs attrs = attrs_of({{"pads", pads}, {"mode", mode}});
   if (n.input(2)) {
     const TensorData* v = n.data(2);
