@@ -88,8 +88,9 @@ TEST(OnednnCnn, SwishAfterConvolution) {
 
 // A squeeze-excitation block between two convolutions: the global mean of
 // a blocked value is a pooling in its layout; the per-channel scale
-// multiplies it (in its layout where oneDNN has a kernel for it, else on
-// the delegate's loop). 40 channels are off a 16-channel block.
+// multiplies it in its layout (oneDNN's kernel, or the delegate's loop
+// where oneDNN has only its reference one), as does a subtraction with a
+// ReLU after it. 40 channels are off a 16-channel block.
 void squeeze_excitation(int64_t channels) {
   const std::string c = std::to_string(channels);
   Ir ir;
@@ -107,7 +108,9 @@ void squeeze_excitation(int64_t channels) {
   ir.op("%m = edge.mul.Tensor(%r, %s) : f32[1, " + c + ", 12, 12]");
   ir.op("%y = edge.conv.default(%m, %wo) : f32[1, 16, 12, 12]");
   ir.op("%m2 = edge.mul.Tensor(%s, %r) : f32[1, " + c + ", 12, 12]");
-  const RunResult got = expect_matches(ir, {"y", "m2"}, {"conv", "mean", "mul"}, 1e-4);
+  ir.op("%d = edge.sub.Tensor(%r, %e) : f32[1, " + c + ", 12, 12]");
+  ir.op("%dr = edge.relu.default(%d) : f32[1, " + c + ", 12, 12]");
+  const RunResult got = expect_matches(ir, {"y", "m2", "dr"}, {"conv", "mean", "mul", "sub"}, 1e-4);
   EXPECT_TRUE(has_step(got, "mean (pooled)")) << ::testing::PrintToString(got.steps);
 }
 

@@ -352,10 +352,12 @@ bool per_channel_dims(const memory::dims& bd, const memory::dims& o) {
 // A blocked value `a` by one value per channel `b` (a squeeze-excitation's
 // scale, [N, C, 1, 1]) as one binary step in a's layout, so that the
 // convolutions on either side keep theirs (made plain, EfficientNet-B0 ran
-// 17 reorders each way); false (nothing built) when a is not blocked or
-// oneDNN has only its reference code for it.
-bool add_per_channel_binary(Ctx& c, algorithm alg, int32_t a, int32_t b, const memory::dims& bd, int32_t y,
-                            const std::vector<Eltwise>& ops, const std::string& name) {
+// 17 reorders each way); where oneDNN has only its reference code for it,
+// the delegate's loop in that layout (runtime_channel_own.cpp). False
+// (nothing built) when a is not blocked or neither takes it.
+bool add_per_channel_binary(Ctx& c, algorithm alg, std::string_view opname, int32_t a, int32_t b,
+                            const memory::dims& bd, int32_t y, const std::vector<Eltwise>& ops,
+                            const std::string& name) {
   if (c.d.slots[static_cast<size_t>(a)].blocked_buffer < 0 || c.d.slots[static_cast<size_t>(b)].dtype != DType::Float32)
     return false;
   dnnl::post_ops post;
@@ -366,9 +368,9 @@ bool add_per_channel_binary(Ctx& c, algorithm alg, int32_t a, int32_t b, const m
   dnnl::binary::desc desc(alg, md, bmd, md);
   dnnl::binary::primitive_desc pd(desc, attr, c.d.engine);
   // Not on oneDNN's reference code (a channel count off the block, as in
-  // RegNet's 48, 104, 208 or 440 channels): 1.8 ms a call where the loop
-  // below takes microseconds.
-  if (std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0) return false;
+  // RegNet's 104 or 440 channels): 1.8 ms a call.
+  if (std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0)
+    return add_per_channel_loop(c, opname, a, b, bd, y, ops, name);
   memory s0 = c.d.src_as(a, md), s1 = c.d.src(b, bmd);
   c.d.add(dnnl::binary(pd), pd, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, c.d.dst(y, md)}}, c.what,
           name + " (per channel)");
@@ -388,7 +390,7 @@ void add_binary(Ctx& c, algorithm alg, bool commutative, int32_t a, int32_t b, i
   std::string name = opname;
   const int32_t y = fuse ? absorb_eltwise(c, out, ops, name) : out;
   const bool same = c.shape(a) == c.shape(out) && c.shape(b) == c.shape(out);
-  if (!same && ad == o && per_channel_dims(bd, o) && add_per_channel_binary(c, alg, a, b, bd, y, ops, name)) return;
+  if (!same && ad == o && per_channel_dims(bd, o) && add_per_channel_binary(c, alg, opname, a, b, bd, y, ops, name)) return;
   // Broadcasting, or small and plain: the delegate's own loop.
   const bool plain = plain_like(c.d.layout(a), c.d.slots[static_cast<size_t>(a)]) &&
                      plain_like(c.d.layout(b), c.d.slots[static_cast<size_t>(b)]);
