@@ -216,8 +216,11 @@ namespace {
 // around it (DenseNet, SqueezeNet's fire modules, Inception) read and write
 // their own layouts: made plain, squeezenet1_1 ran 36 reorders a run, to
 // plain before each concat and back after. Only a layout without padding
-// (every operand a whole number of channel blocks) is taken; returns false
-// (nothing built) when there is none, and the concat is made plain.
+// (every operand a whole number of channel blocks) is taken, else the
+// result is plain; where oneDNN picks plain (a plain operand first, as in
+// ShuffleNet's concat of a channel split with a branch) the operands are
+// still read in their own layouts, one pass each. Returns false (nothing
+// built) when oneDNN takes none of it, and the concat reads plain operands.
 bool build_blocked_concat(Ctx& c, int axis) {
   const auto out = dnnl_dims(c.shape(c.output()));
   if (c.d.slots[static_cast<size_t>(c.output())].io) return false;
@@ -236,14 +239,23 @@ bool build_blocked_concat(Ctx& c, int axis) {
   } catch (const dnnl::error&) {
     return false;  // No implementation for these layouts.
   }
-  const memory::desc chosen = pd.dst_desc();
   const SlotState& y = c.d.slots[static_cast<size_t>(c.output())];
-  if (chosen.get_size() != y.nbytes() || plain_like(chosen, y)) return false;
+  if (pd.dst_desc().get_size() != y.nbytes()) {
+    // A padded layout: the result is plain, still read from each operand's
+    // own layout (no reorder to plain before the concat).
+    try {
+      pd = dnnl::concat::primitive_desc(md_of(out), axis, srcs, c.d.engine, c.d.attr());
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }
+  const memory::desc chosen = pd.dst_desc();
   Args args;
   for (size_t i = 0; i < srcs.size(); ++i)
     args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = c.d.src_as(c.input(i), srcs[i]);
   args[DNNL_ARG_DST] = c.d.dst(c.output(), chosen);
-  c.d.add(dnnl::concat(pd), pd, std::move(args), c.what, "concat (blocked)");
+  const char* name = plain_like(chosen, y) ? "concat (of blocked)" : "concat (blocked)";
+  c.d.add(dnnl::concat(pd), pd, std::move(args), c.what, name);
   return true;
 }
 
@@ -390,7 +402,8 @@ void add_binary(Ctx& c, algorithm alg, bool commutative, int32_t a, int32_t b, i
   std::string name = opname;
   const int32_t y = fuse ? absorb_eltwise(c, out, ops, name) : out;
   const bool same = c.shape(a) == c.shape(out) && c.shape(b) == c.shape(out);
-  if (!same && ad == o && per_channel_dims(bd, o) && add_per_channel_binary(c, alg, opname, a, b, bd, y, ops, name)) return;
+  if (!same && ad == o && per_channel_dims(bd, o) && add_per_channel_binary(c, alg, opname, a, b, bd, y, ops, name))
+    return;
   // Broadcasting, or small and plain: the delegate's own loop.
   const bool plain = plain_like(c.d.layout(a), c.d.slots[static_cast<size_t>(a)]) &&
                      plain_like(c.d.layout(b), c.d.slots[static_cast<size_t>(b)]);
@@ -638,8 +651,8 @@ Error build_reduce(Ctx& c) {
                                         zero, zero);
     dnnl::pooling_v2_forward::primitive_desc pd(desc, c.d.attr(), c.d.engine);
     memory from = c.d.src_as(c.input(0), src);
-    c.d.add(dnnl::pooling_v2_forward(pd), pd, {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, c.d.dst(c.output(), pd.dst_desc())}},
-            c.what, "mean (pooled)");
+    c.d.add(dnnl::pooling_v2_forward(pd), pd,
+            {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, c.d.dst(c.output(), pd.dst_desc())}}, c.what, "mean (pooled)");
     return Error::Ok;
   }
   algorithm alg = algorithm::reduction_sum;
