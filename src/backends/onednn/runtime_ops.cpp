@@ -345,12 +345,6 @@ Error build_unary(Ctx& c) {
   return Error::Ok;
 }
 
-// out = a op b with numpy broadcasting, then the unary chain that follows as
-// post-ops. Same shapes keep a's layout (b is brought into it); otherwise
-// plain. oneDNN broadcasts only src1, so an `a` smaller than the result is
-// first broadcast into the output, which then serves as src0 in place.
-// `b_dims` (optional) describes b in the result's rank when numpy's
-// right-aligned rule is not the one meant (per-channel affine parameters).
 // `bd` is one value per channel of `o` (rank 3 to 5, batch and channel
 // dims whole or 1, spatial dims 1), and not `o` itself.
 bool per_channel_dims(const memory::dims& bd, const memory::dims& o) {
@@ -389,6 +383,13 @@ bool add_per_channel_binary(Ctx& c, algorithm alg, std::string_view opname, int3
   return true;
 }
 
+// out = a op b with numpy broadcasting, then the unary chain that follows as
+// post-ops. Same shapes keep a's layout (b is brought into it), as does a
+// blocked `a` by one value per channel (add_per_channel_binary); otherwise
+// plain. oneDNN broadcasts only src1, so an `a` smaller than the result is
+// first broadcast into the output, which then serves as src0 in place.
+// `b_dims` (optional) describes b in the result's rank when numpy's
+// right-aligned rule is not the one meant (per-channel affine parameters).
 void add_binary(Ctx& c, algorithm alg, bool commutative, int32_t a, int32_t b, int32_t out, const char* opname,
                 const memory::dims& b_dims = {}, bool fuse = true) {
   const auto o = dnnl_dims(c.shape(out));
