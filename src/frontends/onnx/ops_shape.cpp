@@ -344,12 +344,6 @@ void pad(NodeContext& n) {
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     n.fail("the pads, " + n.operand(1) + ", are " + list_str(pads) + "; expected " + std::to_string(2 * rank) +
            " (begins, then ends, for each dim of " + n.typed_operand(0) + ")");
-  // No padding at all is the input itself (torch exports its avg_pool as a
-  // pad by zeros then AveragePool: DenseNet's transitions), in every mode.
-  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
-    n.forward(0, 0);
-    return;
-  }
   Attrs attrs = attrs_of({{"pads", pads}, {"mode", mode}});
   if (n.input(2)) {
     const TensorData* v = n.data(2);
@@ -357,6 +351,13 @@ void pad(NodeContext& n) {
     if (v->type.max_numel() != 1)
       n.fail("the pad value, " + n.operand(2) + ", is " + v->type.str() + "; expected one value");
     attrs.set("value", data_as_doubles(*v)[0]);
+  }
+  // No padding at all is the input itself (torch exports its avg_pool as a
+  // pad by zeros then AveragePool: DenseNet's transitions), in every mode;
+  // the operands are checked first, as for any Pad.
+  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+    n.forward(0, 0);
+    return;
   }
   n.set_output(0, n.emit("pad", {n.value(0)}, attrs));
 }
