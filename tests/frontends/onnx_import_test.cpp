@@ -313,6 +313,27 @@ TEST(OnnxImportErrors, SmallModelImports) {
   EXPECT_EQ(p->outputs[0].target, "y");
 }
 
+// A Pad by zeros on every side (torch's export of avg_pool: DenseNet's
+// transitions) is its input: no pad call is left to split a delegate. A
+// Pad by something is kept.
+TEST(OnnxImport, PadByZerosIsItsInput) {
+  for (const int64_t p : {0, 1}) {
+    auto m = onnx_graph({1, 2, 3, 3}, {{"/pad", "Pad", {"x", "pads"}, {"y"}}, {"/relu", "Relu", {"y"}, {"z"}}}, {"z"});
+    m.mutable_opset_import(0)->set_version(17);
+    auto* pads = m.mutable_graph()->add_initializer();
+    pads->set_name("pads");
+    pads->set_data_type(onnx::TensorProto::INT64);
+    pads->add_dims(8);
+    for (int i = 0; i < 8; ++i) pads->add_int64_data(i == 3 ? p : 0);
+    const std::string bytes = m.SerializeAsString();
+    auto prog = import_onnx_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "pad.onnx");
+    int pad_calls = 0;
+    for (const Node* c : prog->graph.calls()) pad_calls += c->op().find("pad") != std::string::npos;
+    EXPECT_EQ(pad_calls, p == 0 ? 0 : 1) << "pads of " << p;
+    EXPECT_EQ(count_ops(*prog, "aten.relu.default"), 1);
+  }
+}
+
 // Regression (fuzz/onnx_fuzzer): a Constant of rank 44 reached constant
 // folding, whose tensors hold at most kMaxRank dims, and was written past
 // their shape arrays. It is now refused when its data is read. (The fuzzed

@@ -192,6 +192,19 @@ bool conv1d_applies(const Ctx& c, const ConvChain& ch);
 /// Builds the chain as one conv1d_gemm loop step, plain layout.
 void build_conv1d(Ctx& c, const ConvChain& ch);
 Error build_matmul(Ctx& c);
+/// y = a op b for op add, sub, mul or div, with a 4-D in nChw16c, nChw8c
+/// or NHWC and b one value per channel (dims `bd`: [N or 1, C or 1, 1,
+/// 1]), then `ops`, as a loop of the delegate's own in a's layout
+/// (runtime_channel_own.cpp). False (nothing built) for another layout or
+/// an activation the loops lack.
+bool add_per_channel_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, const dnnl::memory::dims& bd, int32_t y,
+                          const std::vector<Eltwise>& ops, const std::string& name);
+/// A 2-D max pool with the given `dilation` (1 for none) as a loop of the
+/// delegate's own, in its input's layout (NCHW, NHWC, nChw8c or nChw16c;
+/// runtime_pool_own.cpp): oneDNN 2.6 runs a dilated pool on its reference
+/// code. False (nothing built) for another rank or layout.
+bool build_dilated_max_pool(Ctx& c, const dnnl::memory::dims& kernel, const dnnl::memory::dims& stride,
+                            const dnnl::memory::dims& dilation, const dnnl::memory::dims& pad_begin);
 /// instance_norm / group_norm with the per-channel affine and activations
 /// that follow, as one loop (runtime_norm.cpp).
 Error build_group_norm(Ctx& c, bool instance);

@@ -67,6 +67,28 @@ size_t linear_count(const std::vector<Eltwise>& ops) {
       std::count_if(ops.begin(), ops.end(), [](const Eltwise& e) { return e.alg == algorithm::eltwise_linear; }));
 }
 
+// x * sigmoid(x) with x the value `x`, read by exactly the instructions
+// `a` and `b` (the sigmoid and the mul, in either order), neither fused
+// yet: the mul's index, else -1.
+int32_t match_swish(const Ctx& c, int32_t a, int32_t b, int32_t x) {
+  if (c.at(a).op != "sigmoid") std::swap(a, b);
+  const Instruction& sig = c.at(a);
+  const Instruction& mul = c.at(b);
+  if (c.d.fused[static_cast<size_t>(a)] || c.d.fused[static_cast<size_t>(b)]) return -1;
+  if (sig.op != "sigmoid" || !unary_of(c, a, x) || mul.op != "mul" || mul.inputs.size() != 2 ||
+      mul.outputs.size() != 1)
+    return -1;
+  const int32_t s = sig.outputs[0];
+  if (sole_consumer(c.d, s) != b) return -1;
+  if (!((mul.inputs[0] == x && mul.inputs[1] == s) || (mul.inputs[0] == s && mul.inputs[1] == x))) return -1;
+  const auto& xs = c.d.slots[static_cast<size_t>(x)];
+  const auto& ys = c.d.slots[static_cast<size_t>(mul.outputs[0])];
+  if (xs.dtype != DType::Float32 || ys.dtype != DType::Float32 || ys.shape != xs.shape ||
+      c.shape(s) != xs.shape)
+    return -1;
+  return b;
+}
+
 }  // namespace
 
 int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::string& name) {
@@ -88,6 +110,17 @@ int32_t absorb_eltwise(Ctx& c, int32_t slot, std::vector<Eltwise>& ops, std::str
         c.d.fused[static_cast<size_t>(sole_consumer(c.d, c.at(readers[0]).outputs[0]))] = false;
       }
       return slot;
+    }
+    // SiLU written out (EfficientNet's activations): x * sigmoid(x).
+    if (readers.size() == 2) {
+      const int32_t m = match_swish(c, readers[0], readers[1], slot);
+      if (m < 0) return slot;
+      c.d.fused[static_cast<size_t>(readers[0])] = true;
+      c.d.fused[static_cast<size_t>(readers[1])] = true;
+      ops.push_back({algorithm::eltwise_swish, 1.f, 0.f});
+      name += "+swish";
+      slot = c.at(m).outputs[0];
+      continue;
     }
     const int32_t next = sole_consumer(c.d, slot);
     if (next < 0 || !unary_of(c, next, slot)) return slot;

@@ -81,6 +81,7 @@ bool loop_eltwise_supported(const std::vector<Eltwise>& ops) {
       case algorithm::eltwise_clip_v2:
       case algorithm::eltwise_gelu_erf:
       case algorithm::eltwise_gelu_tanh:
+      case algorithm::eltwise_swish:
         break;
       default:
         return false;
@@ -104,6 +105,7 @@ float apply_eltwise(const std::vector<Eltwise>& ops, float v) {
       }
       case algorithm::eltwise_tanh: v = std::tanh(v); break;
       case algorithm::eltwise_logistic: v = 1.f / (1.f + std::exp(-v)); break;
+      case algorithm::eltwise_swish: v = v / (1.f + std::exp(-e.alpha * v)); break;
       case algorithm::eltwise_soft_relu: v = softplus(v); break;
       case algorithm::eltwise_linear: v = e.alpha * v + e.beta; break;
       case algorithm::eltwise_clip_v2: v = std::min(std::max(v, e.alpha), e.beta); break;

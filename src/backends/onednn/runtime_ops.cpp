@@ -249,6 +249,59 @@ Error build_expand(Ctx& c) {
 // fails ("could not execute a primitive", exactly from 3073 sources on).
 constexpr size_t kMaxConcatSources = DNNL_ARG_ATTR_ZERO_POINTS - DNNL_ARG_MULTIPLE_SRC;
 
+namespace {
+
+// A concat some of whose operands a convolution (or a step after one) left
+// in a blocked layout writes a layout oneDNN chooses from theirs (each
+// operand is copied into its slab as it is), so that the convolutions
+// around it (DenseNet, SqueezeNet's fire modules, Inception) read and write
+// their own layouts: made plain, squeezenet1_1 ran 36 reorders a run, to
+// plain before each concat and back after. Only a layout without padding
+// (every operand a whole number of channel blocks) is taken, else the
+// result is plain; where oneDNN picks plain (a plain operand first, as in
+// ShuffleNet's concat of a channel split with a branch) the operands are
+// still read in their own layouts, one pass each. Returns false (nothing
+// built) when oneDNN takes none of it, and the concat reads plain operands.
+bool build_blocked_concat(Ctx& c, int axis) {
+  const auto out = dnnl_dims(c.shape(c.output()));
+  if (c.d.slots[static_cast<size_t>(c.output())].io) return false;
+  bool any_blocked = false;
+  std::vector<memory::desc> srcs;
+  for (int32_t s : c.in.inputs) {
+    if (dnnl_dims(c.shape(s)).size() != out.size()) return false;
+    any_blocked |= c.d.slots[static_cast<size_t>(s)].blocked_buffer >= 0;
+    srcs.push_back(c.d.layout(s));
+  }
+  if (!any_blocked) return false;
+  const memory::desc want(out, kF32, memory::format_tag::any);
+  dnnl::concat::primitive_desc pd;
+  try {
+    pd = dnnl::concat::primitive_desc(want, axis, srcs, c.d.engine, c.d.attr());
+  } catch (const dnnl::error&) {
+    return false;  // No implementation for these layouts.
+  }
+  const SlotState& y = c.d.slots[static_cast<size_t>(c.output())];
+  if (pd.dst_desc().get_size() != y.nbytes()) {
+    // A padded layout: the result is plain, still read from each operand's
+    // own layout (no reorder to plain before the concat).
+    try {
+      pd = dnnl::concat::primitive_desc(md_of(out), axis, srcs, c.d.engine, c.d.attr());
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }
+  const memory::desc chosen = pd.dst_desc();
+  Args args;
+  for (size_t i = 0; i < srcs.size(); ++i)
+    args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = c.d.src_as(c.input(i), srcs[i]);
+  args[DNNL_ARG_DST] = c.d.dst(c.output(), chosen);
+  const char* name = plain_like(chosen, y) ? "concat (of blocked)" : "concat (blocked)";
+  c.d.add(dnnl::concat(pd), pd, std::move(args), c.what, name);
+  return true;
+}
+
+}  // namespace
+
 // A wider concat is several, each writing its slab of the result through a
 // view with the result's strides.
 Error build_concat(Ctx& c) {
@@ -259,6 +312,7 @@ Error build_concat(Ctx& c) {
               std::to_string(out.size()));
   const size_t n = c.in.inputs.size();
   if (n == 0) return bad(c, "expected at least one operand");
+  if (n <= kMaxConcatSources && build_blocked_concat(c, axis)) return Error::Ok;
   const memory::desc dst = md_of(out);
   if (n > kMaxConcatSources) c.d.define_plain(c.output());
   const auto strides = plain_strides(out);
@@ -332,8 +386,47 @@ Error build_unary(Ctx& c) {
   return Error::Ok;
 }
 
+// `bd` is one value per channel of `o` (rank 3 to 5, batch and channel
+// dims whole or 1, spatial dims 1), and not `o` itself.
+bool per_channel_dims(const memory::dims& bd, const memory::dims& o) {
+  if (o.size() < 3 || o.size() > 5 || bd.size() != o.size() || bd == o) return false;
+  if ((bd[0] != o[0] && bd[0] != 1) || (bd[1] != o[1] && bd[1] != 1)) return false;
+  for (size_t i = 2; i < o.size(); ++i)
+    if (bd[i] != 1) return false;
+  return true;
+}
+
+// A blocked value `a` by one value per channel `b` (a squeeze-excitation's
+// scale, [N, C, 1, 1]) as one binary step in a's layout, so that the
+// convolutions on either side keep theirs (made plain, EfficientNet-B0 ran
+// 17 reorders each way); where oneDNN has only its reference code for it,
+// the delegate's loop in that layout (runtime_channel_own.cpp). False
+// (nothing built) when a is not blocked or neither takes it.
+bool add_per_channel_binary(Ctx& c, algorithm alg, std::string_view opname, int32_t a, int32_t b,
+                            const memory::dims& bd, int32_t y, const std::vector<Eltwise>& ops,
+                            const std::string& name) {
+  if (c.d.slots[static_cast<size_t>(a)].blocked_buffer < 0 || c.d.slots[static_cast<size_t>(b)].dtype != DType::Float32)
+    return false;
+  dnnl::post_ops post;
+  append_eltwise(post, ops);
+  dnnl::primitive_attr attr = c.d.attr();
+  attr.set_post_ops(post);
+  const memory::desc md = c.d.layout(a), bmd = md_of(bd);
+  dnnl::binary::desc desc(alg, md, bmd, md);
+  dnnl::binary::primitive_desc pd(desc, attr, c.d.engine);
+  // Not on oneDNN's reference code (a channel count off the block, as in
+  // RegNet's 104 or 440 channels): 1.8 ms a call.
+  if (std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0)
+    return add_per_channel_loop(c, opname, a, b, bd, y, ops, name);
+  memory s0 = c.d.src_as(a, md), s1 = c.d.src(b, bmd);
+  c.d.add(dnnl::binary(pd), pd, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, c.d.dst(y, md)}}, c.what,
+          name + " (per channel)");
+  return true;
+}
+
 // out = a op b with numpy broadcasting, then the unary chain that follows as
-// post-ops. Same shapes keep a's layout (b is brought into it); otherwise
+// post-ops. Same shapes keep a's layout (b is brought into it), as does a
+// blocked `a` by one value per channel (add_per_channel_binary); otherwise
 // plain. oneDNN broadcasts only src1, so an `a` smaller than the result is
 // first broadcast into the output, which then serves as src0 in place.
 // `b_dims` (optional) describes b in the result's rank when numpy's
@@ -350,8 +443,10 @@ void add_binary(Ctx& c, algorithm alg, bool commutative, int32_t a, int32_t b, i
   std::vector<Eltwise> ops;
   std::string name = opname;
   const int32_t y = fuse ? absorb_eltwise(c, out, ops, name) : out;
-  // Broadcasting, or small and plain: the delegate's own loop.
   const bool same = c.shape(a) == c.shape(out) && c.shape(b) == c.shape(out);
+  if (!same && ad == o && per_channel_dims(bd, o) && add_per_channel_binary(c, alg, opname, a, b, bd, y, ops, name))
+    return;
+  // Broadcasting, or small and plain: the delegate's own loop.
   const bool plain = plain_like(c.d.layout(a), c.d.slots[static_cast<size_t>(a)]) &&
                      plain_like(c.d.layout(b), c.d.slots[static_cast<size_t>(b)]);
   if (b_dims.empty() && (!same || (plain && c.d.slots[static_cast<size_t>(out)].numel() < kParallelElements)) &&
@@ -465,6 +560,14 @@ Error build_pool(Ctx& c) {
   const memory::desc want = blocked ? memory::desc(dnnl_dims(y), kF32, memory::format_tag::any) : plain_md(y);
   dnnl::pooling_v2_forward::desc desc(kInference, alg, src, want, s, k, dil, pl, pr);
   dnnl::pooling_v2_forward::primitive_desc pd(desc, c.d.attr(), c.d.engine);
+  // A dilated 2-D max pool on oneDNN's reference code: the own loop
+  // (runtime_pool_own.cpp).
+  if (alg == algorithm::pooling_max && std::any_of(dil.begin(), dil.end(), [](int64_t v) { return v > 0; }) &&
+      std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0) {
+    memory::dims dilation(dil);
+    for (auto& v : dilation) v += 1;
+    if (build_dilated_max_pool(c, k, s, dilation, pl)) return Error::Ok;
+  }
   memory from = c.d.src_as(c.input(0), src);
   c.d.add(dnnl::pooling_v2_forward(pd), pd, {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, c.d.dst(c.output(), pd.dst_desc())}},
           c.what, std::string(op));
@@ -530,8 +633,23 @@ Error build_batch_norm(Ctx& c) {
   require(x.size() >= 2 && x.size() <= 5, "a batch norm of " + shape_string(x) + ": expected rank 2 to 5");
   const memory::desc md = c.d.layout(c.input(0)), cmd = md_of({x[1]});
   const auto eps = static_cast<float>(c.float_attr("eps"));
-  const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
-                     dnnl::normalization_flags::use_shift;
+  auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+               dnnl::normalization_flags::use_shift;
+  // A ReLU after it (DenseNet's batch_norm -> relu -> conv) is oneDNN's
+  // fuse_norm_relu, in the same pass.
+  int32_t y = c.output();
+  std::string name = "batch_norm";
+  const int32_t next = sole_consumer(c.d, y);
+  if (next >= 0 && !c.d.fused[static_cast<size_t>(next)] && c.at(next).inputs.size() == 1 &&
+      c.at(next).outputs.size() == 1) {
+    const std::vector<Eltwise> ops = eltwise_of(c.at(next));
+    if (ops.size() == 1 && ops[0].alg == algorithm::eltwise_relu && ops[0].alpha == 0.f) {
+      flags |= dnnl::normalization_flags::fuse_norm_relu;
+      c.d.fused[static_cast<size_t>(next)] = true;
+      y = c.at(next).outputs[0];
+      name += "+relu";
+    }
+  }
   dnnl::batch_normalization_forward::desc desc(kInference, md, eps, flags);
   dnnl::batch_normalization_forward::primitive_desc pd(desc, c.d.attr(), c.d.engine);
   Args args{{DNNL_ARG_SRC, c.d.src_as(c.input(0), md)},
@@ -539,8 +657,8 @@ Error build_batch_norm(Ctx& c) {
             {DNNL_ARG_SHIFT, c.d.src(c.input(2), cmd)},
             {DNNL_ARG_MEAN, c.d.src(c.input(3), cmd)},
             {DNNL_ARG_VARIANCE, c.d.src(c.input(4), cmd)}};
-  args[DNNL_ARG_DST] = c.d.dst(c.output(), md);
-  c.d.add(dnnl::batch_normalization_forward(pd), pd, std::move(args), c.what, "batch_norm");
+  args[DNNL_ARG_DST] = c.d.dst(y, md);
+  c.d.add(dnnl::batch_normalization_forward(pd), pd, std::move(args), c.what, name);
   return Error::Ok;
 }
 
@@ -559,6 +677,26 @@ Error build_reduce(Ctx& c) {
     }
   // oneDNN rejects a reduction that reduces nothing; the values are unchanged.
   if (!any) return build_copy(c);
+  // The mean over every spatial dim of a blocked value (global average
+  // pooling, keeping the dims: a squeeze-excitation's first step) is an
+  // average pooling over the whole plane, in the value's layout: a
+  // reduction would read it plain, after a reorder.
+  const SlotState& xs = c.d.slots[static_cast<size_t>(c.input(0))];
+  if (op == "mean" && xs.blocked_buffer >= 0 && x.size() >= 3 && x.size() <= 5 && c.shape(c.output()) == o &&
+      o[0] == x[0] && o[1] == x[1] && std::all_of(o.begin() + 2, o.end(), [](int64_t v) { return v == 1; })) {
+    const size_t nd = x.size() - 2;
+    memory::dims k(nd), st(nd), zero(nd, 0);
+    for (size_t i = 0; i < nd; ++i) k[i] = st[i] = x[2 + i];
+    const memory::desc src = c.d.layout(c.input(0));
+    const memory::desc want(o, kF32, memory::format_tag::any);
+    dnnl::pooling_v2_forward::desc desc(kInference, algorithm::pooling_avg_exclude_padding, src, want, st, k, zero,
+                                        zero, zero);
+    dnnl::pooling_v2_forward::primitive_desc pd(desc, c.d.attr(), c.d.engine);
+    memory from = c.d.src_as(c.input(0), src);
+    c.d.add(dnnl::pooling_v2_forward(pd), pd,
+            {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, c.d.dst(c.output(), pd.dst_desc())}}, c.what, "mean (pooled)");
+    return Error::Ok;
+  }
   algorithm alg = algorithm::reduction_sum;
   if (op == "mean") alg = algorithm::reduction_mean;
   else if (op == "amax") alg = algorithm::reduction_max;

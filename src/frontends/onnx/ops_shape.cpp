@@ -352,6 +352,13 @@ void pad(NodeContext& n) {
       n.fail("the pad value, " + n.operand(2) + ", is " + v->type.str() + "; expected one value");
     attrs.set("value", data_as_doubles(*v)[0]);
   }
+  // No padding at all is the input itself (torch exports its avg_pool as a
+  // pad by zeros then AveragePool: DenseNet's transitions), in every mode;
+  // the operands are checked first, as for any Pad.
+  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+    n.forward(0, 0);
+    return;
+  }
   n.set_output(0, n.emit("pad", {n.value(0)}, attrs));
 }
 
