@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "backends/onednn/runtime_build.h"
+#include "base/thread_cap.h"
 
 namespace edgec::runtime::onednn {
 namespace {
@@ -102,7 +103,8 @@ bool add_per_channel_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, con
   const int threads = c.d.step_threads;
   Delegate& d = c.d;
   c.d.add_loop(
-      [&d, sh, xm, b, ym, ops, o, threads]() {
+      [&d, sh, xm, b, ym, ops, o, held = threads]() {
+        const int threads = capped_threads(held);  // the run's cap (base/thread_cap.h)
         const auto* x = static_cast<const float*>(xm.get_data_handle());
         const auto* s = reinterpret_cast<const float*>(d.slots[static_cast<size_t>(b)].ptr);
         auto* out = static_cast<float*>(ym.get_data_handle());

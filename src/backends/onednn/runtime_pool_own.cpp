@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "backends/onednn/runtime_build.h"
+#include "base/thread_cap.h"
 
 namespace edgec::runtime::onednn {
 namespace {
@@ -116,7 +117,8 @@ bool build_dilated_max_pool(Ctx& c, const memory::dims& kernel, const memory::di
   memory ym = c.d.dst(c.output(), dst);
   const int threads = c.d.step_threads;
   c.d.add_loop(
-      [s, xm, ym, block, threads]() {
+      [s, xm, ym, block, held = threads]() {
+        const int threads = capped_threads(held);  // the run's cap (base/thread_cap.h)
         const auto* x = static_cast<const float*>(xm.get_data_handle());
         auto* y = static_cast<float*>(ym.get_data_handle());
         if (block == 16) max_pool_blocked<16>(s, x, y, threads);
