@@ -125,7 +125,12 @@ int ContentionGovernor::threads_for_run() noexcept {
   last_sample_ = now;
   CoreSample s;
   if (!sample(s)) return current_;
-  return observe(threads_for_sample(wanted_, s));
+  int proposal = threads_for_sample(wanted_, s);
+  // A task seen once may be passing by, or one of ours between two states:
+  // a count below the one runs take now is read a second time, and the
+  // larger of the two stands.
+  if (proposal < current_ && sample(s)) proposal = std::max(proposal, threads_for_sample(wanted_, s));
+  return observe(proposal);
 }
 
 }  // namespace edgec::runtime

@@ -20,16 +20,16 @@ Ir held_program() {
   // A 1x1 convolution and a product of two activations, each large enough
   // to be given every thread, and a 3x3 convolution (a Winograd loop
   // where it qualifies).
-  ir.input("x", {1, 64, 24, 24}, -1.f, 1.f)
-      .constant("w", {64, 64, 1, 1}, -0.1f, 0.1f)
-      .constant("b", {64}, -0.1f, 0.1f)
-      .constant("w3", {32, 64, 3, 3}, -0.05f, 0.05f);
-  ir.op("%c = edge.conv.default(%x, %w, %b) : f32[1, 64, 24, 24]");
-  ir.op("%r = edge.relu.default(%c) : f32[1, 64, 24, 24]");
-  ir.op("%k = edge.conv.default(%r, %w3, padding = [1, 1]) : f32[1, 32, 24, 24]");
-  ir.op("%f = edge.reshape.default(%k, shape = [32, 576]) : f32[32, 576]");
-  ir.op("%t = edge.permute.default(%f, dims = [1, 0]) : f32[576, 32]");
-  ir.op("%m = edge.matmul.default(%t, %f) : f32[576, 576]");
+  ir.input("x", {1, 96, 40, 40}, -1.f, 1.f)
+      .constant("w", {96, 96, 1, 1}, -0.1f, 0.1f)
+      .constant("b", {96}, -0.1f, 0.1f)
+      .constant("w3", {32, 96, 3, 3}, -0.05f, 0.05f);
+  ir.op("%c = edge.conv.default(%x, %w, %b) : f32[1, 96, 40, 40]");
+  ir.op("%r = edge.relu.default(%c) : f32[1, 96, 40, 40]");
+  ir.op("%k = edge.conv.default(%r, %w3, padding = [1, 1]) : f32[1, 32, 40, 40]");
+  ir.op("%f = edge.reshape.default(%k, shape = [32, 1600]) : f32[32, 1600]");
+  ir.op("%t = edge.permute.default(%f, dims = [1, 0]) : f32[1600, 32]");
+  ir.op("%m = edge.matmul.default(%t, %f) : f32[1600, 1600]");
   return ir;
 }
 
@@ -72,9 +72,9 @@ TEST(OnednnThreads, HeldRunsComputeWhatFullRunsCompute) {
   ASSERT_TRUE(c.program);
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> x(64 * 24 * 24);
+  std::vector<float> x(96 * 40 * 40);
   for (float& v : x) v = u(rng);
-  const Tensor in = make_tensor(DType::Float32, std::vector<int64_t>{1, 64, 24, 24}, x.data(), 0);
+  const Tensor in = make_tensor(DType::Float32, std::vector<int64_t>{1, 96, 40, 40}, x.data(), 0);
   std::vector<std::vector<float>> results;
   for (int limit : {cores, 1}) {
     auto m = runtime::Method::create(*c.program, cores);

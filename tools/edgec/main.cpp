@@ -19,12 +19,18 @@ namespace {
 // process, or this run's own other thread, needs. libgomp reads
 // OMP_WAIT_POLICY once, when it loads, before main: so when neither it nor
 // GOMP_SPINCOUNT is set, set it and start this program again. A caller's
-// own setting is kept; where /proc/self/exe cannot be run, edgec goes on
+// own setting is kept; where the program's file cannot be run again, edgec goes on
 // with libgomp's default.
 void restart_with_passive_threads(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  // The file itself, not /proc/self/exe, so that the process keeps its
+  // name (ps, top) rather than taking the link's, "exe".
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof self - 1) return;
+  self[n] = '\0';
   if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
-  execv("/proc/self/exe", argv);
+  execv(self, argv);
 }
 
 }  // namespace

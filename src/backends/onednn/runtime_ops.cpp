@@ -34,11 +34,15 @@ memory::dims pad_left(memory::dims v, size_t rank) {
 
 memory::desc md_of(const memory::dims& dims) { return memory::desc(dims, kF32, plain_strides(dims)); }
 
-// Work below which one thread is faster than two: an OpenMP fork/join costs
-// 1.5-3 us here (BACKGROUND.md), about what one core does in this many
-// multiply-adds, or in this many elements of a memory-bound operator.
-constexpr double kParallelFlops = 2e6;
-constexpr int64_t kParallelElements = 1 << 15;
+// Work below which one thread is faster than two. With OpenMP's idle
+// threads sleeping (docs/architecture.md, "Threads under contention") a
+// parallel region wakes its worker, tens of microseconds on these VMs, not
+// the 1.5-3 us of a spinning fork/join: at 2e6 multiply-adds and 2^15
+// elements, ShuffleNetV2 ran in 6.5 ms on two threads against 2.0 on one;
+// at these, in 2.1 on either (bench/RESULTS.md), and ResNet-50 keeps its
+// two-thread 20 ms against 32 ms.
+constexpr double kParallelFlops = 2e7;
+constexpr int64_t kParallelElements = 1 << 18;
 
 int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
 
