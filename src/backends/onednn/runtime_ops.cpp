@@ -44,6 +44,12 @@ memory::desc md_of(const memory::dims& dims) { return memory::desc(dims, kF32, p
 constexpr double kParallelFlops = 2e7;
 constexpr int64_t kParallelElements = 1 << 18;
 
+// Whether oneDNN picked its reference implementation for `pd` (ref:any,
+// ref_...): correct, but far slower than a loop of the delegate's own.
+bool on_reference_code(const dnnl::primitive_desc_base& pd) {
+  return std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
 int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
 
 }  // namespace
@@ -420,7 +426,7 @@ bool add_per_channel_binary(Ctx& c, algorithm alg, std::string_view opname, int3
   dnnl::binary::primitive_desc pd(desc, attr, c.d.engine);
   // Not on oneDNN's reference code (a channel count off the block, as in
   // RegNet's 104 or 440 channels): 1.8 ms a call.
-  if (std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0)
+  if (on_reference_code(pd))
     return add_per_channel_loop(c, opname, a, b, bd, y, ops, name);
   memory s0 = c.d.src_as(a, md), s1 = c.d.src(b, bmd);
   c.d.add(dnnl::binary(pd), pd, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, s1}, {DNNL_ARG_DST, c.d.dst(y, md)}}, c.what,
@@ -567,7 +573,7 @@ Error build_pool(Ctx& c) {
   // A dilated 2-D max pool on oneDNN's reference code: the own loop
   // (runtime_pool_own.cpp).
   if (alg == algorithm::pooling_max && std::any_of(dil.begin(), dil.end(), [](int64_t v) { return v > 0; }) &&
-      std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0) {
+      on_reference_code(pd)) {
     memory::dims dilation(dil);
     for (auto& v : dilation) v += 1;
     if (build_dilated_max_pool(c, k, s, dilation, pl)) return Error::Ok;
