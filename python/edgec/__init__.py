@@ -28,13 +28,13 @@ The same compiler and runtime as the ``edgec`` command line, in process::
 import os
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-# OpenMP's idle threads sleep rather than spin, as in the edgec command
-# (docs/architecture.md, "Threads under contention"). libgomp reads this when
-# it loads: with the extension below, unless the process loaded it before
-# (e.g. torch imported first), in which case set OMP_WAIT_POLICY=PASSIVE in
-# the environment that starts Python.
+# OpenMP's idle threads spin about a quarter of a millisecond, then sleep,
+# as in the edgec command (docs/architecture.md, "Threads under
+# contention"). libgomp reads this when it loads: with the extension below,
+# unless the process loaded it before (e.g. torch imported first), in which
+# case set GOMP_SPINCOUNT=10000 in the environment that starts Python.
 if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    os.environ["GOMP_SPINCOUNT"] = "10000"
 
 from ._edgec import (
     CompileError,

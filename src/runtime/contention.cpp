@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <omp.h>
+#include <sched.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -53,6 +55,14 @@ bool thread_running(pid_t tid) noexcept {
   return paren && paren[1] == ' ' && paren[2] == 'R';
 }
 
+// Whether the process asked OpenMP to bind its threads to CPUs itself.
+bool openmp_binds() noexcept {
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  if (bind && *bind && strcasecmp(bind, "false") != 0) return true;
+  const char* affinity = std::getenv("GOMP_CPU_AFFINITY");
+  return affinity && *affinity;
+}
+
 }  // namespace
 
 int threads_for_sample(int wanted, const CoreSample& s) {
@@ -71,14 +81,20 @@ Result<bool> ContentionGovernor::enabled_by_environment() {
 }
 
 ContentionGovernor::ContentionGovernor(int wanted, bool enabled)
-    : wanted_(std::max(wanted, 1)), enabled_(enabled && wanted > 1), current_(wanted_) {
-  if (!enabled_) return;
+    : wanted_(std::max(wanted, 1)),
+      enabled_(enabled && wanted > 1),
+      place_(wanted > 1 && !openmp_binds()),
+      current_(wanted_) {
+  if (wanted_ <= 1) return;
   online_ = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
   team_.assign(static_cast<size_t>(wanted_ - 1), 0);
 }
 
 void ContentionGovernor::find_team() noexcept {
   caller_ = current_tid();
+  placed_off_ = -1;
+  CPU_ZERO(&allowed_);
+  if (sched_getaffinity(0, sizeof allowed_, &allowed_) != 0) place_ = false;  // more CPUs than a cpu_set_t
   std::fill(team_.begin(), team_.end(), 0);
   pid_t* team = team_.data();
   const int wanted = wanted_;
@@ -89,8 +105,18 @@ void ContentionGovernor::find_team() noexcept {
   }
 }
 
+void ContentionGovernor::place_team() noexcept {
+  const int cpu = sched_getcpu();
+  if (cpu < 0 || cpu == placed_off_ || cpu >= CPU_SETSIZE) return;
+  cpu_set_t mask = allowed_;
+  CPU_CLR(cpu, &mask);
+  if (CPU_COUNT(&mask) == 0) return;  // the caller has one CPU: the workers share it whatever we do
+  for (pid_t tid : team_)
+    if (tid > 0) sched_setaffinity(tid, sizeof mask, &mask);
+  placed_off_ = cpu;
+}
+
 bool ContentionGovernor::sample(CoreSample& out) noexcept {
-  if (current_tid() != caller_) find_team();
   // Our workers first, then the machine: a worker that stops spinning in
   // between is counted as ours and missing from the runnable count, which
   // errs towards fewer "others", never more.
@@ -119,7 +145,14 @@ int ContentionGovernor::observe(int proposal) noexcept {
 }
 
 int ContentionGovernor::threads_for_run() noexcept {
-  if (!enabled_) return wanted_;
+  if (wanted_ <= 1) return 1;
+  if (current_tid() != caller_) find_team();
+  const int threads = enabled_ ? govern() : wanted_;
+  if (threads > 1 && place_) place_team();
+  return threads;
+}
+
+int ContentionGovernor::govern() noexcept {
   const auto now = std::chrono::steady_clock::now();
   if (now - last_sample_ < kSamplePeriod) return current_;
   last_sample_ = now;

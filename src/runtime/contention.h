@@ -11,8 +11,18 @@
 // over, between 1 and the Method's threads. A new count takes effect after
 // two samples in a row agree, so that a kernel thread passing by does not
 // halve a run. Reading /proc costs a few microseconds; nothing allocates.
+//
+// It also places the team: before a run of more than one thread, the
+// workers are kept off the CPU the caller is on (their affinity is the
+// caller's, less that CPU; set again only when the caller has moved). A
+// worker woken or spinning on the caller's CPU would share that core with
+// the thread it works for, and the run would take as long as on one
+// thread; OpenMP's own binding (OMP_PROC_BIND) would pin the caller too,
+// which is the application's business, so a process that sets
+// OMP_PROC_BIND keeps its binding and the team is left alone.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -55,19 +65,32 @@ class ContentionGovernor {
 
   int wanted() const { return wanted_; }
 
+  /// The team's workers' thread ids (0 until a run of the calling thread
+  /// found them) and the CPU the last placement kept them off (-1: none).
+  const std::vector<pid_t>& team() const { return team_; }
+  int placed_off() const { return placed_off_; }
+
  private:
   // The tids of the OpenMP team the calling thread forks (its libgomp pool),
-  // found by a parallel region the first time a thread runs this Method.
+  // found by a parallel region the first time a thread runs this Method,
+  // and the CPUs the caller may run on then.
   void find_team() noexcept;
   bool sample(CoreSample& out) noexcept;
+  // The threads the machine leaves this run (samples at most once a period).
+  int govern() noexcept;
+  // Keeps the workers off the caller's current CPU (see above).
+  void place_team() noexcept;
 
   int wanted_ = 1;
   bool enabled_ = false;
+  bool place_ = false;  ///< Whether to place the team (more than one thread, no OMP_PROC_BIND).
   int current_ = 1;
   int pending_ = 0;  ///< The proposal seen last, 0 when none differs from current_.
   int online_ = 1;
   pid_t caller_ = 0;
   std::vector<pid_t> team_;  ///< Workers 1..wanted-1 (sized at construction).
+  cpu_set_t allowed_{};      ///< The caller's CPUs when the team was found.
+  int placed_off_ = -1;
   std::chrono::steady_clock::time_point last_sample_{};
 };
 

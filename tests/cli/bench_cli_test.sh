@@ -28,14 +28,15 @@ assert isinstance(j["reduced_runs"], int) and 0 <= j["reduced_runs"] <= 5, j
 print("bench --json: ok")
 PY
 
-# OpenMP's idle threads sleep: edgec sets OMP_WAIT_POLICY=PASSIVE and starts
-# again when neither it nor GOMP_SPINCOUNT is set, and keeps a caller's.
+# OpenMP's idle threads spin briefly, then sleep: edgec sets GOMP_SPINCOUNT=10000
+# and starts again when neither it nor OMP_WAIT_POLICY is set, and keeps a caller's.
 policy() {
   env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$@" "$edgec" bench mlp.edgec --inputs "$fixtures/mlp.inputs.npz" \
     --iters 1 --warmup 0 --json | $py -c "import json, sys; j = json.load(sys.stdin); print(j['omp_wait_policy'] + '|' + j['gomp_spincount'])"
 }
-[ "$(policy)" = "PASSIVE|" ] || fail "unset: $(policy)"
+[ "$(policy)" = "|10000" ] || fail "unset: $(policy)"
 [ "$(policy OMP_WAIT_POLICY=active)" = "active|" ] || fail "OMP_WAIT_POLICY=active: $(policy OMP_WAIT_POLICY=active)"
+[ "$(policy OMP_WAIT_POLICY=PASSIVE)" = "PASSIVE|" ] || fail "OMP_WAIT_POLICY=PASSIVE: $(policy OMP_WAIT_POLICY=PASSIVE)"
 [ "$(policy GOMP_SPINCOUNT=1000)" = "|1000" ] || fail "GOMP_SPINCOUNT=1000: $(policy GOMP_SPINCOUNT=1000)"
 
 # --rate: runs at their ticks, as a control loop; every run is timed and

@@ -4,6 +4,7 @@
 // plays the other process (it is not one of the run's OpenMP workers).
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <stdlib.h>
 
 #include <atomic>
@@ -148,6 +149,44 @@ TEST(Contention, ABusyTaskHoldsRunsToTheFreeCores) {
       EXPECT_EQ(held, 1);
     EXPECT_EQ(kept, cores);
   }
+}
+
+// Before a run of more than one thread, the team's workers are kept off the
+// CPU the caller is on (the caller's CPUs less that one), unless the process
+// binds OpenMP's threads itself (OMP_PROC_BIND).
+TEST(Contention, WorkersKeepOffTheCallersCpu) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const int cores = runtime::Method::max_threads();
+  ContentionGovernor g(cores, false);
+  const int threads = g.threads_for_run();
+  EXPECT_EQ(threads, cores);
+  if (cores < 2 || CPU_COUNT(&allowed) < 2) {
+    EXPECT_EQ(g.placed_off(), -1) << "one CPU: nowhere else to put a worker";
+    return;
+  }
+  const int off = g.placed_off();
+  ASSERT_GE(off, 0);
+  ASSERT_TRUE(CPU_ISSET(off, &allowed));
+  ASSERT_EQ(g.team().size(), static_cast<size_t>(cores - 1));
+  for (pid_t tid : g.team()) {
+    ASSERT_GT(tid, 0);
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    ASSERT_EQ(sched_getaffinity(tid, sizeof mask, &mask), 0);
+    EXPECT_FALSE(CPU_ISSET(off, &mask)) << "worker " << tid << " may still run on the caller's CPU " << off;
+    EXPECT_EQ(CPU_COUNT(&mask), CPU_COUNT(&allowed) - 1);
+  }
+  // The same run again, from the same CPU or another: still off the caller's.
+  g.threads_for_run();
+  EXPECT_GE(g.placed_off(), 0);
+
+  setenv("OMP_PROC_BIND", "true", 1);
+  ContentionGovernor bound(cores, false);
+  unsetenv("OMP_PROC_BIND");
+  EXPECT_EQ(bound.threads_for_run(), cores);
+  EXPECT_EQ(bound.placed_off(), -1) << "OMP_PROC_BIND: OpenMP places the threads";
 }
 
 TEST(Contention, ThreadLimit) {

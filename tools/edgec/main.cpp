@@ -14,14 +14,16 @@
 
 namespace {
 
-// OpenMP's idle threads sleep rather than spin (docs/architecture.md,
-// "Threads under contention"): a spinning thread takes the core another
-// process, or this run's own other thread, needs. libgomp reads
-// OMP_WAIT_POLICY once, when it loads, before main: so when neither it nor
-// GOMP_SPINCOUNT is set, set it and start this program again. A caller's
-// own setting is kept; where the program's file cannot be run again, edgec goes on
-// with libgomp's default.
-void restart_with_passive_threads(char** argv) {
+// OpenMP's idle threads spin briefly, then sleep (docs/architecture.md,
+// "Threads under contention"): GOMP_SPINCOUNT=10000, about a quarter of a
+// millisecond, covers the gaps between one call's parallel regions, so a
+// region does not pay a wake-up; libgomp's default, 300,000, burns a core
+// for milliseconds after every call, which another process, or this run's
+// own caller, needs. libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once,
+// when it loads, before main: so when neither is set, set the spin count
+// and start this program again. A caller's own setting is kept; where the
+// program's file cannot be run again, edgec goes on with libgomp's default.
+void restart_with_short_spin(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
   // The file itself, not /proc/self/exe, so that the process keeps its
   // name (ps, top) rather than taking the link's, "exe".
@@ -29,14 +31,14 @@ void restart_with_passive_threads(char** argv) {
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0 || static_cast<size_t>(n) >= sizeof self - 1) return;
   self[n] = '\0';
-  if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+  if (setenv("GOMP_SPINCOUNT", "10000", 1) != 0) return;
   execv(self, argv);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  restart_with_passive_threads(argv);
+  restart_with_short_spin(argv);
   // A Ctrl-C or kill during a write leaves no OUT.tmp.* behind.
   edgec::io::remove_pending_files_on_signals();
   CLI::App app{"edgec: an ahead-of-time compiler and runtime for neural networks on devices"};

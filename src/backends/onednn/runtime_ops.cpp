@@ -34,15 +34,15 @@ memory::dims pad_left(memory::dims v, size_t rank) {
 
 memory::desc md_of(const memory::dims& dims) { return memory::desc(dims, kF32, plain_strides(dims)); }
 
-// Work below which one thread is faster than two. With OpenMP's idle
-// threads sleeping (docs/architecture.md, "Threads under contention") a
-// parallel region wakes its worker, tens of microseconds on these VMs, not
-// the 1.5-3 us of a spinning fork/join: at 2e6 multiply-adds and 2^15
-// elements, ShuffleNetV2 ran in 6.5 ms on two threads against 2.0 on one;
-// at these, in 2.1 on either (bench/RESULTS.md), and ResNet-50 keeps its
-// two-thread 20 ms against 32 ms.
-constexpr double kParallelFlops = 2e7;
-constexpr int64_t kParallelElements = 1 << 18;
+// Work below which one thread is faster than two. A region's fork and join
+// cost a few microseconds while the workers spin between the regions of a
+// call (GOMP_SPINCOUNT; docs/architecture.md, "Threads under contention"),
+// tens of microseconds where they sleep and must be woken. With the
+// workers spinning and kept off the caller's CPU, these thresholds ran
+// MobileNetV3 at two threads in 1.6 ms against 2.4 at 2e7 and 2^18 and 2.7
+// on one thread; lower ones (5e5, 2^13) gained nothing more.
+constexpr double kParallelFlops = 2e6;
+constexpr int64_t kParallelElements = 1 << 15;
 
 // Whether oneDNN picked its reference implementation for `pd` (ref:any,
 // ref_...): correct, but far slower than a loop of the delegate's own.
