@@ -135,8 +135,8 @@ struct SlotState {
 struct Step {
   dnnl::primitive primitive;
   /// The same primitive created for one thread, run while the run's thread
-  /// cap is below `threads` (runtime_single.cpp); empty when the kind splits
-  /// its work at execution, or none could be made.
+  /// cap is below `threads` (runtime_single.cpp); empty when none could be
+  /// made (then the step runs on its threads whatever the cap).
   dnnl::primitive single;
   std::unordered_map<int, dnnl::memory> args;
   size_t scratch_bytes = 0;       ///< Of the shared scratchpad it uses (0: none).
@@ -285,10 +285,10 @@ Error init_stored_weights(Delegate& d, const Program& p);
 /// ms with two threads when another process held a core).
 void reorder_at_init(Delegate& d, dnnl::memory from, dnnl::memory to);
 
-/// `pd`'s implementation created for one thread, or an empty primitive
-/// when its kind splits work at execution (those follow the caller's
-/// setting) or oneDNN offers no such twin; raises `scratch_bytes` to the
-/// twin's scratchpad (runtime_single.cpp).
+/// `pd`'s primitive created for one thread over the same layouts (its
+/// implementation when oneDNN offers it for one thread), or an empty one
+/// when oneDNN offers none; raises `scratch_bytes` to the twin's
+/// scratchpad (runtime_single.cpp).
 dnnl::primitive single_thread_twin(const dnnl::primitive_desc_base& pd, size_t& scratch_bytes);
 
 /// Appends the steps of instruction `index` and of the later ones it fuses
