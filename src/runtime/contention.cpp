@@ -16,7 +16,11 @@
 namespace edgec::runtime {
 namespace {
 
-pid_t current_tid() noexcept { return static_cast<pid_t>(syscall(SYS_gettid)); }
+// Asked once per thread: threads_for_run compares it before every run.
+pid_t current_tid() noexcept {
+  thread_local const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+  return tid;
+}
 
 // Reads up to n-1 bytes of a small /proc file into buf (NUL-terminated);
 // the length read, or -1.

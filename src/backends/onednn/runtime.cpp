@@ -449,11 +449,9 @@ int32_t Delegate::new_buffer(size_t size) {
 }
 
 void reorder_at_init(Delegate& d, dnnl::memory from, dnnl::memory to) {
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
+  OneThread one;
   dnnl::reorder(from, to).execute(d.stream, from, to);
   d.stream.wait();
-  omp_set_num_threads(saved);
 }
 
 void Delegate::plain_constant(int32_t slot) {

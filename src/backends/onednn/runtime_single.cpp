@@ -58,18 +58,6 @@ dnnl::primitive create_twin(const_dnnl_primitive_desc_t pd, size_t& scratch_byte
   return dnnl::primitive(p);
 }
 
-// Holds OpenMP to one thread while a twin is created.
-class OneThread {
- public:
-  OneThread() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneThread() { omp_set_num_threads(saved_); }
-  OneThread(const OneThread&) = delete;
-  OneThread& operator=(const OneThread&) = delete;
-
- private:
-  int saved_;
-};
-
 // A twin made from a primitive descriptor created anew for one thread: kept
 // when it reads and writes the same layouts (so it binds the step's
 // memories), which a new descriptor of a reorder or concat between the

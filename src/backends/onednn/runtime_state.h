@@ -22,6 +22,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <omp.h>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "runtime/delegate.h"
@@ -284,6 +286,19 @@ Error init_stored_weights(Delegate& d, const Program& p);
 /// costs more than it saves (ResNet-18 loaded in ~30 ms so, and in 60-230
 /// ms with two threads when another process held a core).
 void reorder_at_init(Delegate& d, dnnl::memory from, dnnl::memory to);
+
+/// Holds OpenMP to one thread for its scope (primitives created or init
+/// reorders run meanwhile take one), then restores the setting.
+class OneThread {
+ public:
+  OneThread() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~OneThread() { omp_set_num_threads(saved_); }
+  OneThread(const OneThread&) = delete;
+  OneThread& operator=(const OneThread&) = delete;
+
+ private:
+  int saved_;
+};
 
 /// `pd`'s primitive created for one thread over the same layouts (its
 /// implementation when oneDNN offers it for one thread), or an empty one
