@@ -23,13 +23,13 @@
 namespace edgec {
 namespace {
 
-std::string shape_str(const std::vector<int64_t>& shape) {
+inline std::string shape_str(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
 
-int64_t numel(const std::vector<int64_t>& shape) {
+inline int64_t numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t v : shape) n *= v;
   return n;
@@ -100,7 +100,7 @@ struct RunResult {
 
 // `edit` (when set) changes the compiled program before it is written, as
 // a file from another machine or a crafted one would differ.
-RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs, const std::string& backends,
+inline RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs, const std::string& backends,
                           int threads = 2, const std::function<void(Program&)>& edit = {}) {
   RunResult r;
   auto p = parse_program(ir.text(outputs), "test.ir");
@@ -142,13 +142,13 @@ RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& outputs,
 }
 
 // Output k of a run, for compare.h.
-compare::ArrayView output_view(const RunResult& r, size_t k) {
+inline compare::ArrayView output_view(const RunResult& r, size_t k) {
   return {DType::Float32, r.shapes[k], r.outputs[k].data(), r.outputs[k].size() * sizeof(float)};
 }
 
 // Every output of `got` matches `want`'s (same count, shapes; NaN only
 // where `want` has NaN; within `tol`); `names` name them in the report.
-void expect_outputs_match(const RunResult& got, const RunResult& want, const compare::Tolerance& tol,
+inline void expect_outputs_match(const RunResult& got, const RunResult& want, const compare::Tolerance& tol,
                           const std::vector<std::string>& names, const std::string& context = {}) {
   ASSERT_EQ(got.outputs.size(), want.outputs.size());
   for (size_t k = 0; k < want.outputs.size(); ++k) {
@@ -159,7 +159,7 @@ void expect_outputs_match(const RunResult& got, const RunResult& want, const com
 
 // Runs `ir` with onednn and on the portable kernels; expects equal outputs
 // within 1e-5 relative and every operator in `delegated` to run in oneDNN.
-RunResult expect_matches(const Ir& ir, const std::vector<std::string>& outputs,
+inline RunResult expect_matches(const Ir& ir, const std::vector<std::string>& outputs,
                          const std::vector<std::string>& delegated, double tol = 1e-5) {
   const RunResult want = compile_and_run(ir, outputs, "none");
   const RunResult got = compile_and_run(ir, outputs, "onednn");
