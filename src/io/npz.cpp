@@ -21,7 +21,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -29,16 +28,15 @@
 
 #include "base/memory_limit.h"
 #include "base/regular_file.h"
-#include "io/pending_files.h"
+#include "io/npz_format.h"
 
 namespace edgec::io {
+using namespace npz_format;
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
               "npy data is stored little-endian and copied as is");
 
-constexpr char kNpyMagic[] = "\x93NUMPY";
-constexpr size_t kNpyMagicLen = 6;
 // numpy refuses headers over 10000 bytes from untrusted files; a rank-64
 // shape still fits in far less than this.
 constexpr size_t kMaxHeaderLen = 1 << 16;
@@ -54,71 +52,9 @@ constexpr uint64_t kMaxReadPiece = uint64_t{1} << 30;
 // rounded up: an archive listing millions of members is refused before
 // libzip allocates them.
 constexpr uint64_t kMemoryPerMember = 256;
-constexpr size_t kArrayAlign = 64;  // numpy's ARRAY_ALIGN
-constexpr size_t kGrowthAxisMaxDigits = 21;  // numpy's GROWTH_AXIS_MAX_DIGITS
-
-// Names and dtype strings read from a file end up in messages; keep them
-// printable and short so a hostile file cannot spray control characters.
-std::string printable(std::string_view s) {
-  constexpr size_t kMaxShown = 80;
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else if (c >= 0x80) {
-      out += static_cast<char>(c);  // UTF-8 names stay readable
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (s.size() > kMaxShown) out += "...";
-  return out;
-}
-
-[[noreturn]] void fail_array(const std::string& what, std::string_view name,
-                             const std::string& problem) {
-  throw IoError(what + ": array '" + printable(name) + "': " + problem);
-}
-
-[[noreturn]] void fail_file(const std::string& what, const std::string& problem) {
-  throw IoError(what + ": " + problem);
-}
-
-std::string shape_repr(const std::vector<int64_t>& shape) {
-  // Python's tuple repr, as numpy writes it into headers.
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
 
 // ---------------------------------------------------------------------------
 // dtype descriptors
-
-const char* npy_descr(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "<f4";
-    case DType::Float16: return "<f2";
-    case DType::Int64: return "<i8";
-    case DType::Int32: return "<i4";
-    case DType::Int8: return "|i1";
-    case DType::UInt8: return "|u1";
-    case DType::Bool: return "|b1";
-    case DType::Float64: return "<f8";
-    case DType::Int16: return "<i2";
-    case DType::UInt16: return "<u2";
-    case DType::UInt32: return "<u4";
-    case DType::UInt64: return "<u8";
-  }
-  return "?";
-}
 
 // A readable name for a numpy type we refuse, and how to convert it.
 void describe_unsupported(char kind, int64_t itemsize, std::string& name, std::string& hint) {
@@ -477,8 +413,6 @@ struct MemberCloser {
   ~MemberCloser() { zip_fclose(zf); }
 };
 
-std::string zip_message(zip_error_t* err) { return zip_error_strerror(err); }
-
 std::string array_name_of(std::string_view member) {
   constexpr std::string_view kSuffix = ".npy";
   if (member.size() > kSuffix.size() && member.substr(member.size() - kSuffix.size()) == kSuffix) {
@@ -639,136 +573,6 @@ std::vector<NpyArray> read_archive(zip_source_t* src, uint64_t archive_size, con
   return arrays;
 }
 
-// ---------------------------------------------------------------------------
-// writing
-
-std::string npy_header_bytes(const NpyArray& a, int& version) {
-  std::string dict = std::string("{'descr': '") + npy_descr(a.dtype) +
-                     "', 'fortran_order': False, 'shape': " + shape_repr(a.shape) + ", }";
-  // numpy leaves room to grow the first axis in place; we match its bytes.
-  if (!a.shape.empty()) {
-    const size_t digits = std::to_string(a.shape[0]).size();
-    if (digits < kGrowthAxisMaxDigits) dict.append(kGrowthAxisMaxDigits - digits, ' ');
-  }
-  for (version = 1; version <= 2; ++version) {
-    const size_t len_size = version == 1 ? 2 : 4;
-    const size_t hlen = dict.size() + 1;
-    const size_t padlen = kArrayAlign - ((kNpyMagicLen + 2 + len_size + hlen) % kArrayAlign);
-    const size_t total_hlen = hlen + padlen;
-    if (version == 1 && total_hlen > 0xffff) continue;
-    std::string out(kNpyMagic, kNpyMagicLen);
-    out += static_cast<char>(version);
-    out += '\0';
-    for (size_t i = 0; i < len_size; ++i) out += static_cast<char>((total_hlen >> (8 * i)) & 0xff);
-    out += dict;
-    out.append(padlen, ' ');
-    out += '\n';
-    return out;
-  }
-  throw IoError("array '" + printable(a.name) + "': .npy header too large");
-}
-
-void check_array(const NpyArray& a, const std::string& what) {
-  if (a.name.empty()) throw IoError(what + ": an array has an empty name");
-  uint64_t n = 1;
-  for (int64_t d : a.shape) {
-    if (d < 0) fail_array(what, a.name, "negative dimension in shape " + shape_repr(a.shape));
-    if (d != 0 && n > UINT64_MAX / static_cast<uint64_t>(d)) {
-      fail_array(what, a.name, "shape " + shape_repr(a.shape) + " overflows");
-    }
-    n *= static_cast<uint64_t>(d);
-  }
-  if (n > UINT64_MAX / dtype_size(a.dtype) || n * dtype_size(a.dtype) != a.data.size()) {
-    fail_array(what, a.name, "holds " + std::to_string(a.data.size()) + " bytes, but shape " +
-                                 shape_repr(a.shape) + " of " + std::string(dtype_name(a.dtype)) +
-                                 " needs " + std::to_string(n * dtype_size(a.dtype)));
-  }
-}
-
-// Builds the archive in memory and hands it to `sink` in chunks.
-void build_npz(const std::vector<NpyArray>& arrays, const std::string& what,
-               const std::function<void(const std::byte*, size_t)>& sink) {
-  std::set<std::string, std::less<>> names;
-  for (const NpyArray& a : arrays) {
-    check_array(a, what);
-    if (!names.insert(a.name).second) fail_array(what, a.name, "appears twice");
-  }
-  if (arrays.empty()) {
-    // libzip writes nothing at all for an empty archive; numpy writes an
-    // end-of-central-directory record alone, which every reader accepts.
-    std::byte eocd[22] = {};
-    const unsigned char sig[4] = {'P', 'K', 5, 6};
-    std::memcpy(eocd, sig, 4);
-    sink(eocd, sizeof eocd);
-    return;
-  }
-
-  std::vector<std::string> headers(arrays.size());
-  zip_error_t err;
-  zip_error_init(&err);
-  zip_source_t* out = zip_source_buffer_create(nullptr, 0, 0, &err);
-  if (out == nullptr) fail_file(what, "cannot create an in-memory archive: " + zip_message(&err));
-  zip_source_keep(out);  // we read the finished archive back from it
-  struct SourceFree {
-    zip_source_t* s;
-    ~SourceFree() { zip_source_free(s); }
-  } out_free{out};
-  zip_t* za = zip_open_from_source(out, ZIP_CREATE | ZIP_TRUNCATE, &err);
-  if (za == nullptr) {
-    zip_source_free(out);  // the reference zip_open_from_source did not take
-    fail_file(what, "cannot create an in-memory archive: " + zip_message(&err));
-  }
-  zip_error_fini(&err);
-
-  auto fail_zip = [&](const std::string& doing) {
-    const std::string reason = zip_message(zip_get_error(za));
-    zip_discard(za);
-    fail_file(what, doing + ": " + reason);
-  };
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    const NpyArray& a = arrays[i];
-    int version = 1;
-    headers[i] = npy_header_bytes(a, version);
-    // The fragments point at our data; libzip only reads them (the cast is
-    // because its fragment struct is shared with writable buffers).
-    zip_buffer_fragment_t frags[2] = {
-        {reinterpret_cast<zip_uint8_t*>(headers[i].data()), headers[i].size()},
-        {reinterpret_cast<zip_uint8_t*>(const_cast<std::byte*>(a.data.data())), a.data.size()}};
-    const zip_uint64_t nfrags = a.data.empty() ? 1 : 2;
-    zip_source_t* member = zip_source_buffer_fragment(za, frags, nfrags, 0);
-    if (member == nullptr) fail_zip("array '" + printable(a.name) + "'");
-    const zip_int64_t idx = zip_file_add(za, (a.name + ".npy").c_str(), member, ZIP_FL_ENC_UTF_8);
-    if (idx < 0) {
-      zip_source_free(member);
-      fail_zip("array '" + printable(a.name) + "'");
-    }
-    const auto uidx = static_cast<zip_uint64_t>(idx);
-    // 1980-01-01 00:00, like numpy's zipfile default: output depends only on the arrays.
-    constexpr zip_uint16_t kDosTime = 0, kDosDate = (0 << 9) | (1 << 5) | 1;
-    if (zip_set_file_compression(za, uidx, ZIP_CM_STORE, 0) != 0 ||
-        zip_file_set_dostime(za, uidx, kDosTime, kDosDate, 0) != 0 ||
-        zip_file_set_external_attributes(za, uidx, 0, ZIP_OPSYS_UNIX, 0100644u << 16) != 0) {
-      fail_zip("array '" + printable(a.name) + "'");
-    }
-  }
-  if (zip_close(za) != 0) fail_zip("cannot finish the archive");
-
-  if (zip_source_open(out) != 0) {
-    fail_file(what, "cannot read back the archive: " + zip_message(zip_source_error(out)));
-  }
-  std::vector<std::byte> chunk(1 << 20);
-  while (true) {
-    const zip_int64_t got = zip_source_read(out, chunk.data(), chunk.size());
-    if (got < 0) {
-      zip_source_close(out);
-      fail_file(what, "cannot read back the archive: " + zip_message(zip_source_error(out)));
-    }
-    if (got == 0) break;
-    sink(chunk.data(), static_cast<size_t>(got));
-  }
-  zip_source_close(out);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -842,16 +646,6 @@ NpyArray parse_npy(std::span<const std::byte> bytes, const std::string& what,
   return read_npy_body(read, h, name);
 }
 
-std::vector<std::byte> serialize_npy(const NpyArray& array) {
-  check_array(array, "serialize_npy");
-  int version = 1;
-  const std::string header = npy_header_bytes(array, version);
-  std::vector<std::byte> out(header.size() + array.data.size());
-  std::memcpy(out.data(), header.data(), header.size());
-  if (!array.data.empty()) std::memcpy(out.data() + header.size(), array.data.data(), array.data.size());
-  return out;
-}
-
 std::vector<NpyArray> read_npz(const std::string& path) {
   // Opened once, without blocking on a FIFO (refused, as is any other
   // non-regular file); libzip reads the same descriptor.
@@ -903,20 +697,6 @@ std::vector<NpyArray> read_npz_bytes(std::span<const std::byte> bytes, const std
   }
   zip_error_fini(&err);
   return read_archive(src, bytes.size(), what);
-}
-
-std::vector<std::byte> serialize_npz(const std::vector<NpyArray>& arrays) {
-  std::vector<std::byte> out;
-  build_npz(arrays, "serialize_npz", [&](const std::byte* p, size_t n) { out.insert(out.end(), p, p + n); });
-  return out;
-}
-
-void write_npz(const std::string& path, const std::vector<NpyArray>& arrays) {
-  // Build first: an invalid array must not leave even a temporary file.
-  std::vector<std::byte> bytes;
-  build_npz(arrays, path, [&](const std::byte* p, size_t n) { bytes.insert(bytes.end(), p, p + n); });
-
-  write_file_atomically(path, bytes);
 }
 
 }  // namespace edgec::io
