@@ -3,6 +3,8 @@
 #include <cstring>
 #include <memory>
 
+#include "runtime/method.h"
+
 namespace edgec::runtime {
 namespace {
 
@@ -47,6 +49,36 @@ Error check_input(std::string_view backend, size_t index, const Tensor& t, DType
   return fail(Error::InvalidShape, std::string(backend) + ": input " + num(index) + ": expected " +
                                        std::string(dtype_name(dtype)) + shape_string(shape) + ", got " +
                                        std::string(dtype_name(t.dtype)) + shape_string(t.shape()));
+}
+
+Error check_thread_count(std::string_view backend, int num_threads) {
+  if (num_threads >= 1 && num_threads <= Method::max_threads()) return Error::Ok;
+  return fail(Error::InvalidArgument, std::string(backend) + ": expected 1 to " + std::to_string(Method::max_threads()) +
+                                          " threads (the cores of this machine), got " + std::to_string(num_threads));
+}
+
+Error static_slot_shape(std::string_view backend, const Program& p, size_t index, uint64_t limit,
+                        std::vector<int64_t>& shape) {
+  const Slot& s = p.slots()[index];
+  shape.clear();
+  for (const DimInfo& dim : s.type.dims) {
+    if (dim.kind != DimInfo::Kind::Static)
+      return fail(Error::InvalidProgram, std::string(backend) + ": slot '" + s.name + "' has a non-static shape " +
+                                             s.type.str(p.symbols()));
+    shape.push_back(dim.value);
+  }
+  if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) return Error::Ok;  // Mapped, not made.
+  // Overflow-safe: a crafted shape may multiply past 2^64.
+  uint64_t bytes = dtype_size(s.type.dtype);
+  bool fits = true;
+  for (int64_t d : shape) {
+    fits = fits && d >= 0 && (d == 0 || bytes <= limit / static_cast<uint64_t>(d));
+    if (fits) bytes *= static_cast<uint64_t>(d);
+  }
+  if (fits && bytes <= limit) return Error::Ok;
+  return fail(Error::OutOfMemory, std::string(backend) + ": slot '" + s.name + "' of type " + s.type.str(p.symbols()) +
+                                      " needs more than the memory limit of " + std::to_string(limit) +
+                                      " bytes (set EDGEC_MEMORY_LIMIT to change it)");
 }
 
 void pack_contiguous(const Tensor& src, std::byte* dst) {

@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "kernels/tensor.h"
 #include "runtime/backend.h"
+#include "runtime/program.h"
 
 namespace edgec::runtime {
 
@@ -86,6 +87,20 @@ auto guarded_init(std::string_view backend, F&& init) -> decltype(init()) {
 /// expected f32[1, 3], got f32[1, 4]".
 Error check_input(std::string_view backend, size_t index, const Tensor& t, DType dtype,
                   std::span<const int64_t> shape);
+
+/// InvalidArgument unless `num_threads` is from 1 to the cores of this
+/// machine (Method::max_threads()): what a direct init, which Method::create
+/// does not check, may pass a library that crashes on a huge count.
+Error check_thread_count(std::string_view backend, int num_threads);
+
+/// The static shape of slot `index` of the delegate program `p` into
+/// `shape`: InvalidProgram for a dim that is not static (the partitioner
+/// takes none; a crafted payload may have one), OutOfMemory for an
+/// activation larger than `limit` bytes (memory_limit(), read once by the
+/// caller), refused before anything is sized from its shape. Messages name
+/// the backend and the slot.
+Error static_slot_shape(std::string_view backend, const Program& p, size_t index, uint64_t limit,
+                        std::vector<int64_t>& shape);
 
 /// Copies `src` (possibly a strided view) into `dst`, row-major.
 void pack_contiguous(const Tensor& src, std::byte* dst);

@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-#include "backends/onednn_harness.h"
+#include "backends/delegate_harness.h"
 
 namespace edgec {
 namespace {

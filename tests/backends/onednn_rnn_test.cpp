@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends/onednn/compiler.h"
-#include "backends/onednn_harness.h"
+#include "backends/delegate_harness.h"
 #include "lowering/backend.h"
 
 namespace edgec {

@@ -34,7 +34,7 @@
 #include "serialize/writer.h"
 #include "support/aligned_bytes.h"
 #include "support/compare.h"
-#include "backends/onednn_harness.h"
+#include "backends/delegate_harness.h"
 
 namespace edgec {
 namespace {

@@ -12,7 +12,7 @@
 #include <set>
 
 #include "backends/onednn/runtime_state.h"
-#include "backends/onednn_harness.h"
+#include "backends/delegate_harness.h"
 #include "base/thread_cap.h"
 #include "runtime/delegate.h"
 #include "support/compiled_program.h"

@@ -30,7 +30,7 @@
 #include "serialize/writer.h"
 #include "support/aligned_bytes.h"
 #include "support/compare.h"
-#include "backends/onednn_harness.h"
+#include "backends/delegate_harness.h"
 
 namespace edgec {
 namespace {
@@ -289,7 +289,7 @@ TEST(OnednnPlan, PlaceBuffersIsFirstFit) {
       b.last = b.first + static_cast<int>(rng() % 20);
     }
     std::vector<runtime::onednn::Buffer> want = buffers;
-    const size_t total = runtime::onednn::place_buffers(buffers);
+    const size_t total = runtime::place_buffers(buffers);
     EXPECT_EQ(total, first_fit_by_scanning(want)) << "round " << round;
     for (size_t i = 0; i < buffers.size(); ++i) {
       EXPECT_EQ(buffers[i].offset, want[i].offset) << "round " << round << ", buffer " << i;

@@ -10,7 +10,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "backends/onednn/geometry.h"
+#include "runtime/delegate_geometry.h"
 #include "backends/onednn/runtime_build.h"
 #include "kernels/registry.h"
 
@@ -22,14 +22,6 @@ using runtime::onednn::Eltwise;
 using dnnl::algorithm;
 
 std::string num(int64_t v) { return std::to_string(v); }
-
-const AttrDecl& declared(const OpDecl* decl, std::string_view op, std::string_view name) {
-  const AttrDecl* a = decl ? decl->attr(name) : nullptr;
-  if (!a)
-    throw std::logic_error("onednn: " + std::string(op) + " reads attribute '" + std::string(name) +
-                           "', which its declaration does not have");
-  return *a;
-}
 
 // ---- support checks: what each operator needs beyond static f32 shapes ----
 
@@ -198,7 +190,7 @@ Reason check_recurrent(const CallView& call) {
 // ---- eltwise mappings --------------------------------------------------------
 
 float attr_f(const OpDecl& decl, const Attrs& attrs, std::string_view name) {
-  return static_cast<float>(declared(&decl, decl.name, name).float_value(attrs));
+  return static_cast<float>(declared_attr_of(&decl, decl.name, name).float_value(attrs));
 }
 
 template <algorithm Alg, int AlphaNum = 0, int AlphaDen = 1, int BetaNum = 0, int BetaDen = 1>
@@ -222,7 +214,7 @@ std::vector<Eltwise> celu(const OpDecl& d, const Attrs& a) {
           {algorithm::eltwise_linear, alpha, 0.f}};
 }
 std::vector<Eltwise> gelu(const OpDecl& d, const Attrs& a) {
-  const bool tanh = declared(&d, d.name, "approximate").string_value(a) == "tanh";
+  const bool tanh = declared_attr_of(&d, d.name, "approximate").string_value(a) == "tanh";
   return {{tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0.f, 0.f}};
 }
 std::vector<Eltwise> clamp(const OpDecl& d, const Attrs& a) {
@@ -307,40 +299,21 @@ std::vector<OpRow> make_table() {
       // recurrent layers (runtime_rnn.cpp)
       recurrent("lstm"), recurrent("gru"), recurrent("rnn"),
   };
-  std::sort(rows.begin(), rows.end(), [](const OpRow& a, const OpRow& b) { return a.name < b.name; });
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0 && rows[i - 1].name == rows[i].name)
-      throw std::logic_error("onednn: two rows for " + std::string(rows[i].name));
-    rows[i].decl = find_kernel_decl(rows[i].name);
-    if (!rows[i].decl)
-      throw std::logic_error("onednn: " + std::string(rows[i].name) + " has no portable kernel declaring it");
-  }
-  return rows;
+  return sorted_op_rows(std::move(rows), "onednn");
 }
 
 }  // namespace
-
-double CallView::float_attr(std::string_view name) const { return declared(decl, op, name).float_value(attrs); }
-int64_t CallView::int_attr(std::string_view name) const { return declared(decl, op, name).int_value(attrs); }
-bool CallView::bool_attr(std::string_view name) const { return declared(decl, op, name).bool_value(attrs); }
-std::string_view CallView::string_attr(std::string_view name) const {
-  return declared(decl, op, name).string_value(attrs);
-}
 
 std::span<const OpRow> op_table() {
   static const std::vector<OpRow> kRows = make_table();
   return kRows;
 }
 
-const OpRow* find_op_row(std::string_view op) {
-  const auto rows = op_table();
-  auto it = std::lower_bound(rows.begin(), rows.end(), op, [](const OpRow& r, std::string_view n) { return r.name < n; });
-  return it != rows.end() && it->name == op ? &*it : nullptr;
-}
+const OpRow* find_op_row(std::string_view op) { return find_sorted_row(op_table(), op); }
 
 const AttrDecl& declared_attr(std::string_view op, std::string_view name) {
   const OpRow* row = find_op_row(op);
-  return declared(row ? row->decl : nullptr, op, name);
+  return declared_attr_of(row ? row->decl : nullptr, op, name);
 }
 
 std::optional<std::string> check_call(const OpRow& row, const CallView& call) {

@@ -23,6 +23,7 @@
 #include "base/dtype.h"
 #include "base/error.h"
 #include "kernels/op_decl.h"
+#include "runtime/call_view.h"
 
 namespace edgec::runtime::onednn {
 struct Ctx;
@@ -31,30 +32,11 @@ struct Eltwise;
 
 namespace edgec::onednn {
 
-/// What a support check reads of a call: its operator, attributes and the
-/// static shapes of its operands and results (the partitioner has already
-/// refused dynamic shapes and dtypes other than f32).
-struct CallView {
-  std::string_view op;
-  const Attrs& attrs;
-  std::vector<std::vector<int64_t>> inputs;
-  std::vector<std::vector<int64_t>> results;
-  const OpDecl* decl = nullptr;  ///< The operator's declaration (its attributes' defaults).
-  /// Per operand: a constant (a constant or parameter placeholder), whose
-  /// bytes init may read once and lay out for oneDNN.
-  std::vector<bool> constant;
-  /// Per operand: its dtype (f32 but for index operands and for the
-  /// optional operands, which the partitioner type-checks after the row's
-  /// check; see OpRow::optional_from).
-  std::vector<DType> dtypes;
-
-  /// Attribute `name` through the operator's declaration (its default when
-  /// absent).
-  double float_attr(std::string_view name) const;
-  int64_t int_attr(std::string_view name) const;
-  bool bool_attr(std::string_view name) const;
-  std::string_view string_attr(std::string_view name) const;
-};
+/// What a support check reads of a call (runtime/call_view.h); the
+/// partitioner has already refused dynamic shapes and dtypes other than
+/// f32, but for index operands and the optional operands, which it
+/// type-checks after the row's check (OpRow::optional_from).
+using edgec::CallView;
 
 /// Why the delegate cannot take the call, or nullopt.
 using SupportCheck = std::optional<std::string> (*)(const CallView& call);

@@ -5,6 +5,7 @@
 // the reason names the first obstacle: operator, mask index, shapes,
 // dtypes, then the row's check (attributes, geometry).
 #include "backends/onednn/compiler.h"
+#include "lowering/call_view.h"
 #include "lowering/mask_rules.h"
 #include "backends/onednn/op_table.h"
 #include "base/diagnostic.h"
@@ -20,22 +21,8 @@ std::string num(int64_t v) { return std::to_string(v); }
 // Static shapes, no empty tensor, and f32 data (integer indices for an
 // index operand).
 Reason check_type(const TensorType& t, const std::string& what, bool is_index) {
-  for (const Dim& d : t.dims) {
-    if (!d.is_static())
-      return "dynamic shape: dim " + (d.kind == Dim::Kind::Symbolic ? d.symbol.str() : d.str()) + " of " + what;
-    if (d.value == 0) return "empty tensor: " + what + " " + t.str();
-  }
-  if (is_index ? (t.dtype != DType::Int64 && t.dtype != DType::Int32) : t.dtype != DType::Float32)
-    return "dtype " + std::string(dtype_name(t.dtype)) + " of " + what;
-  return std::nullopt;
-}
-
-// A value init may read once: a constant or parameter placeholder (a
-// buffer may be mutated between runs).
-bool is_constant(const Program& program, const Value* v) {
-  if (v->producer() == nullptr || v->producer()->is_call()) return false;
-  const InputSpec* spec = program.input_spec_of(v);
-  return spec && (spec->kind == InputKind::Constant || spec->kind == InputKind::Parameter);
+  static constexpr DType kData[] = {DType::Float32}, kIndex[] = {DType::Int64, DType::Int32};
+  return static_type_refusal(t, what, is_index ? std::span<const DType>(kIndex) : std::span<const DType>(kData));
 }
 
 class OnednnPartitioner final : public Partitioner {
@@ -74,14 +61,7 @@ class OnednnPartitioner final : public Partitioner {
     }
     for (size_t i = 0; i < call.num_results(); ++i)
       if (auto r = check_type(call.result(i)->type(), "result " + num(static_cast<int64_t>(i)), false)) return r;
-    onednn::CallView view{name->name, call.attrs(), {}, {}, row->decl, {}, {}};
-    for (const Value* v : call.inputs()) {
-      view.inputs.push_back(v->type().static_shape());
-      view.dtypes.push_back(v->type().dtype);
-      view.constant.push_back(is_constant(program, v));
-    }
-    for (size_t i = 0; i < call.num_results(); ++i) view.results.push_back(call.result(i)->type().static_shape());
-    if (auto r = onednn::check_call(*row, view)) return r;
+    if (auto r = onednn::check_call(*row, call_view_of(program, call, name->name, row->decl))) return r;
     for (size_t i = 0; i < call.inputs().size(); ++i)
       if (optional(i) && !absent(i))
         if (auto r = check_type(call.input(i)->type(), "input " + num(static_cast<int64_t>(i)), false)) return r;

@@ -42,21 +42,11 @@ Error init_slots(Delegate& d, const Program& p) {
     SlotState& st = d.slots[i];
     st.dtype = s.type.dtype;
     st.kind = s.kind;
-    for (const DimInfo& dim : s.type.dims) {
-      if (dim.kind != DimInfo::Kind::Static)
-        return fail(Error::InvalidProgram, "onednn: slot '" + s.name + "' has a non-static shape " + s.type.str(p.symbols()));
-      st.shape.push_back(dim.value);
-    }
+    EDGEC_TRY(static_slot_shape("onednn", p, i, limit, st.shape));
     if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) {
       // Read-only by every step; oneDNN takes non-const handles.
       st.ptr = const_cast<std::byte*>(s.data);
       st.plain_ready = true;
-    } else if (st.nbytes() > limit) {
-      // A value that could never be held here: refused before anything is
-      // sized from its shape.
-      return fail(Error::OutOfMemory, "onednn: slot '" + s.name + "' of type " + s.type.str(p.symbols()) + " needs " +
-                                          std::to_string(st.nbytes()) + " bytes, more than the memory limit of " +
-                                          std::to_string(limit) + " bytes (set EDGEC_MEMORY_LIMIT to change it)");
     }
   }
   // The delegate plans its own memory (buffers), so the arena the compiler
@@ -85,7 +75,7 @@ void analyze(Delegate& d, const Program& p) {
 // Places every buffer (place_buffers), allocates them as one block and
 // points their memory objects and slots into it.
 Error plan_buffers(Delegate& d) {
-  const size_t total = onednn::place_buffers(d.buffers);
+  const size_t total = place_buffers(d.buffers);
   if (const uint64_t limit = memory_limit(); total > limit)
     return fail(Error::OutOfMemory, "the onednn delegate's activation memory of " + str(static_cast<int64_t>(total)) +
                                         " bytes exceeds the memory limit of " + std::to_string(limit) +
@@ -179,9 +169,7 @@ Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payl
   hold_onednn_isa();
   // Method::create checks the count; a direct init is checked here too,
   // since it reaches omp_set_num_threads (libgomp crashes on a huge one).
-  if (num_threads < 1 || num_threads > Method::max_threads())
-    return fail(Error::InvalidArgument, "onednn: expected 1 to " + str(Method::max_threads()) +
-                                            " threads (the cores of this machine), got " + str(num_threads));
+  EDGEC_TRY(check_thread_count("onednn", num_threads));
   auto program = Program::load_payload(payload, named_data);
   if (!program.ok()) return program.error();
   const Program& p = **program;
@@ -596,14 +584,7 @@ void Delegate::finish_instruction(size_t first_step) {
   // looked at: a pass over every output per instruction was quadratic.)
   for (size_t i = 0; i < blocked_outputs.size(); ++i) need_plain(blocked_outputs[i]);
   blocked_outputs.clear();
-  const int first = static_cast<int>(first_step);
-  const int last = std::max(first, static_cast<int>(steps.size()) - 1);
-  for (int32_t b : touched) {
-    Buffer& buf = buffers[static_cast<size_t>(b)];
-    buf.first = std::min(buf.first, first);
-    buf.last = std::max(buf.last, last);
-  }
-  touched.clear();
+  mark_touched_live(buffers, touched, first_step, steps.size());
 }
 
 dnnl::memory::dims dnnl_dims(const std::vector<int64_t>& shape) {

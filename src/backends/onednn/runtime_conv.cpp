@@ -19,7 +19,7 @@
 #include <functional>
 #include <new>
 
-#include "backends/onednn/geometry.h"
+#include "runtime/delegate_geometry.h"
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 #include "backends/onednn/gemm_prepacked.h"
@@ -210,18 +210,18 @@ void read_conv_geometry(Ctx& c, bool transposed, ConvChain& ch, ConvGeometry& g)
   const size_t nd = g.nd = x.size() - 2;
   g.transposed = transposed;
   const Attrs& a = c.attrs();
-  require(edgec::onednn::spatial_sizes_ok(a, {"stride", "dilation", "padding", "output_padding"}, nd),
+  require(edgec::spatial_sizes_ok(a, {"stride", "dilation", "padding", "output_padding"}, nd),
           "spatial attributes (stride, dilation, padding, output_padding) of another length than the " +
               std::to_string(nd) + " spatial dims");
-  require(edgec::onednn::spatial_values_in(a, {"stride", "dilation", "padding", "output_padding"}, 0, INT32_MAX),
+  require(edgec::spatial_values_in(a, {"stride", "dilation", "padding", "output_padding"}, 0, INT32_MAX),
           "convolution attributes out of range: stride, dilation, padding and output_padding must lie in [0, 2^31)");
   const int64_t groups = ch.groups = edgec::onednn::declared_attr(c.in.op, "groups").int_value(a);
   require(groups >= 1 && w[0] > 0 && w[1] > 0 && w[0] % groups == 0,
           "groups = " + std::to_string(groups) + " with weights " + shape_string(w) +
               ": expected a positive number dividing the weights' first dim");
-  ch.stride = edgec::onednn::spatial_ints(a, "stride", nd, 1);
-  ch.dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
-  edgec::onednn::spatial_padding(a, nd, ch.pad_begin, ch.pad_end);
+  ch.stride = edgec::spatial_ints(a, "stride", nd, 1);
+  ch.dilation = edgec::spatial_ints(a, "dilation", nd, 1);
+  edgec::spatial_padding(a, nd, ch.pad_begin, ch.pad_end);
   g.dilation.resize(nd);
   g.pad_right.resize(nd);
   for (size_t i = 0; i < nd; ++i) {
@@ -230,7 +230,7 @@ void read_conv_geometry(Ctx& c, bool transposed, ConvChain& ch, ConvGeometry& g)
   }
   if (transposed) {
     // No output padding in oneDNN: it is less right padding.
-    const auto op = edgec::onednn::spatial_ints(a, "output_padding", nd, 0);
+    const auto op = edgec::spatial_ints(a, "output_padding", nd, 0);
     for (size_t i = 0; i < nd; ++i) g.pad_right[i] -= op[i];
   }
   // oneDNN's weights are (g,) O, I, k...; conv's torch layout [Cout,

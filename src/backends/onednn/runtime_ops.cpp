@@ -13,7 +13,7 @@
 #include <cstring>
 #include <limits>
 
-#include "backends/onednn/geometry.h"
+#include "runtime/delegate_geometry.h"
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
 #include "base/thread_cap.h"
@@ -523,10 +523,10 @@ Error build_pool(Ctx& c) {
   require(x.size() >= 3 && x.size() <= 5 && y.size() == x.size(),
           "a pooling of " + shape_string(x) + " into " + shape_string(y) + ": expected equal ranks of 3 to 5");
   const size_t nd = x.size() - 2;
-  require(edgec::onednn::spatial_sizes_ok(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, nd),
+  require(edgec::spatial_sizes_ok(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, nd),
           "spatial attributes (kernel_size, stride, dilation, padding) of another length than the " +
               std::to_string(nd) + " spatial dims");
-  require(edgec::onednn::spatial_values_in(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, 0, INT32_MAX),
+  require(edgec::spatial_values_in(c.attrs(), {"kernel_size", "stride", "dilation", "padding"}, 0, INT32_MAX),
           "pooling attributes out of range: kernel_size, stride, dilation and padding must lie in [0, 2^31)");
   memory::dims k(nd), s(nd), dil(nd, 0), pl(nd, 0), pr(nd, 0);
   algorithm alg = algorithm::pooling_max;
@@ -540,17 +540,17 @@ Error build_pool(Ctx& c) {
     alg = algorithm::pooling_avg_exclude_padding;
   } else {
     const Attrs& a = c.attrs();
-    const auto kernel = edgec::onednn::spatial_ints(a, "kernel_size", nd, 1);
-    const auto stride = edgec::onednn::spatial_ints(a, "stride", nd, 0);
-    const auto dilation = edgec::onednn::spatial_ints(a, "dilation", nd, 1);
+    const auto kernel = edgec::spatial_ints(a, "kernel_size", nd, 1);
+    const auto stride = edgec::spatial_ints(a, "stride", nd, 0);
+    const auto dilation = edgec::spatial_ints(a, "dilation", nd, 1);
     std::vector<int64_t> pb, pe;
-    edgec::onednn::spatial_padding(a, nd, pb, pe);
+    edgec::spatial_padding(a, nd, pb, pe);
     for (size_t i = 0; i < nd; ++i) {
       k[i] = kernel[i];
       s[i] = stride[i] > 0 ? stride[i] : kernel[i];
       dil[i] = dilation[i] - 1;
       pl[i] = pb[i];
-      pr[i] = edgec::onednn::pool_pad_right(x[2 + i], y[2 + i], k[i], s[i], dilation[i], pb[i]);
+      pr[i] = edgec::pool_pad_right(x[2 + i], y[2 + i], k[i], s[i], dilation[i], pb[i]);
       if (pr[i] < 0) return bad(c, "no right padding gives the output size");
     }
     if (op == "avg_pool")
@@ -677,7 +677,7 @@ Error build_batch_norm(Ctx& c) {
 Error build_reduce(Ctx& c) {
   const std::string_view op = c.in.op;
   const auto& x = c.shape(c.input(0));
-  const auto reduced = edgec::onednn::reduced_dims(c.attrs(), static_cast<int>(x.size()));
+  const auto reduced = edgec::reduced_dims(c.attrs(), static_cast<int>(x.size()));
   memory::dims o = dnnl_dims(x);
   bool any = false;
   for (size_t i = 0; i < x.size(); ++i)

@@ -26,6 +26,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "runtime/buffer_plan.h"
 #include "runtime/delegate.h"
 #include "runtime/program.h"
 
@@ -38,20 +39,12 @@ struct Binding {
   size_t offset = 0;
 };
 
-/// Storage the delegate plans: live from the first step that uses it to the
-/// last, placed by first fit over the buffers live at the same time.
-struct Buffer {
-  size_t size = 0;
-  int first = INT_MAX, last = -1;  ///< Step indices.
-  size_t offset = 0;               ///< Into Delegate::buffers_base, once planned.
+/// Storage the delegate plans (runtime/buffer_plan.h; offset is into
+/// Delegate::buffers_base), with the memory objects and slots over it.
+struct Buffer : PlannedBuffer {
   std::vector<Binding> bindings;
   std::vector<int32_t> slots;  ///< Slots whose plain data (ptr) is this buffer.
 };
-
-/// Gives every buffer used by some step (last >= 0) its offset: first fit,
-/// 64-byte aligned, among the buffers live at the same steps, in order of
-/// first use (runtime_plan.cpp). Returns the bytes they span together.
-size_t place_buffers(std::vector<Buffer>& buffers);
 
 /// Memory for what init makes once and execute reads (reordered, folded or
 /// transformed weights, the planned activation buffers): blocks of 1 MiB

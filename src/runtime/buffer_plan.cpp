@@ -1,4 +1,4 @@
-// Where the delegate's planned buffers go (place_buffers, runtime_state.h):
+// Where a delegate's planned buffers go (place_buffers, buffer_plan.h):
 // first fit, buffer by buffer in order of first use, among the buffers
 // still live when it starts.
 //
@@ -14,9 +14,9 @@
 #include <queue>
 #include <utility>
 
-#include "backends/onednn/runtime_state.h"
+#include "runtime/buffer_plan.h"
 
-namespace edgec::runtime::onednn {
+namespace edgec::runtime {
 namespace {
 
 constexpr size_t align64(size_t v) { return (v + 63) / 64 * 64; }
@@ -139,20 +139,21 @@ class LiveBuffers {
 
 }  // namespace
 
-size_t place_buffers(std::vector<Buffer>& buffers) {
-  std::vector<size_t> order;
+size_t place_buffers(std::span<PlannedBuffer* const> buffers) {
+  std::vector<PlannedBuffer*> order;
   order.reserve(buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i)
-    if (buffers[i].last >= 0) order.push_back(i);  // A buffer never used takes no memory.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return buffers[a].first < buffers[b].first; });
+  for (PlannedBuffer* b : buffers)
+    if (b->last >= 0) order.push_back(b);  // A buffer never used takes no memory.
+  std::stable_sort(order.begin(), order.end(),
+                   [](const PlannedBuffer* a, const PlannedBuffer* b) { return a->first < b->first; });
   LiveBuffers live(order.size());
   // The live buffers by their last step, soonest first: one that died
   // before a buffer starts is dead for every later one too.
   using Expiry = std::pair<int, size_t>;  // (last step, offset)
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<>> expiring;
   size_t total = 0;
-  for (size_t i : order) {
-    Buffer& b = buffers[i];
+  for (PlannedBuffer* buffer : order) {
+    PlannedBuffer& b = *buffer;
     while (!expiring.empty() && expiring.top().first < b.first) {
       live.erase(expiring.top().second);
       expiring.pop();
@@ -167,4 +168,4 @@ size_t place_buffers(std::vector<Buffer>& buffers) {
   return total;
 }
 
-}  // namespace edgec::runtime::onednn
+}  // namespace edgec::runtime

@@ -1,6 +1,7 @@
-// Attribute arithmetic the `onednn` partitioner and runtime must agree on:
-// the partitioner refuses a call exactly when the runtime could not express
-// it, so both read conv / pooling attributes through these helpers.
+// Attribute arithmetic a delegate's partitioner and runtime must agree on
+// (the onednn and xnnpack delegates'): the partitioner refuses a call
+// exactly when the runtime could not express it, so both read conv /
+// pooling attributes through these helpers.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 #include "base/attrs.h"
 
-namespace edgec::onednn {
+namespace edgec {
 
 /// `name` as nd entries (default `dflt` when absent or empty).
 inline std::vector<int64_t> spatial_ints(const Attrs& attrs, std::string_view name, size_t nd, int64_t dflt) {
@@ -47,11 +48,11 @@ inline void spatial_padding(const Attrs& attrs, size_t nd, std::vector<int64_t>&
   }
 }
 
-/// The right padding oneDNN's pooling needs so that its floor formula,
-/// (in + pl + pr - ((k - 1) * d + 1)) / s + 1, gives the `out` the graph
-/// inferred (torch's, which may round up with ceil_mode). The smallest
-/// non-negative value that does, since oneDNN rejects negative padding;
-/// -1 if none does.
+/// The right padding a pooling with explicit padding (oneDNN's, XNNPACK's)
+/// needs so that its floor formula, (in + pl + pr - ((k - 1) * d + 1)) / s
+/// + 1, gives the `out` the graph inferred (torch's, which may round up
+/// with ceil_mode). The smallest non-negative value that does, since
+/// neither library takes negative padding; -1 if none does.
 /// -1 too when the arithmetic would overflow (a corrupt attribute).
 inline int64_t pool_pad_right(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pl) {
   // 128-bit: every operand is an int64, no term overflows.
@@ -70,9 +71,6 @@ inline bool spatial_values_in(const Attrs& attrs, std::initializer_list<std::str
   return true;
 }
 
-}  // namespace edgec::onednn
-
-namespace edgec::onednn {
 
 /// Which dims a reduction (sum, mean, amax, ...) reduces: 'dims' as a list
 /// or a single int; absent or empty reduces every dim.
@@ -91,4 +89,4 @@ inline std::vector<bool> reduced_dims(const Attrs& attrs, int rank) {
   return reduced;
 }
 
-}  // namespace edgec::onednn
+}  // namespace edgec

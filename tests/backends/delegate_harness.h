@@ -1,4 +1,4 @@
-// The onednn tests' harness (onednn_test.cpp, onednn_rnn_test.cpp): an
+// The delegate tests' harness (onednn_*_test.cpp, xnnpack_*_test.cpp): an
 // edge program built as text with random inputs and constants, compiled
 // with a backend list, run twice through the runtime, and compared with
 // the portable kernels within a relative tolerance.
@@ -93,8 +93,8 @@ class Ir {
 struct RunResult {
   std::vector<std::vector<float>> outputs;  // f32 (compile_and_run refuses other dtypes)
   std::vector<std::vector<int64_t>> shapes;
-  std::vector<std::string> delegated;  // kernel names of the onednn delegates' calls
-  std::vector<std::string> steps;      // the onednn delegates' step names
+  std::vector<std::string> delegated;  // kernel names of the first listed backend's delegates' calls
+  std::vector<std::string> steps;      // every delegate's step names
   size_t portable = 0;                 // instructions left on the portable kernels
 };
 
@@ -110,8 +110,9 @@ inline RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& o
   auto loaded = runtime::Program::load_from_bytes(bytes.span());
   EXPECT_TRUE(loaded.ok()) << error_detail();
   if (!loaded.ok()) return r;
+  const std::string first = backends.substr(0, std::min(backends.find(','), backends.find(':')));
   for (const auto& d : (*loaded)->delegates())
-    if (d.backend_id == "onednn") r.delegated.insert(r.delegated.end(), d.operators.begin(), d.operators.end());
+    if (d.backend_id == first) r.delegated.insert(r.delegated.end(), d.operators.begin(), d.operators.end());
   for (const auto& in : (*loaded)->instructions()) r.portable += !in.is_delegate_call();
   auto m = runtime::Method::create(**loaded, threads);
   EXPECT_TRUE(m.ok()) << error_detail();
@@ -157,17 +158,19 @@ inline void expect_outputs_match(const RunResult& got, const RunResult& want, co
   }
 }
 
-// Runs `ir` with onednn and on the portable kernels; expects equal outputs
-// within 1e-5 relative and every operator in `delegated` to run in oneDNN.
+// Runs `ir` with `backend` and on the portable kernels; expects equal
+// outputs within 1e-5 relative and every operator in `delegated` to run in
+// the backend's delegates.
 inline RunResult expect_matches(const Ir& ir, const std::vector<std::string>& outputs,
-                         const std::vector<std::string>& delegated, double tol = 1e-5) {
+                                const std::vector<std::string>& delegated, double tol = 1e-5,
+                                const std::string& backend = "onednn", int threads = 2) {
   const RunResult want = compile_and_run(ir, outputs, "none");
-  const RunResult got = compile_and_run(ir, outputs, "onednn");
+  const RunResult got = compile_and_run(ir, outputs, backend, threads);
   EXPECT_TRUE(want.delegated.empty());
   for (const auto& op : delegated)
     EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), op), got.delegated.end())
         << op << " was not delegated\n" << ir.text(outputs);
-  // |onednn - portable| <= tol * max(1, |portable|).
+  // |delegate - portable| <= tol * max(1, |portable|).
   expect_outputs_match(got, want, compare::Tolerance::either(tol, tol), outputs, ir.text(outputs));
   return got;
 }
