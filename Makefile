@@ -15,7 +15,7 @@ CMAKE_FLAGS ?=
 DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   llvm-14-tools libzip-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev flatbuffers-compiler \
   python3 python3-numpy libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata \
-  python3-torch python3-onnx python3-torchvision libdnnl-dev libmimalloc-dev \
+  python3-torch python3-onnx python3-torchvision libdnnl-dev libxnnpack-dev libpthreadpool-dev libmimalloc-dev \
   python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 
 .PHONY: all deps build test-deps node-deps test demo clean bench fuzz test-sanitize test-tsan

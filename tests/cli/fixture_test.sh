@@ -9,7 +9,9 @@
 # its entry gives (expected_error) and no output file.
 # MODE: `portable` (the default) compiles with no backend and with the
 # reference backend; `onednn` with the onednn delegate, then checks what it
-# took and fused (registered only in builds with EDGEC_BACKEND_ONEDNN).
+# took and fused (registered only in builds with EDGEC_BACKEND_ONEDNN);
+# `xnnpack` with the xnnpack delegate alone, the rest on the portable
+# kernels (registered only with EDGEC_BACKEND_XNNPACK).
 set -euo pipefail
 edgec=$1 fixtures=$2 name=$3 mode=${4:-portable}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -98,7 +100,7 @@ run_sets() {
 if [ "$mode" = portable ]; then
   backend_lists=(none reference reference:add+mul+conv+matmul+layer_norm)
 else
-  backend_lists=(onednn)
+  backend_lists=("$mode")
 fi
 for backends in "${backend_lists[@]}"; do
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends "$backends"
@@ -107,6 +109,16 @@ for backends in "${backend_lists[@]}"; do
   run_sets "$t/a.edgec" "$backends"
 done
 
+if [ "$mode" = xnnpack ]; then
+  # What the delegate took, for the log: its calls, and what stayed on the
+  # portable kernels.
+  "$edgec" inspect --json "$t/a.edgec" | $py -c "
+import json, sys
+info = json.load(sys.stdin)
+taken = sorted({op for d in info['delegates'] for op in d['operators']})
+print(f'[xnnpack] {len(info[\"delegates\"])} delegate(s) running', ', '.join(taken) or 'nothing',
+      '; left on the portable kernels:', ', '.join(sorted(info['operators'])) or 'nothing')"
+fi
 [ "$mode" = onednn ] || exit 0
 
 # The onednn file (a.edgec) stores convolution weights in

@@ -1,0 +1,225 @@
+// The xnnpack delegate's operator table (op_table.h): each operator once,
+// with its support check, its builder (runtime_ops.cpp), the output range
+// of a clamping operator, and whether this XNNPACK (Debian's 2022-02
+// snapshot) has it for f16. Attributes are read through the operator's
+// declaration (kernels/op_decl.h), so their defaults are the portable
+// kernel's.
+#include "backends/xnnpack/op_table.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "backends/xnnpack/runtime_state.h"
+#include "kernels/registry.h"
+#include "runtime/delegate_geometry.h"
+
+namespace edgec::xnnpack {
+namespace {
+
+using Reason = std::optional<std::string>;
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+// ---- support checks: what each operator needs beyond static shapes and dtypes ----
+
+Reason check_conv(const CallView& call) {
+  const size_t rank = call.inputs[0].size();
+  if (rank != 4) return "conv of a rank-" + num(static_cast<int64_t>(rank)) + " input (XNNPACK's convolutions are 2-D)";
+  if (!call.constant[1]) return std::string("conv weights (input 1) are not a constant (XNNPACK packs them at init)");
+  if (call.inputs.size() > 2 && !call.constant[2])
+    return std::string("conv bias (input 2) is not a constant (XNNPACK packs it at init)");
+  if (!spatial_sizes_ok(call.attrs, {"stride", "dilation", "padding"}, 2) ||
+      !spatial_values_in(call.attrs, {"stride", "dilation", "padding"}, 0, INT32_MAX))
+    return std::string("conv geometry out of XNNPACK's range");
+  return std::nullopt;
+}
+
+Reason check_matmul(const CallView& call) {
+  const auto& w = call.inputs[1];
+  if (call.inputs[0].empty()) return std::string("matmul of a scalar");
+  if (w.size() != 2)
+    return "matmul by a rank-" + num(static_cast<int64_t>(w.size())) +
+           " operand (XNNPACK's fully connected takes 2-D weights)";
+  if (!call.constant[1]) return std::string("matmul weights (input 1) are not a constant (XNNPACK packs them at init)");
+  return std::nullopt;
+}
+
+Reason check_pool(const CallView& call) {
+  const bool avg = call.op == "avg_pool";
+  const auto& x = call.inputs[0];
+  const auto& y = call.results[0];
+  if (x.size() != 4)
+    return std::string(call.op) + " of a rank-" + num(static_cast<int64_t>(x.size())) +
+           " input (XNNPACK's pooling is 2-D)";
+  if (!spatial_sizes_ok(call.attrs, {"kernel_size", "stride", "dilation", "padding"}, 2) ||
+      !spatial_values_in(call.attrs, {"kernel_size", "stride", "dilation", "padding"}, 0, INT32_MAX))
+    return std::string("pooling geometry out of XNNPACK's range");
+  const auto k = spatial_ints(call.attrs, "kernel_size", 2, 1);
+  const auto s = spatial_ints(call.attrs, "stride", 2, 0);
+  const auto d = spatial_ints(call.attrs, "dilation", 2, 1);
+  std::vector<int64_t> pb, pe;
+  spatial_padding(call.attrs, 2, pb, pe);
+  if (k[0] * k[1] == 1) return std::string("1x1 pooling window (XNNPACK takes none)");
+  for (size_t i = 0; i < 2; ++i) {
+    if (avg && d[i] != 1) return std::string("dilated avg_pool (XNNPACK's average pooling has no dilation)");
+    // XNNPACK's average leaves the padding out of the divisor.
+    if (avg && pb[i] + pe[i] > 0 && call.bool_attr("count_include_pad"))
+      return std::string("avg_pool counting its padding (XNNPACK's average leaves padding out)");
+    const int64_t stride = s[i] > 0 ? s[i] : k[i];
+    if (pool_pad_right(x[2 + i], y[2 + i], k[i], stride, d[i], pb[i]) < 0)
+      return std::string("pooling geometry XNNPACK cannot express (negative right padding)");
+  }
+  return std::nullopt;
+}
+
+Reason check_adaptive_pool(const CallView& call) {
+  const auto& x = call.inputs[0];
+  const auto& y = call.results[0];
+  if (x.size() != 4) return "adaptive_avg_pool of a rank-" + num(static_cast<int64_t>(x.size())) + " input";
+  for (size_t i = 2; i < 4; ++i)
+    if (x[i] % y[i] != 0)
+      return "adaptive_avg_pool output size " + num(y[i]) + " does not divide input size " + num(x[i]);
+  if (x[2] == y[2] && x[3] == y[3]) return std::string("adaptive_avg_pool to the input's own size (a 1x1 window)");
+  return std::nullopt;
+}
+
+// ONNX's GlobalAveragePool: a mean over H and W.
+Reason check_mean(const CallView& call) {
+  const auto& x = call.inputs[0];
+  const std::vector<bool> reduced = reduced_dims(call.attrs, static_cast<int>(x.size()));
+  if (x.size() != 4 || reduced != std::vector<bool>{false, false, true, true})
+    return std::string("mean over other dims than H and W of a rank-4 value (XNNPACK's global average pooling)");
+  return std::nullopt;
+}
+
+Reason check_upsample_bilinear(const CallView& call) {
+  if (call.inputs[0].size() != 4)
+    return "upsample_bilinear of a rank-" + num(static_cast<int64_t>(call.inputs[0].size())) +
+           " input (XNNPACK's resize is 2-D)";
+  return std::nullopt;
+}
+
+Reason check_resize(const CallView& call) {
+  const auto& x = call.inputs[0];
+  const auto& y = call.results[0];
+  if (call.string_attr("mode") != "linear")
+    return "resize mode " + std::string(call.string_attr("mode")) + " (XNNPACK resizes bilinearly only)";
+  if (x.size() != 4 || x[0] != y[0] || x[1] != y[1]) return std::string("resize of other dims than H and W");
+  const std::string_view coord = call.string_attr("coordinate_transformation_mode");
+  if (coord != "half_pixel" && coord != "pytorch_half_pixel" && coord != "align_corners")
+    return "resize coordinate_transformation_mode " + std::string(coord);
+  // pytorch_half_pixel puts a one-pixel output at 0, half_pixel at the centre.
+  if (coord == "pytorch_half_pixel" && (y[2] == 1 || y[3] == 1)) return std::string("resize to one pixel with pytorch_half_pixel");
+  if (call.bool_attr("antialias")) return std::string("resize with antialias");
+  // XNNPACK scales by in / out; ONNX by the scales given, the same only
+  // when the output is the input times the scale exactly.
+  if (const auto* scales = call.attrs.get_floats("scales"); scales && !scales->empty()) {
+    const auto* axes = call.attrs.get_ints("axes");
+    for (size_t i = 0; axes && i < axes->size() && i < scales->size(); ++i) {
+      const auto a = static_cast<size_t>((*axes)[i]);
+      if (a < 4 && static_cast<double>(x[a]) * (*scales)[i] != static_cast<double>(y[a]))
+        return std::string("resize by a scale that does not give its output size exactly");
+    }
+  }
+  return std::nullopt;
+}
+
+Reason check_softmax(const CallView& call) {
+  const auto rank = static_cast<int64_t>(call.inputs[0].size());
+  int64_t dim = call.int_attr("dim");
+  if (dim < 0) dim += rank;
+  if (rank == 0 || (dim != rank - 1 && !(rank == 4 && dim == 1)))
+    return "softmax along dim " + num(dim) + " of rank " + num(rank) + " (XNNPACK's is over the last axis, or channels)";
+  return std::nullopt;
+}
+
+Reason check_clamp(const CallView& call) {
+  if (!(call.float_attr("min") < call.float_attr("max"))) return std::string("clamp with min >= max");
+  return std::nullopt;
+}
+
+Reason check_binary(const CallView& call) {
+  if (call.results[0].size() > XNN_MAX_TENSOR_DIMS)
+    return "binary operator of rank " + num(static_cast<int64_t>(call.results[0].size())) + " (XNNPACK's reach " +
+           num(XNN_MAX_TENSOR_DIMS) + ")";
+  if (call.op == "div" && call.string_attr("rounding_mode") != "none")
+    return "attribute rounding_mode " + std::string(call.string_attr("rounding_mode")) + " for div";
+  return std::nullopt;
+}
+
+Reason check_concat(const CallView& call) {
+  for (const auto& s : call.inputs)
+    if (s.size() != call.results[0].size()) return std::string("concat of operands of different ranks");
+  return std::nullopt;
+}
+
+// ---- output ranges of the clamping operators ----
+
+Range relu(const OpDecl&, const Attrs&) { return {0.f, std::numeric_limits<float>::infinity()}; }
+Range clamp(const OpDecl& d, const Attrs& a) {
+  return {static_cast<float>(declared_attr_of(&d, d.name, "min").float_value(a)),
+          static_cast<float>(declared_attr_of(&d, d.name, "max").float_value(a))};
+}
+
+namespace rt = runtime::xnnpack;
+
+// f16: what this snapshot has for f16 (operators of its own in the f16
+// kernels' list); the others take f32 only.
+OpRow row(std::string_view name, BuildFn build, SupportCheck check, bool f16) {
+  return {name, check, build, nullptr, f16};
+}
+OpRow clamping(std::string_view name, RangeFn range, SupportCheck check = nullptr) {
+  return {name, check, rt::build_unary, range, true};
+}
+OpRow view(std::string_view name) { return {name, nullptr, rt::build_view, nullptr, true, true}; }
+
+std::vector<OpRow> unsorted_rows() {
+  return {
+      row("conv", rt::build_conv, check_conv, true),
+      row("matmul", rt::build_matmul, check_matmul, true),
+      row("max_pool", rt::build_pool, check_pool, true),
+      row("avg_pool", rt::build_pool, check_pool, false),
+      row("adaptive_avg_pool", rt::build_adaptive_pool, check_adaptive_pool, false),
+      row("mean", rt::build_mean, check_mean, true),
+      row("upsample_bilinear", rt::build_resize, check_upsample_bilinear, true),
+      row("resize", rt::build_resize, check_resize, true),
+      row("softmax", rt::build_softmax, check_softmax, false),
+      clamping("relu", relu),
+      clamping("clamp", clamp, check_clamp),
+      row("leaky_relu", rt::build_unary, nullptr, true),
+      row("hardswish", rt::build_unary, nullptr, true),
+      row("elu", rt::build_unary, nullptr, false),
+      row("sigmoid", rt::build_unary, nullptr, false),
+      row("abs", rt::build_unary, nullptr, false),
+      row("neg", rt::build_unary, nullptr, false),
+      row("floor", rt::build_unary, nullptr, false),
+      row("ceil", rt::build_unary, nullptr, false),
+      row("round", rt::build_unary, nullptr, false),
+      row("sqrt", rt::build_unary, nullptr, false),
+      row("add", rt::build_binary, check_binary, true),
+      row("mul", rt::build_binary, check_binary, true),
+      row("sub", rt::build_binary, check_binary, false),
+      row("div", rt::build_binary, check_binary, false),
+      row("maximum", rt::build_binary, check_binary, false),
+      row("minimum", rt::build_binary, check_binary, false),
+      row("concat", rt::build_concat, check_concat, true),
+      row("clone", rt::build_clone, nullptr, true),
+      view("reshape"), view("flatten"), view("squeeze"), view("unsqueeze"),
+  };
+}
+
+}  // namespace
+
+std::span<const OpRow> op_table() {
+  static const std::vector<OpRow> kRows = sorted_op_rows(unsorted_rows(), "xnnpack");
+  return kRows;
+}
+
+const OpRow* find_op_row(std::string_view op) { return find_sorted_row(op_table(), op); }
+
+std::optional<std::string> check_call(const OpRow& row, const CallView& call) {
+  return row.check ? row.check(call) : std::nullopt;
+}
+
+}  // namespace edgec::xnnpack

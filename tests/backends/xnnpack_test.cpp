@@ -1,0 +1,333 @@
+// The xnnpack backend end to end: each operator of its table as a small
+// edge program, compiled with --backends xnnpack and with none (the
+// portable kernels), run through the runtime, outputs compared; then what
+// the delegate does with them (grouped and depthwise convolutions, fused
+// clamps and biases, fully connected layers over batch dims, activations
+// kept in NHWC from step to step, one and two threads), and the
+// partitioner's refusal reasons, one per cause.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "backends/delegate_harness.h"
+#include "backends/xnnpack/compiler.h"
+#include "backends/xnnpack/op_table.h"
+
+namespace edgec {
+namespace {
+
+RunResult expect_xnnpack(const Ir& ir, const std::vector<std::string>& outputs,
+                         const std::vector<std::string>& delegated, double tol = 1e-4, int threads = 2) {
+  return expect_matches(ir, outputs, delegated, tol, "xnnpack", threads);
+}
+
+size_t count(const std::vector<std::string>& names, const std::string& name) {
+  return static_cast<size_t>(std::count(names.begin(), names.end(), name));
+}
+
+// ---- the operator table -------------------------------------------------------------------
+
+// One small program per row of the delegate's operator table
+// (backends/xnnpack/op_table.cpp): the partitioner must take the operator,
+// the runtime must build it, and the result must match the portable
+// kernel's. A row without a sample here fails the test, so an operator
+// cannot enter the table untested.
+struct TableSample {
+  std::function<void(Ir&)> build;  ///< Inputs, constants and the call, whose result is %y.
+  double tol = 1e-5;
+};
+
+TableSample unary_sample(const std::string& call, float lo = -3.f, float hi = 3.f) {
+  return {[=](Ir& ir) {
+    ir.input("x", {2, 3, 17}, lo, hi);
+    ir.op("%y = edge." + call + " : f32[2, 3, 17]");
+  }};
+}
+
+TableSample one_call(std::vector<int64_t> shape, const std::string& call, double tol = 1e-5) {
+  return {[=](Ir& ir) {
+    ir.input("x", shape);
+    ir.op("%y = edge." + call);
+  }, tol};
+}
+
+std::map<std::string, TableSample> table_samples() {
+  std::map<std::string, TableSample> s;
+  s["conv"] = {[](Ir& ir) {
+    ir.input("x", {1, 4, 9, 9}).constant("w", {6, 4, 3, 3}).constant("b", {6});
+    ir.op("%y = edge.conv.default(%x, %w, %b, stride = [2, 2], padding = [1, 1]) : f32[1, 6, 5, 5]");
+  }, 1e-4};
+  s["matmul"] = {[](Ir& ir) {
+    ir.input("a", {2, 4, 5}).constant("w", {5, 6});
+    ir.op("%y = edge.matmul.default(%a, %w) : f32[2, 4, 6]");
+  }, 1e-4};
+  for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"})
+    s[op] = {[op = std::string(op)](Ir& ir) {
+      ir.input("a", {2, 3, 4}, 0.5f, 2.f).input("b", {3, 1}, 0.5f, 2.f);
+      ir.op("%y = edge." + op + ".Tensor(%a, %b) : f32[2, 3, 4]");
+    }};
+  for (const char* op : {"relu", "elu", "sigmoid", "abs", "neg", "hardswish", "floor", "ceil", "round"})
+    s[op] = unary_sample(std::string(op) + ".default(%x)");
+  s["leaky_relu"] = unary_sample("leaky_relu.default(%x, negative_slope = 0.2)");
+  s["clamp"] = unary_sample("clamp.default(%x, min = -0.5, max = 1.5)");
+  s["sqrt"] = unary_sample("sqrt.default(%x)", 0.f, 4.f);
+  s["softmax"] = one_call({2, 5, 7}, "softmax.default(%x, dim = -1) : f32[2, 5, 7]");
+  s["max_pool"] = one_call({1, 3, 11, 11},
+                           "max_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1]) : "
+                           "f32[1, 3, 6, 6]");
+  s["avg_pool"] = one_call({1, 3, 11, 11},
+                           "avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], "
+                           "count_include_pad = false) : f32[1, 3, 6, 6]");
+  s["adaptive_avg_pool"] = one_call({1, 3, 8, 8}, "adaptive_avg_pool.default(%x, output_size = [2, 2]) : f32[1, 3, 2, 2]");
+  s["mean"] = one_call({2, 5, 4, 3}, "mean.default(%x, dims = [2, 3], keepdim = true) : f32[2, 5, 1, 1]");
+  s["upsample_bilinear"] = one_call({1, 3, 4, 5}, "upsample_bilinear.default(%x, output_size = [8, 10]) : f32[1, 3, 8, 10]");
+  s["resize"] = one_call({1, 3, 4, 5},
+                         "resize.default(%x, axes = [2, 3], output_size = [8, 10], mode = \"linear\", "
+                         "coordinate_transformation_mode = \"align_corners\") : f32[1, 3, 8, 10]");
+  s["concat"] = {[](Ir& ir) {
+    ir.input("x", {2, 3, 4}).input("z", {2, 5, 4});
+    ir.op("%y = edge.concat.default([%x, %z], dim = 1) : f32[2, 8, 4]");
+  }};
+  s["reshape"] = one_call({2, 3, 4}, "reshape.default(%x, shape = [6, 4]) : f32[6, 4]");
+  s["flatten"] = one_call({2, 3, 4}, "flatten.default(%x, start_dim = 1) : f32[2, 12]");
+  s["squeeze"] = one_call({2, 1, 4}, "squeeze.default(%x, dims = [1]) : f32[2, 4]");
+  s["unsqueeze"] = one_call({2, 4}, "unsqueeze.default(%x, dims = [0]) : f32[1, 2, 4]");
+  s["clone"] = one_call({2, 4}, "clone.default(%x) : f32[2, 4]");
+  return s;
+}
+
+TEST(XnnpackTable, EveryOperatorIsBuiltAndMatchesThePortableKernel) {
+  const auto samples = table_samples();
+  std::set<std::string> rows;
+  for (const xnnpack::OpRow& row : xnnpack::op_table()) {
+    const std::string op(row.name);
+    rows.insert(op);
+    SCOPED_TRACE(op);
+    auto it = samples.find(op);
+    ASSERT_NE(it, samples.end()) << "the xnnpack operator table has a row for " << op
+                                 << " but this test has no sample program for it";
+    Ir ir;
+    it->second.build(ir);
+    const RunResult got = expect_xnnpack(ir, {"y"}, {op}, it->second.tol);
+    // All of it in the delegate: nothing left on the portable kernels.
+    EXPECT_EQ(got.portable, 0u) << ir.text({"y"});
+  }
+  for (const auto& [op, sample] : samples)
+    EXPECT_TRUE(rows.count(op)) << "a sample for " << op << ", which the operator table does not have";
+}
+
+// ---- what the delegate does ---------------------------------------------------------------
+
+// Grouped (2 groups of 3 input channels, 3x3 dilated, asymmetric padding)
+// and depthwise (one input channel per group, two outputs each) convolutions.
+TEST(Xnnpack, GroupedAndDepthwiseConv) {
+  Ir ir;
+  ir.input("x", {2, 6, 9, 8}).constant("wg", {4, 3, 3, 3}).constant("bg", {4});
+  ir.constant("wd", {12, 1, 3, 3}).constant("bd", {12});
+  ir.op("%g = edge.conv.default(%x, %wg, %bg, padding = [1, 0, 0, 1], dilation = [2, 1], groups = 2) : "
+        "f32[2, 4, 6, 7]");
+  ir.op("%d = edge.conv.default(%x, %wd, %bd, stride = [2, 2], padding = [1, 1], groups = 6) : f32[2, 12, 5, 4]");
+  expect_xnnpack(ir, {"g", "d"}, {"conv"});
+}
+
+// A relu and a clamp after a convolution, a linear layer's bias add and
+// ReLU6 after its matmul: each one operator with the range as its output
+// range (the step names say what was fused).
+TEST(Xnnpack, FusedActivation) {
+  Ir ir;
+  ir.input("x", {1, 3, 8, 8}).constant("w", {4, 3, 3, 3}).constant("b", {4});
+  ir.input("v", {3, 5}).constant("m", {5, 6}).constant("c", {6});
+  ir.op("%c1 = edge.conv.default(%x, %w, %b, padding = [1, 1]) : f32[1, 4, 8, 8]");
+  ir.op("%r1 = edge.relu.default(%c1) : f32[1, 4, 8, 8]");
+  ir.op("%y = edge.clamp.default(%r1, max = 0.5) : f32[1, 4, 8, 8]");
+  ir.op("%mm = edge.matmul.default(%v, %m) : f32[3, 6]");
+  ir.op("%a = edge.add.Tensor(%mm, %c) : f32[3, 6]");
+  ir.op("%z = edge.clamp.default(%a, min = 0.0, max = 6.0) : f32[3, 6]");
+  const RunResult got = expect_xnnpack(ir, {"y", "z"}, {"conv", "relu", "clamp", "matmul", "add"});
+  EXPECT_EQ(count(got.steps, "conv+relu+clamp"), 1u);
+  EXPECT_EQ(count(got.steps, "fully_connected+add+clamp"), 1u);
+}
+
+// A value read twice is not folded into its producer: the relu reads the
+// conv's result, which is also a delegate output.
+TEST(Xnnpack, NoFusionIntoAValueReadElsewhere) {
+  Ir ir;
+  ir.input("x", {1, 3, 6, 6}).constant("w", {4, 3, 1, 1});
+  ir.op("%c = edge.conv.default(%x, %w) : f32[1, 4, 6, 6]");
+  ir.op("%r = edge.relu.default(%c) : f32[1, 4, 6, 6]");
+  const RunResult got = expect_xnnpack(ir, {"c", "r"}, {"conv", "relu"});
+  EXPECT_EQ(count(got.steps, "conv"), 1u);
+  EXPECT_EQ(count(got.steps, "relu"), 1u);
+}
+
+// Fully connected over batch dims: [2, 3, 4, 5] x [5, 7] is 24 rows of 5;
+// a 1-D input is one row.
+TEST(Xnnpack, FullyConnectedWithBatchDims) {
+  Ir ir;
+  ir.input("a", {2, 3, 4, 5}).constant("w", {5, 7}).input("v", {5}).constant("b", {7});
+  ir.op("%p = edge.matmul.default(%a, %w) : f32[2, 3, 4, 7]");
+  ir.op("%q = edge.matmul.default(%v, %w) : f32[7]");
+  ir.op("%s = edge.add.Tensor(%q, %b) : f32[7]");
+  const RunResult got = expect_xnnpack(ir, {"p", "s"}, {"matmul", "add"});
+  EXPECT_EQ(got.portable, 0u);
+  EXPECT_EQ(count(got.steps, "fully_connected+add"), 1u);
+}
+
+// A small CNN (conv, relu, max pool, conv, residual add with a
+// per-channel constant, resize, concat on channels, global mean, flatten,
+// linear, softmax) converts its input to NHWC once and back for nothing
+// but the linear layer's input (one pixel: no conversion at all).
+TEST(Xnnpack, NhwcAcrossConsecutiveSteps) {
+  Ir ir;
+  ir.input("x", {2, 3, 16, 16}).constant("w1", {8, 3, 3, 3}).constant("b1", {8}).constant("w2", {8, 8, 3, 3});
+  ir.constant("s", {8, 1, 1}).constant("wf", {16, 10}).constant("bf", {10});
+  ir.op("%c1 = edge.conv.default(%x, %w1, %b1, padding = [1, 1]) : f32[2, 8, 16, 16]");
+  ir.op("%r1 = edge.relu.default(%c1) : f32[2, 8, 16, 16]");
+  ir.op("%p = edge.max_pool.default(%r1, kernel_size = [2, 2], stride = [2, 2]) : f32[2, 8, 8, 8]");
+  ir.op("%c2 = edge.conv.default(%p, %w2, padding = [1, 1]) : f32[2, 8, 8, 8]");
+  ir.op("%m = edge.mul.Tensor(%c2, %s) : f32[2, 8, 8, 8]");
+  ir.op("%a = edge.add.Tensor(%m, %p) : f32[2, 8, 8, 8]");
+  ir.op("%u = edge.upsample_bilinear.default(%a, output_size = [16, 16]) : f32[2, 8, 16, 16]");
+  ir.op("%k = edge.concat.default([%u, %r1], dim = 1) : f32[2, 16, 16, 16]");
+  ir.op("%g = edge.mean.default(%k, dims = [2, 3], keepdim = true) : f32[2, 16, 1, 1]");
+  ir.op("%f = edge.flatten.default(%g, start_dim = 1) : f32[2, 16]");
+  ir.op("%l = edge.matmul.default(%f, %wf) : f32[2, 10]");
+  ir.op("%b = edge.add.Tensor(%l, %bf) : f32[2, 10]");
+  ir.op("%y = edge.softmax.default(%b, dim = -1) : f32[2, 10]");
+  const RunResult got = expect_xnnpack(ir, {"y"}, {"conv", "max_pool", "mean", "matmul", "softmax"});
+  EXPECT_EQ(got.portable, 0u);
+  EXPECT_EQ(count(got.steps, "nchw to nhwc"), 1u);
+  EXPECT_EQ(count(got.steps, "nhwc to nchw"), 0u);
+}
+
+// An NHWC value a plain step reads is converted back once, however many
+// such steps read it; a delegate output held in NHWC is converted as it is
+// copied out.
+TEST(Xnnpack, NhwcToPlainOncePerValue) {
+  Ir ir;
+  ir.input("x", {1, 3, 6, 6}).constant("w", {4, 3, 3, 3});
+  ir.op("%c = edge.conv.default(%x, %w, padding = [1, 1]) : f32[1, 4, 6, 6]");
+  ir.op("%s1 = edge.softmax.default(%c, dim = -1) : f32[1, 4, 6, 6]");
+  ir.op("%s2 = edge.reshape.default(%c, shape = [4, 36]) : f32[4, 36]");
+  ir.op("%s3 = edge.softmax.default(%s2, dim = -1) : f32[4, 36]");
+  ir.op("%y = edge.relu.default(%c) : f32[1, 4, 6, 6]");
+  const RunResult got = expect_xnnpack(ir, {"s1", "s3", "y"}, {"conv", "softmax", "relu"});
+  EXPECT_EQ(count(got.steps, "nhwc to nchw"), 1u);
+}
+
+// Softmax over the channels of a rank-4 value runs in NHWC, where they are
+// the last axis.
+TEST(Xnnpack, SoftmaxOverChannels) {
+  Ir ir;
+  ir.input("x", {2, 5, 3, 4}, -4.f, 4.f);
+  ir.op("%y = edge.softmax.default(%x, dim = 1) : f32[2, 5, 3, 4]");
+  const RunResult got = expect_xnnpack(ir, {"y"}, {"softmax"});
+  EXPECT_EQ(count(got.steps, "nchw to nhwc"), 1u);
+}
+
+// Pooling in ceil mode (extra right padding), dilated max pooling, and an
+// average pooling without padding that counts it (nothing to count).
+TEST(Xnnpack, PoolingGeometry) {
+  Ir ir;
+  ir.input("x", {1, 3, 11, 11});
+  ir.op("%c = edge.max_pool.default(%x, kernel_size = [2, 2], stride = [2, 2], ceil_mode = true) : f32[1, 3, 6, 6]");
+  ir.op("%d = edge.max_pool.default(%x, kernel_size = [2, 2], stride = [1, 1], dilation = [2, 2]) : f32[1, 3, 9, 9]");
+  ir.op("%e = edge.avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2], padding = [1, 1], count_include_pad = "
+        "false, ceil_mode = true) : f32[1, 3, 6, 6]");
+  ir.op("%a = edge.avg_pool.default(%x, kernel_size = [3, 3], stride = [2, 2]) : f32[1, 3, 5, 5]");
+  ir.op("%g = edge.adaptive_avg_pool.default(%x, output_size = [1, 1]) : f32[1, 3, 1, 1]");
+  expect_xnnpack(ir, {"c", "d", "e", "a", "g"}, {"max_pool", "avg_pool", "adaptive_avg_pool"});
+}
+
+// Broadcasting binary operators in NHWC: a per-channel constant, a [C, 1, 1]
+// input, a scalar, and a rank-4 operand broadcast along H.
+TEST(Xnnpack, BinaryBroadcastInNhwc) {
+  Ir ir;
+  ir.input("x", {2, 4, 5, 6}).constant("w", {4, 4, 1, 1}).input("k", {4, 1, 1}).input("h", {2, 4, 1, 6});
+  ir.constant("one", {1});
+  ir.op("%c = edge.conv.default(%x, %w) : f32[2, 4, 5, 6]");
+  ir.op("%a = edge.sub.Tensor(%c, %k) : f32[2, 4, 5, 6]");
+  ir.op("%b = edge.div.Tensor(%a, %one) : f32[2, 4, 5, 6]");
+  ir.op("%y = edge.maximum.Tensor(%h, %b) : f32[2, 4, 5, 6]");
+  const RunResult got = expect_xnnpack(ir, {"y"}, {"conv", "sub", "div", "maximum"});
+  EXPECT_EQ(got.portable, 0u);
+}
+
+// One and two threads compute the same, and match the portable kernels.
+TEST(Xnnpack, OneAndTwoThreads) {
+  Ir ir;
+  ir.input("x", {2, 8, 12, 12}).constant("w", {16, 8, 3, 3}).constant("b", {16}).constant("wf", {16, 5});
+  ir.op("%c = edge.conv.default(%x, %w, %b, padding = [1, 1]) : f32[2, 16, 12, 12]");
+  ir.op("%r = edge.relu.default(%c) : f32[2, 16, 12, 12]");
+  ir.op("%g = edge.mean.default(%r, dims = [2, 3]) : f32[2, 16]");
+  ir.op("%y = edge.matmul.default(%g, %wf) : f32[2, 5]");
+  const RunResult one = expect_xnnpack(ir, {"r", "y"}, {"conv", "mean", "matmul"}, 1e-4, 1);
+  const RunResult two = expect_xnnpack(ir, {"r", "y"}, {"conv", "mean", "matmul"}, 1e-4, 2);
+  expect_outputs_match(one, two, compare::Tolerance::either(1e-5, 1e-5), {"r", "y"});
+}
+
+// ---- refusals -------------------------------------------------------------------------------
+
+// The partitioner's reason for the first call of `text` (nullopt: taken).
+std::optional<std::string> reason_for(const std::string& text) {
+  auto p = parse_program(text, "test.ir");
+  auto part = xnnpack_backend_compiler().make_partitioner("");
+  for (Node* n : p->graph.calls()) return part->refuse(*p, *n);
+  return "no call";
+}
+
+// One call of `line` over user inputs declared "name:type; ...".
+std::string one_op(const std::string& inputs, const std::string& line) {
+  std::string sig, ph;
+  std::istringstream in(inputs);
+  std::string decl;
+  while (std::getline(in, decl, ';')) {
+    decl.erase(0, decl.find_first_not_of(' '));
+    const auto colon = decl.find(':');
+    const std::string name = decl.substr(0, colon);
+    sig += "  input user_input %" + name + " target = \"" + name + "\"\n";
+    ph += "  %" + name + " = placeholder : " + decl.substr(colon + 1) + "\n";
+  }
+  return "program dialect = \"edge\"\nsignature {\n" + sig + "  output user_output %y target = \"y\"\n}\ngraph {\n" + ph +
+         "  " + line + "\n  output(%y)\n}\n";
+}
+
+TEST(Xnnpack, RefusalReasons) {
+  EXPECT_EQ(reason_for(one_op("x:f32[batch, 3]", "%y = edge.relu.default(%x) : f32[batch, 3]")),
+            "dynamic shape: dim batch of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f32[?<=4, 3]", "%y = edge.relu.default(%x) : f32[?<=4, 3]")),
+            "dynamic shape: dim ?<=4 of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f64[2, 3]", "%y = edge.relu.default(%x) : f64[2, 3]")), "dtype f64 of input 0");
+  // This XNNPACK has no f16 sigmoid; it has an f16 relu (a clamp).
+  EXPECT_EQ(reason_for(one_op("x:f16[2, 3]", "%y = edge.sigmoid.default(%x) : f16[2, 3]")), "dtype f16 of input 0");
+  EXPECT_EQ(reason_for(one_op("x:f16[2, 3]", "%y = edge.relu.default(%x) : f16[2, 3]")), std::nullopt);
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]", "%y = edge.sin.default(%x) : f32[2, 3]")),
+            "operator sin is not supported by XNNPACK");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 3, 8, 8]; w:f32[4, 3, 3, 3]",
+                              "%y = edge.conv.default(%x, %w) : f32[1, 4, 6, 6]")),
+            "conv weights (input 1) are not a constant (XNNPACK packs them at init)");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 5]; w:f32[5, 3]", "%y = edge.matmul.default(%x, %w) : f32[2, 3]")),
+            "matmul weights (input 1) are not a constant (XNNPACK packs them at init)");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 3, 8]; w:f32[4, 3, 3]", "%y = edge.conv.default(%x, %w) : f32[1, 4, 6]")),
+            "conv of a rank-3 input (XNNPACK's convolutions are 2-D)");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 5, 7]", "%y = edge.softmax.default(%x, dim = 1) : f32[2, 5, 7]")),
+            "softmax along dim 1 of rank 3 (XNNPACK's is over the last axis, or channels)");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 3, 8, 8]",
+                              "%y = edge.avg_pool.default(%x, kernel_size = [3, 3], padding = [1, 1]) : "
+                              "f32[1, 3, 2, 2]")),
+            "avg_pool counting its padding (XNNPACK's average leaves padding out)");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 3, 4, 4]",
+                              "%y = edge.resize.default(%x, axes = [2, 3], output_size = [8, 8]) : f32[1, 3, 8, 8]")),
+            "resize mode nearest (XNNPACK resizes bilinearly only)");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3, 4, 5]", "%y = edge.mean.default(%x, dims = [1]) : f32[2, 4, 5]")),
+            "mean over other dims than H and W of a rank-4 value (XNNPACK's global average pooling)");
+  EXPECT_EQ(reason_for(one_op("x:f32[2, 3]; z:f16[2, 3]", "%y = edge.add.Tensor(%x, %z) : f32[2, 3]")),
+            "mixed dtypes f32 and f16");
+}
+
+}  // namespace
+}  // namespace edgec
