@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -15,6 +17,7 @@
 
 #include "compiler/pipeline.h"
 #include "ir/text.h"
+#include "lowering/backend.h"
 #include "runtime/method.h"
 #include "serialize/writer.h"
 #include "support/aligned_bytes.h"
@@ -173,6 +176,100 @@ inline RunResult expect_matches(const Ir& ir, const std::vector<std::string>& ou
   // |delegate - portable| <= tol * max(1, |portable|).
   expect_outputs_match(got, want, compare::Tolerance::either(tol, tol), outputs, ir.text(outputs));
   return got;
+}
+
+// ---- operator tables and refusals -------------------------------------------------------
+
+// One small program per row of a delegate's operator table: the
+// partitioner must take the operator, the runtime must build it, and the
+// result must match the portable kernel's (the backends' Table tests).
+struct TableSample {
+  std::function<void(Ir&)> build;  ///< Inputs, constants and the call, whose result is %y.
+  double tol = 1e-5;
+};
+
+// `call` ("relu.default(%x)") over an input of [2, 3, 17] in [lo, hi].
+inline TableSample unary_sample(const std::string& call, float lo = -3.f, float hi = 3.f) {
+  return {[=](Ir& ir) {
+    ir.input("x", {2, 3, 17}, lo, hi);
+    ir.op("%y = edge." + call + " : f32[2, 3, 17]");
+  }};
+}
+
+// `call` (with its result type) over one input %x of `shape`.
+inline TableSample one_call(std::vector<int64_t> shape, const std::string& call, double tol = 1e-5) {
+  return {[=](Ir& ir) {
+    ir.input("x", shape);
+    ir.op("%y = edge." + call);
+  }, tol};
+}
+
+// The reason `backend`'s partitioner gives for the first call of `text`
+// (nullopt: taken).
+inline std::optional<std::string> first_call_refusal(const BackendCompiler& backend, const std::string& text) {
+  auto p = parse_program(text, "test.ir");
+  auto part = backend.make_partitioner("");
+  for (Node* n : p->graph.calls()) return part->refuse(*p, *n);
+  return "no call";
+}
+
+// A program of one call `line` over user inputs "name:type; ...", whose
+// result is %y.
+inline std::string one_op(const std::string& inputs, const std::string& line) {
+  std::string sig, ph;
+  std::istringstream in(inputs);
+  std::string decl;
+  while (std::getline(in, decl, ';')) {
+    decl.erase(0, decl.find_first_not_of(' '));
+    const auto colon = decl.find(':');
+    const std::string name = decl.substr(0, colon);
+    sig += "  input user_input %" + name + " target = \"" + name + "\"\n";
+    ph += "  %" + name + " = placeholder : " + decl.substr(colon + 1) + "\n";
+  }
+  return "program dialect = \"edge\"\nsignature {\n" + sig + "  output user_output %y target = \"y\"\n}\ngraph {\n" + ph +
+         "  " + line + "\n  output(%y)\n}\n";
+}
+
+// `op`.Tensor over [2, 3, 4] and [3, 1] in [0.5, 2] (a divisor away from 0).
+inline TableSample binary_sample(const std::string& op) {
+  return {[=](Ir& ir) {
+    ir.input("a", {2, 3, 4}, 0.5f, 2.f).input("b", {3, 1}, 0.5f, 2.f);
+    ir.op("%y = edge." + op + ".Tensor(%a, %b) : f32[2, 3, 4]");
+  }};
+}
+
+// The samples of the view operators (their result is their input's bytes)
+// and clone, added to `s`.
+inline void add_view_samples(std::map<std::string, TableSample>& s) {
+  s["reshape"] = one_call({2, 3, 4}, "reshape.default(%x, shape = [6, 4]) : f32[6, 4]");
+  s["flatten"] = one_call({2, 3, 4}, "flatten.default(%x, start_dim = 1) : f32[2, 12]");
+  s["squeeze"] = one_call({2, 1, 4}, "squeeze.default(%x, dims = [1]) : f32[2, 4]");
+  s["unsqueeze"] = one_call({2, 4}, "unsqueeze.default(%x, dims = [0]) : f32[1, 2, 4]");
+  s["clone"] = one_call({2, 4}, "clone.default(%x) : f32[2, 4]");
+}
+
+// Walks a delegate's operator table (`rows`, its operators' names): each
+// row's sample must run entirely in `backend`'s delegate and match the
+// portable kernel, and each sample must have a row. `outputs` gives a
+// row's results (default: %y alone).
+inline void expect_every_row_matches(const std::vector<std::string>& rows,
+                                     const std::map<std::string, TableSample>& samples, const std::string& backend,
+                                     const std::function<std::vector<std::string>(const std::string&)>& outputs = {}) {
+  for (const std::string& op : rows) {
+    SCOPED_TRACE(op);
+    auto it = samples.find(op);
+    ASSERT_NE(it, samples.end()) << "the " << backend << " operator table has a row for " << op
+                                 << " but this test has no sample program for it";
+    Ir ir;
+    it->second.build(ir);
+    const std::vector<std::string> results = outputs ? outputs(op) : std::vector<std::string>{"y"};
+    const RunResult got = expect_matches(ir, results, {op}, it->second.tol, backend);
+    // All of it in the delegate: nothing left on the portable kernels.
+    EXPECT_EQ(got.portable, 0u) << ir.text(results);
+  }
+  for (const auto& [op, sample] : samples)
+    EXPECT_NE(std::find(rows.begin(), rows.end(), op), rows.end())
+        << "a sample for " << op << ", which the operator table does not have";
 }
 
 }  // namespace

@@ -291,41 +291,13 @@ TEST(Onednn, Gather) {
 
 // ---- the operator table -------------------------------------------------------------------
 
-// One small program per row of the delegate's operator table
-// (backends/onednn/op_table.cpp): the partitioner must take the operator,
-// the runtime must build it, and the result must match the portable
-// kernel's. A row without a sample here fails the test, so an operator
-// cannot enter the table untested.
-struct TableSample {
-  std::function<void(Ir&)> build;  ///< Inputs, constants and the call, whose result is %y.
-  double tol = 1e-5;
-};
-
-TableSample unary_sample(const std::string& call, float lo = -3.f, float hi = 3.f) {
-  return {[=](Ir& ir) {
-    ir.input("x", {2, 3, 17}, lo, hi);
-    ir.op("%y = edge." + call + " : f32[2, 3, 17]");
-  }};
-}
-
-TableSample binary_sample(const std::string& op) {
-  return {[=](Ir& ir) {
-    ir.input("a", {2, 3, 4}, 0.5f, 2.f).input("b", {3, 1}, 0.5f, 2.f);
-    ir.op("%y = edge." + op + ".Tensor(%a, %b) : f32[2, 3, 4]");
-  }};
-}
-
+// A sample program (TableSample, delegate_harness.h) per row of the
+// delegate's operator table (backends/onednn/op_table.cpp). A row without a
+// sample fails the test, so an operator cannot enter the table untested.
 TableSample reduce_sample(const std::string& op) {
   return {[=](Ir& ir) {
     ir.input("x", {2, 3, 4}, 0.5f, 1.5f);
     ir.op("%y = edge." + op + ".default(%x, dims = [1]) : f32[2, 4]");
-  }};
-}
-
-TableSample one_call(std::vector<int64_t> shape, const std::string& call) {
-  return {[=](Ir& ir) {
-    ir.input("x", shape);
-    ir.op("%y = edge." + call);
   }};
 }
 
@@ -395,11 +367,7 @@ std::map<std::string, TableSample> table_samples() {
     ir.input("x", {2, 8, 4});
     ir.op("%y, %z = edge.split.default(%x, dim = 1, sizes = [3, 5]) : f32[2, 3, 4], f32[2, 5, 4]");
   }};
-  s["reshape"] = one_call({2, 3, 4}, "reshape.default(%x, shape = [6, 4]) : f32[6, 4]");
-  s["flatten"] = one_call({2, 3, 4}, "flatten.default(%x, start_dim = 1) : f32[2, 12]");
-  s["squeeze"] = one_call({2, 1, 4}, "squeeze.default(%x, dims = [1]) : f32[2, 4]");
-  s["unsqueeze"] = one_call({2, 4}, "unsqueeze.default(%x, dims = [0]) : f32[1, 2, 4]");
-  s["clone"] = one_call({2, 4}, "clone.default(%x) : f32[2, 4]");
+  add_view_samples(s);
   s["expand"] = one_call({1, 2, 4}, "expand.default(%x, shape = [3, 2, 4]) : f32[3, 2, 4]");
   s["take"] = {[](Ir& ir) {
     ir.input("x", {4, 5, 3}).index_constant("i", {2, 2}, {0, -1, 3, 2});
@@ -429,52 +397,22 @@ std::map<std::string, TableSample> table_samples() {
 }
 
 TEST(OnednnTable, EveryOperatorIsBuiltAndMatchesThePortableKernel) {
-  const auto samples = table_samples();
-  std::set<std::string> rows;
-  for (const onednn::OpRow& row : onednn::op_table()) {
-    const std::string op(row.name);
-    rows.insert(op);
-    SCOPED_TRACE(op);
-    auto it = samples.find(op);
-    ASSERT_NE(it, samples.end()) << "the onednn operator table has a row for " << op
-                                 << " but this test has no sample program for it";
-    Ir ir;
-    it->second.build(ir);
+  std::vector<std::string> rows;
+  for (const onednn::OpRow& row : onednn::op_table()) rows.emplace_back(row.name);
+  expect_every_row_matches(rows, table_samples(), "onednn", [](const std::string& op) {
     std::vector<std::string> outputs = {"y"};
     if (op == "split") outputs.push_back("z");
     if (op == "lstm" || op == "gru" || op == "rnn") outputs.push_back("h");
     if (op == "lstm") outputs.push_back("c");
-    const RunResult got = expect_matches(ir, outputs, {op}, it->second.tol);
-    // All of it in the delegate: nothing left on the portable kernels.
-    EXPECT_EQ(got.portable, 0u) << ir.text(outputs);
-  }
-  for (const auto& [op, sample] : samples)
-    EXPECT_TRUE(rows.count(op)) << "a sample for " << op << ", which the operator table does not have";
+    return outputs;
+  });
 }
 
 // ---- refusals -------------------------------------------------------------------------------
 
 // The partitioner's reason for the first call of `text` (nullopt: taken).
 std::optional<std::string> reason_for(const std::string& text) {
-  auto p = parse_program(text, "test.ir");
-  auto part = onednn_backend_compiler().make_partitioner("");
-  for (Node* n : p->graph.calls()) return part->refuse(*p, *n);
-  return "no call";
-}
-
-std::string one_op(const std::string& inputs, const std::string& line) {
-  std::string sig, ph;
-  std::istringstream in(inputs);
-  std::string decl;
-  while (std::getline(in, decl, ';')) {
-    decl.erase(0, decl.find_first_not_of(' '));
-    const auto colon = decl.find(':');
-    const std::string name = decl.substr(0, colon);
-    sig += "  input user_input %" + name + " target = \"" + name + "\"\n";
-    ph += "  %" + name + " = placeholder : " + decl.substr(colon + 1) + "\n";
-  }
-  return "program dialect = \"edge\"\nsignature {\n" + sig + "  output user_output %y target = \"y\"\n}\ngraph {\n" + ph +
-         "  " + line + "\n  output(%y)\n}\n";
+  return first_call_refusal(onednn_backend_compiler(), text);
 }
 
 TEST(Onednn, RefusalReasons) {

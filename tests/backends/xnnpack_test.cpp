@@ -31,30 +31,9 @@ size_t count(const std::vector<std::string>& names, const std::string& name) {
 
 // ---- the operator table -------------------------------------------------------------------
 
-// One small program per row of the delegate's operator table
-// (backends/xnnpack/op_table.cpp): the partitioner must take the operator,
-// the runtime must build it, and the result must match the portable
-// kernel's. A row without a sample here fails the test, so an operator
-// cannot enter the table untested.
-struct TableSample {
-  std::function<void(Ir&)> build;  ///< Inputs, constants and the call, whose result is %y.
-  double tol = 1e-5;
-};
-
-TableSample unary_sample(const std::string& call, float lo = -3.f, float hi = 3.f) {
-  return {[=](Ir& ir) {
-    ir.input("x", {2, 3, 17}, lo, hi);
-    ir.op("%y = edge." + call + " : f32[2, 3, 17]");
-  }};
-}
-
-TableSample one_call(std::vector<int64_t> shape, const std::string& call, double tol = 1e-5) {
-  return {[=](Ir& ir) {
-    ir.input("x", shape);
-    ir.op("%y = edge." + call);
-  }, tol};
-}
-
+// A sample program (TableSample, delegate_harness.h) per row of the
+// delegate's operator table (backends/xnnpack/op_table.cpp). A row without a
+// sample fails the test, so an operator cannot enter the table untested.
 std::map<std::string, TableSample> table_samples() {
   std::map<std::string, TableSample> s;
   s["conv"] = {[](Ir& ir) {
@@ -65,11 +44,7 @@ std::map<std::string, TableSample> table_samples() {
     ir.input("a", {2, 4, 5}).constant("w", {5, 6});
     ir.op("%y = edge.matmul.default(%a, %w) : f32[2, 4, 6]");
   }, 1e-4};
-  for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"})
-    s[op] = {[op = std::string(op)](Ir& ir) {
-      ir.input("a", {2, 3, 4}, 0.5f, 2.f).input("b", {3, 1}, 0.5f, 2.f);
-      ir.op("%y = edge." + op + ".Tensor(%a, %b) : f32[2, 3, 4]");
-    }};
+  for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) s[op] = binary_sample(op);
   for (const char* op : {"relu", "elu", "sigmoid", "abs", "neg", "hardswish", "floor", "ceil", "round"})
     s[op] = unary_sample(std::string(op) + ".default(%x)");
   s["leaky_relu"] = unary_sample("leaky_relu.default(%x, negative_slope = 0.2)");
@@ -92,32 +67,15 @@ std::map<std::string, TableSample> table_samples() {
     ir.input("x", {2, 3, 4}).input("z", {2, 5, 4});
     ir.op("%y = edge.concat.default([%x, %z], dim = 1) : f32[2, 8, 4]");
   }};
-  s["reshape"] = one_call({2, 3, 4}, "reshape.default(%x, shape = [6, 4]) : f32[6, 4]");
-  s["flatten"] = one_call({2, 3, 4}, "flatten.default(%x, start_dim = 1) : f32[2, 12]");
-  s["squeeze"] = one_call({2, 1, 4}, "squeeze.default(%x, dims = [1]) : f32[2, 4]");
-  s["unsqueeze"] = one_call({2, 4}, "unsqueeze.default(%x, dims = [0]) : f32[1, 2, 4]");
-  s["clone"] = one_call({2, 4}, "clone.default(%x) : f32[2, 4]");
+  add_view_samples(s);
   return s;
 }
 
 TEST(XnnpackTable, EveryOperatorIsBuiltAndMatchesThePortableKernel) {
-  const auto samples = table_samples();
-  std::set<std::string> rows;
-  for (const xnnpack::OpRow& row : xnnpack::op_table()) {
-    const std::string op(row.name);
-    rows.insert(op);
-    SCOPED_TRACE(op);
-    auto it = samples.find(op);
-    ASSERT_NE(it, samples.end()) << "the xnnpack operator table has a row for " << op
-                                 << " but this test has no sample program for it";
-    Ir ir;
-    it->second.build(ir);
-    const RunResult got = expect_xnnpack(ir, {"y"}, {op}, it->second.tol);
-    // All of it in the delegate: nothing left on the portable kernels.
-    EXPECT_EQ(got.portable, 0u) << ir.text({"y"});
-  }
-  for (const auto& [op, sample] : samples)
-    EXPECT_TRUE(rows.count(op)) << "a sample for " << op << ", which the operator table does not have";
+  std::vector<std::string> rows;
+  for (const xnnpack::OpRow& row : xnnpack::op_table()) rows.emplace_back(row.name);
+  // Each sample with its tolerance: 1e-4 for conv and matmul, which XNNPACK sums in another order.
+  expect_every_row_matches(rows, table_samples(), "xnnpack");
 }
 
 // ---- what the delegate does ---------------------------------------------------------------
@@ -274,26 +232,7 @@ TEST(Xnnpack, OneAndTwoThreads) {
 
 // The partitioner's reason for the first call of `text` (nullopt: taken).
 std::optional<std::string> reason_for(const std::string& text) {
-  auto p = parse_program(text, "test.ir");
-  auto part = xnnpack_backend_compiler().make_partitioner("");
-  for (Node* n : p->graph.calls()) return part->refuse(*p, *n);
-  return "no call";
-}
-
-// One call of `line` over user inputs declared "name:type; ...".
-std::string one_op(const std::string& inputs, const std::string& line) {
-  std::string sig, ph;
-  std::istringstream in(inputs);
-  std::string decl;
-  while (std::getline(in, decl, ';')) {
-    decl.erase(0, decl.find_first_not_of(' '));
-    const auto colon = decl.find(':');
-    const std::string name = decl.substr(0, colon);
-    sig += "  input user_input %" + name + " target = \"" + name + "\"\n";
-    ph += "  %" + name + " = placeholder : " + decl.substr(colon + 1) + "\n";
-  }
-  return "program dialect = \"edge\"\nsignature {\n" + sig + "  output user_output %y target = \"y\"\n}\ngraph {\n" + ph +
-         "  " + line + "\n  output(%y)\n}\n";
+  return first_call_refusal(xnnpack_backend_compiler(), text);
 }
 
 TEST(Xnnpack, RefusalReasons) {
