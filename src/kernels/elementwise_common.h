@@ -20,6 +20,8 @@
 
 #if defined(__F16C__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #include "base/attrs.h"
@@ -232,6 +234,12 @@ inline void widen_halves(const Half* src, int64_t stride, int64_t n, float* dst)
       _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
     }
   }
+#elif defined(__aarch64__)
+  // ARMv8-A converts halves in its baseline (fcvtl); Half is a struct of
+  // its bits, read as such.
+  if (stride == 1) {
+    for (; i + 4 <= n; i += 4) vst1q_f32(dst + i, vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(&src[i].bits))));
+  }
 #endif
   for (; i < n; ++i) dst[i] = half_to_float(src[i * stride]);
 }
@@ -243,6 +251,9 @@ inline void narrow_to_halves(const float* src, int64_t n, Half* dst) {
     const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
   }
+#elif defined(__aarch64__)
+  // Rounds to nearest even (FPCR's default mode), as float_to_half does.
+  for (; i + 4 <= n; i += 4) vst1_u16(&dst[i].bits, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(src + i))));
 #endif
   for (; i < n; ++i) dst[i] = float_to_half(src[i]);
 }

@@ -38,7 +38,7 @@ namespace edgec {
 void gemm_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda_row, int64_t lda_col,
               const float* B, int64_t ldb_row, int64_t ldb_col, float* C, int64_t ldc,
               bool accumulate, int num_threads) {
-  auto* f = kernel_isa() == Isa::Avx512 ? &avx512::gemm_f32 : &avx2::gemm_f32;
+  auto* f = EDGEC_ISA_KERNEL(gemm_f32);
   f(M, N, K, A, lda_row, lda_col, B, ldb_row, ldb_col, C, ldc, accumulate, num_threads);
 }
 

@@ -16,6 +16,16 @@
       edgec::avx512 and one outside it, and checks that no-leak passes the
       first and names the function of the second.
 
+  check_isa_build.py no-leak-aarch64 FILE...
+      The same for an aarch64 build (aarch64-linux-gnu-objdump): no
+      function outside the ARMv8.2 builds (edgec::armv82) holds a float16
+      arithmetic instruction (an f-mnemonic on h registers or .4h/.8h
+      lanes, other than the ARMv8-A conversions fcvt, fcvtl, fcvtn) or a
+      dot product (sdot, udot): a SIGILL on a Cortex-A53/A72.
+
+  check_isa_build.py self-test-aarch64 CXX
+      As self-test, with the aarch64 cross compiler and ARMv8.2 flags.
+
   check_isa_build.py flags COMPILE_COMMANDS SOURCE_DIR
       No compile command and no CMake file or test script under SOURCE_DIR
       asks for -march=native; the kernels' sources are built for
@@ -64,6 +74,37 @@ def leaks(path):
     return found
 
 
+ARM_ALLOWED = "5edgec6armv82"
+ARM_INSN = re.compile(r"^\s*[0-9a-f]+:\t[0-9a-f]{8}\s+\t?(\S+)\s*(.*)$")
+ARM_FP16_OPERAND = re.compile(r"\bh([0-9]|[12][0-9]|3[01])\b|\.[48]h\b")
+ARM_BASELINE_CONVERSIONS = {"fcvt", "fcvtl", "fcvtl2", "fcvtn", "fcvtn2"}
+
+
+def armv82_only(mnemonic, operands):
+    if mnemonic in ("sdot", "udot", "usdot", "sudot"):
+        return True
+    return (mnemonic.startswith("f") and mnemonic not in ARM_BASELINE_CONVERSIONS
+            and bool(ARM_FP16_OPERAND.search(operands.split("//")[0])))
+
+
+def leaks_aarch64(path, objdump="aarch64-linux-gnu-objdump"):
+    """(mangled function, instruction) for each function with ARMv8.2 code outside edgec::armv82."""
+    out = subprocess.run([objdump, "-d", path], check=True, capture_output=True, text=True).stdout
+    found = {}
+    func = None
+    for line in out.splitlines():
+        m = FUNC.match(line)
+        if m:
+            func = m.group(1)
+            continue
+        if func is None or ARM_ALLOWED in func or func in found:
+            continue
+        m = ARM_INSN.match(line)
+        if m and armv82_only(m.group(1), m.group(2)):
+            found[func] = (m.group(1) + " " + m.group(2)).strip()
+    return found
+
+
 def demangle(names):
     if not names:
         return []
@@ -80,6 +121,45 @@ def no_leak(files):
             bad += 1
         print(f"{path}: {len(found)} function(s) with AVX-512 code outside edgec::avx512")
     return 1 if bad else 0
+
+
+def no_leak_aarch64(files):
+    bad = 0
+    for path in files:
+        found = leaks_aarch64(path)
+        for (func, insn), pretty in zip(found.items(), demangle(list(found))):
+            print(f"{path}: {pretty} ({func}) holds an ARMv8.2 instruction outside edgec::armv82: {insn}")
+            bad += 1
+        print(f"{path}: {len(found)} function(s) with ARMv8.2 code outside edgec::armv82")
+    return 1 if bad else 0
+
+
+AARCH64_SELF_TEST_SOURCE = """
+namespace edgec::%s {
+void scale(__fp16* x, __fp16 s, int n) { for (int i = 0; i < n; ++i) x[i] *= s; }
+int dot(const signed char* a, const signed char* b, int n) { int t = 0; for (int i = 0; i < n; ++i) t += a[i] * b[i]; return t; }
+}
+"""
+
+
+def self_test_aarch64(cxx):
+    with tempfile.TemporaryDirectory() as d:
+        results = {}
+        for ns in ("armv82", "neon"):
+            src, obj = os.path.join(d, ns + ".cpp"), os.path.join(d, ns + ".o")
+            with open(src, "w") as f:
+                f.write(AARCH64_SELF_TEST_SOURCE % ns)
+            subprocess.run([cxx, "-O3", "-march=armv8.2-a+fp16+dotprod", "-c", src, "-o", obj], check=True)
+            results[ns] = leaks_aarch64(obj)
+        if results["armv82"]:
+            print("self-test: code in edgec::armv82 was flagged:", results["armv82"])
+            return 1
+        flagged = " ".join(results["neon"])
+        if "5edgec4neon5scale" not in flagged or "5edgec4neon3dot" not in flagged:
+            print("self-test: ARMv8.2 code in edgec::neon was not flagged:", results["neon"])
+            return 1
+        print("self-test: float16 arithmetic and dot products outside edgec::armv82 are flagged, inside it not")
+        return 0
 
 
 SELF_TEST_SOURCE = """
@@ -155,6 +235,10 @@ def main():
         return no_leak(sys.argv[2:])
     if len(sys.argv) == 3 and sys.argv[1] == "self-test":
         return self_test(sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == "no-leak-aarch64":
+        return no_leak_aarch64(sys.argv[2:])
+    if len(sys.argv) == 3 and sys.argv[1] == "self-test-aarch64":
+        return self_test_aarch64(sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[1] == "flags":
         return flags(sys.argv[2], sys.argv[3])
     print(__doc__)

@@ -15,7 +15,7 @@ int64_t conv1d_gemm_scratch_floats(const Conv1dShape& s) { return s.cin * s.kern
 
 void conv1d_gemm(const Conv1dShape& s, const float* x, const float* w, const float* bias, const float* residual,
                  float* y, bool relu, float* scratch, int threads) {
-  auto* f = kernel_isa() == Isa::Avx512 ? &avx512::conv1d_gemm : &avx2::conv1d_gemm;
+  auto* f = EDGEC_ISA_KERNEL(conv1d_gemm);
   f(s, x, w, bias, residual, y, relu, scratch, threads);
 }
 

@@ -28,7 +28,7 @@ void gemm_prepack_b(int64_t K, int64_t N, const float* B, int64_t ldb_row, int64
 
 void gemm_prepacked_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* packed,
                         const float* bias, float* C, int64_t ldc, bool relu, int num_threads) {
-  auto* f = kernel_isa() == Isa::Avx512 ? &avx512::gemm_prepacked_f32 : &avx2::gemm_prepacked_f32;
+  auto* f = EDGEC_ISA_KERNEL(gemm_prepacked_f32);
   f(M, N, K, A, lda, packed, bias, C, ldc, relu, num_threads);
 }
 

@@ -50,7 +50,7 @@ bool winograd43_supported(const Winograd43Shape& s) {
 int64_t winograd43_weights_floats(int64_t cin, int64_t cout) { return kPoints * cin * padded(cout); }
 
 void winograd43_transform_weights(const float* w, int64_t cout, int64_t cin, float* u) {
-  auto* f = kernel_isa() == Isa::Avx512 ? &avx512::winograd43_transform_weights : &avx2::winograd43_transform_weights;
+  auto* f = EDGEC_ISA_KERNEL(winograd43_transform_weights);
   f(w, cout, cin, u);
 }
 
@@ -63,7 +63,7 @@ void winograd43_conv(const Winograd43Shape& s, const float* x, const float* u, c
                      const float* residual, float* y, bool relu, float* scratch, int threads) {
   threads = std::max(threads, 1);
   const WinogradBlocking b = blocking(s, threads);
-  auto* f = kernel_isa() == Isa::Avx512 ? &avx512::winograd43_conv : &avx2::winograd43_conv;
+  auto* f = EDGEC_ISA_KERNEL(winograd43_conv);
   f(s, b, x, u, bias, residual, y, relu, scratch, threads);
 }
 

@@ -1,9 +1,11 @@
 // The kernels built once per instruction set (docs/architecture.md,
-// "Instruction sets"), declared for both builds: edgec::avx2::NAME and
-// edgec::avx512::NAME. Their dispatchers (gemm_f32 in kernels/gemm.cpp,
-// the onednn delegate's in backends/onednn/) call the build kernel_isa()
-// (kernels/isa.h) chose; the per-ISA sources include this header to define
-// them. Declarations only: nothing here is compiled into either build.
+// "Instruction sets"), declared for both builds of the architecture:
+// edgec::avx2::NAME and edgec::avx512::NAME on x86-64, edgec::neon::NAME
+// and edgec::armv82::NAME on aarch64. Their dispatchers (gemm_f32 in
+// kernels/gemm.cpp, the onednn delegate's in backends/onednn/) call the
+// build kernel_isa() (kernels/isa.h) chose, through EDGEC_ISA_KERNEL; the
+// per-ISA sources include this header to define them. Declarations only:
+// nothing here is compiled into either build.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,18 @@ struct WinogradBlocking;
                        const float* bias, const float* residual, float* y, bool relu, float* scratch, int threads); \
   }
 
+#if defined(__aarch64__)
+EDGEC_DECLARE_ISA_KERNELS(neon)
+EDGEC_DECLARE_ISA_KERNELS(armv82)
+/// The chosen build's NAME (a dispatcher's, built at the baseline; it
+/// needs kernels/isa.h).
+#define EDGEC_ISA_KERNEL(name) \
+  (::edgec::kernel_isa() == ::edgec::Isa::Armv82 ? &::edgec::armv82::name : &::edgec::neon::name)
+#else
 EDGEC_DECLARE_ISA_KERNELS(avx2)
 EDGEC_DECLARE_ISA_KERNELS(avx512)
+#define EDGEC_ISA_KERNEL(name) \
+  (::edgec::kernel_isa() == ::edgec::Isa::Avx512 ? &::edgec::avx512::name : &::edgec::avx2::name)
+#endif
 
 #undef EDGEC_DECLARE_ISA_KERNELS

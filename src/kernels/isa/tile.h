@@ -3,12 +3,14 @@
 // kRows rows x 16 columns of C held in vector registers while k runs over
 // a row of A (rows `lda` apart, each contiguous along k) times a packed
 // panel of B (16 floats per k). GCC vector extensions: a row of the tile is
-// two 8-float vectors in the AVX2 build (6 rows) and one 16-float vector in
-// the AVX-512 build (12 rows).
+// two 8-float vectors in the AVX2 build (6 rows), one 16-float vector in
+// the AVX-512 build (12 rows) and four 4-float vectors in the NEON builds
+// (6 rows).
 //
 // Only for the per-ISA sources (docs/architecture.md, "Instruction sets"):
 // everything here is defined in the namespace EDGEC_KERNEL_ISA names
-// (edgec::avx2::micro, edgec::avx512::micro), so that no inline function or
+// (edgec::avx2::micro, edgec::avx512::micro; edgec::neon::micro,
+// edgec::armv82::micro), so that no inline function or
 // template instantiation built for one instruction set can stand in for
 // another's at link time. For the same reason a per-ISA source includes
 // no header that defines functions outside its namespace: only <cstdint>,
@@ -31,9 +33,14 @@ typedef float Vec8 __attribute__((vector_size(32)));
 // spilling. AVX2: 12 accumulators of 16 registers. AVX-512: 12 of 32; with
 // 6 (the AVX2 shape) the products were 1.0-1.5x the AVX2 build's speed,
 // with 12 about 1.4-1.9x on this project's AMD EPYC (bench/isa_kernels).
-#ifdef __AVX512F__
+// NEON: 128-bit vectors, 24 accumulators of 32 registers, leaving four for
+// a row of the panel (not timed: there is no ARM machine here).
+#if defined(__AVX512F__)
 constexpr int kWidth = 16;  ///< Floats per vector of the tile.
 constexpr int kRows = 12;
+#elif defined(__aarch64__)
+constexpr int kWidth = 4;
+constexpr int kRows = 6;
 #else
 constexpr int kWidth = 8;
 constexpr int kRows = 6;
