@@ -10,7 +10,7 @@
 // Each backend <id> in the list provides `const BackendCompiler&
 // <id>_backend_compiler()` (src/backends/<id>/compiler.h).
 namespace edgec {
-#define EDGEC_BACKEND(id, is_default) const BackendCompiler& id##_backend_compiler();
+#define EDGEC_BACKEND(id, default_targets) const BackendCompiler& id##_backend_compiler();
 EDGEC_BACKENDS
 #undef EDGEC_BACKEND
 
@@ -18,17 +18,18 @@ namespace {
 
 struct Registered {
   const BackendCompiler* compiler;
-  bool is_default;
+  /// The targets it is a default backend for: bit (1 << Target value).
+  unsigned default_targets;
 };
 
 // In a function, not a namespace-scope array, so that lookups made during
 // another file's static initialization still see it.
 std::span<const Registered> compilers() {
   static const Registered kCompilers[] = {
-#define EDGEC_BACKEND(id, is_default) {&id##_backend_compiler(), is_default},
+#define EDGEC_BACKEND(id, default_targets) {&id##_backend_compiler(), default_targets},
       EDGEC_BACKENDS
 #undef EDGEC_BACKEND
-      {nullptr, false},  // keeps the array non-empty when no backend is built in
+      {nullptr, 0},  // keeps the array non-empty when no backend is built in
   };
   return std::span<const Registered>(kCompilers, std::size(kCompilers) - 1);
 }
@@ -53,19 +54,19 @@ std::vector<std::string> backend_compiler_ids() {
   return ids;
 }
 
-std::vector<std::string> default_backend_ids() {
+std::vector<std::string> default_backend_ids(Target target) {
   std::vector<std::string> ids;
   for (const Registered& r : compilers())
-    if (r.is_default) ids.push_back(r.compiler->id());
+    if (r.default_targets & (1u << static_cast<unsigned>(target))) ids.push_back(r.compiler->id());
   return ids;
 }
 
-std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& list) {
+std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& list, Target target) {
   std::vector<std::unique_ptr<Partitioner>> out;
   if (list == "none") return out;
   std::vector<std::string> entries;
   if (list.empty()) {
-    entries = default_backend_ids();
+    entries = default_backend_ids(target);
   } else {
     size_t start = 0;
     while (start <= list.size()) {
@@ -86,6 +87,12 @@ std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& l
       throw CompileError("unknown backend '" + id + "' in '" + list + "'; built-in backends: " + known +
                          " (or 'none' for the portable kernels only)");
     }
+    if (auto why = backend->refuse_target(target))
+      throw CompileError("backend '" + id + "' cannot compile for " + std::string(target_name(target)) + ": " + *why +
+                         "; compile for " + std::string(target_name(target)) + " with --backends " +
+                         (default_backend_ids(target).empty() ? std::string("none")
+                                                               : default_backend_ids(target).front()) +
+                         " (or leave --backends out)");
     out.push_back(backend->make_partitioner(options));
   }
   return out;

@@ -18,15 +18,17 @@ namespace edgec {
 const BackendCompiler* find_backend_compiler(std::string_view id);
 /// Every built-in backend id (those `--backends` accepts), in priority order.
 std::vector<std::string> backend_compiler_ids();
-/// The backends `edgec compile` uses without `--backends`, in priority
-/// order: every production delegate built in (not `reference`, which exists
-/// to test the lowering rules). Empty when none is built in.
-std::vector<std::string> default_backend_ids();
+/// The backends `edgec compile` uses without `--backends` for `target`, in
+/// priority order: the production delegates built in that are a default
+/// for it (x86-64: onednn; aarch64: xnnpack; never `reference`, which
+/// exists to test the lowering rules). Empty when none is built in.
+std::vector<std::string> default_backend_ids(Target target = kHostTarget);
 
 /// The partitioners of `list`, a `--backends` value: "id[:options],..." in
-/// priority order, "" for the defaults, "none" for none. Throws
-/// CompileError naming an unknown backend and the built-in ones.
-std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& list);
+/// priority order, "" for `target`'s defaults, "none" for none. Throws
+/// CompileError naming an unknown backend and the built-in ones, or a
+/// backend that cannot compile for `target` and why.
+std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& list, Target target = kHostTarget);
 
 /// A delegate's payload, from its backend's preprocess; throws CompileError
 /// for a backend this edgec does not have.

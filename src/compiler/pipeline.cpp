@@ -86,8 +86,9 @@ void check_memory_limit(const Program& program) {
 }  // namespace
 
 void compile_program(Program& program, const LowerOptions& options, const std::string& backends) {
+  program.target = options.target;
   optimize_program(program, options);
-  const auto partitioners = make_partitioners(backends);
+  const auto partitioners = make_partitioners(backends, options.target);
   if (!partitioners.empty()) {
     try {
       partition_program(program, partitioners);

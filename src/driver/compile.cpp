@@ -54,6 +54,16 @@ std::unique_ptr<Program> import_model(const std::string& path, const LowerOption
   return import_onnx(path, onnx_options(options, flags));
 }
 
+namespace {
+// What the pipeline still needs of `options` after an importer applied the
+// dimension options: the target.
+LowerOptions target_only(const LowerOptions& options) {
+  LowerOptions out;
+  out.target = options.target;
+  return out;
+}
+}  // namespace
+
 void require_isa() {
   const Error err = check_isa();
   if (err != Error::Ok) runtime_error("cannot choose the kernels' instruction set", err);
@@ -73,7 +83,7 @@ std::unique_ptr<Program> compile_model(const std::string& path, const LowerOptio
   } else {
     // Importers apply the dimension options themselves, as they read inputs.
     program = import_model(path, options, flags);
-    compile_program(*program, {}, backends);
+    compile_program(*program, target_only(options), backends);
   }
   return program;
 }
@@ -83,7 +93,7 @@ std::unique_ptr<Program> compile_onnx_bytes(std::span<const std::byte> bytes, co
                                             const std::string& backends) {
   require_isa();
   std::unique_ptr<Program> program = import_onnx_bytes(bytes, what, onnx_options(options, flags));
-  compile_program(*program, {}, backends);
+  compile_program(*program, target_only(options), backends);
   return program;
 }
 

@@ -29,6 +29,13 @@ nlohmann::ordered_json inspect_json(const runtime::Program& p, const std::string
   nlohmann::ordered_json j;
   j["file"] = file;
   j["file_bytes"] = p.file_size();
+  // A file compiled for another machine runs here only with delegates that
+  // lay out or pack their weights at init (it loaded, so it has them).
+  j["target"] = std::string(target_name(p.target()));
+  if (p.target() != kHostTarget)
+    j["target_note"] = "compiled for " + std::string(target_name(p.target())) + ", loaded on " +
+                       std::string(target_name(kHostTarget)) +
+                       ": the portable kernels and the delegates lay out or pack their weights at load";
   for (const auto& in : p.inputs())
     j["inputs"].push_back({{"name", in.name}, {"type", p.slots()[static_cast<size_t>(in.slot)].type.str(syms)}});
   for (const auto& out : p.outputs())

@@ -21,6 +21,7 @@
 
 #include "base/attrs.h"
 #include "base/small_vector.h"
+#include "base/target.h"
 #include "ops/op_info.h"
 #include "base/tensor_type.h"
 
@@ -371,6 +372,9 @@ struct Program {
   MemoryPlan memory_plan;  ///< Set by the memory_plan pass; empty before.
   /// Set by to_backend; indexed by the `delegate` attribute of call_delegate.
   std::vector<Delegate> delegates;
+  /// The machine it is compiled for: it chose the delegates and the layouts
+  /// of their stored weights (base/target.h). Written into the file.
+  Target target = kHostTarget;
 
   /// The spec of the placeholder `v`, or nullptr.
   const InputSpec* input_spec_of(const Value* v) const;

@@ -57,6 +57,12 @@ class BackendCompiler {
     (void)delegate;
     (void)shared;
   }
+  /// Why this backend cannot compile for `target` (its stored weights fit
+  /// only other machines), or nullopt when it can. Default: every target.
+  virtual std::optional<std::string> refuse_target(Target target) const {
+    (void)target;
+    return std::nullopt;
+  }
 
  private:
   std::string id_, summary_;

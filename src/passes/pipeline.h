@@ -17,6 +17,9 @@ struct LowerOptions {
   /// planning memory (an unbounded symbol cannot be planned).
   std::map<std::string, int64_t> dim_sizes;
   std::map<std::string, int64_t> dim_bounds;
+  /// The machine the program is compiled for (`--target`): it picks the
+  /// default delegates and the backends that may take calls.
+  Target target = kHostTarget;
 };
 
 /// Rewrites the user inputs' symbolic dims per `options` and re-infers types.

@@ -441,6 +441,13 @@ Error Program::TableReader::read_delegate(size_t i, const fb::Delegate* d) {
       }
   for (const Backend* b : p.backends_)
     if (b->id() == info.backend_id) info.backend = b;
+  if (!info.backend && p.target_ != kHostTarget)
+    return fail(Error::DelegateMissing,
+                where + " needs backend '" + info.backend_id + "': the program was compiled for " +
+                    std::string(target_name(p.target_)) + " and this is an " + std::string(target_name(kHostTarget)) +
+                    " runtime, which does not have it; compile the model again with --target " +
+                    std::string(target_name(kHostTarget)) + " (the default on an " +
+                    std::string(target_name(kHostTarget)) + " machine)");
   if (!info.backend)
     return fail(Error::DelegateMissing, where + " needs backend '" + info.backend_id + "', which this runtime does not have");
   if (!info.backend->is_available())
@@ -702,6 +709,9 @@ Error Program::parse_table(std::span<const std::byte> table, std::span<const std
   if (!fb::VerifyProgramBuffer(verifier)) return bad("the flatbuffer failed verification");
   TableReader r{*this, fb::GetProgram(fb_bytes), data, payload_named, {}, {}, {}};
   arena_size_ = r.root->arena_size();
+  const std::optional<Target> target = target_from_file(r.root->target());
+  if (!target) return bad("the program's target " + std::to_string(r.root->target()) + " is none edgec writes");
+  target_ = *target;
 
   // Named data and delegates are a file's; a payload's bytes live in its
   // file's, and its constants resolve there.

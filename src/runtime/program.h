@@ -20,6 +20,7 @@
 
 #include "base/attrs.h"
 #include "base/error.h"
+#include "base/target.h"
 #include "kernels/registry.h"
 #include "runtime/backend.h"
 
@@ -161,6 +162,11 @@ class Program {
   std::span<const IoSlot> outputs() const { return outputs_; }
   std::span<const std::string> symbols() const { return symbols_; }
   uint64_t arena_size() const { return arena_size_; }
+  /// The machine the file was compiled for (edgec compile --target). A
+  /// file for another target runs here when this runtime has its delegates
+  /// (they lay out or pack their weights at init); otherwise the loader
+  /// refuses it with DelegateMissing, naming both targets and the flag.
+  Target target() const { return target_; }
   /// Loop instructions, at any depth (each has a loop_index below this).
   size_t num_loops() const { return num_loops_; }
   uint64_t file_size() const { return bytes_.size(); }
@@ -194,6 +200,7 @@ class Program {
   std::vector<IoSlot> inputs_, outputs_;
   std::vector<std::string> symbols_;
   uint64_t arena_size_ = 0;
+  Target target_ = kHostTarget;
   size_t num_loops_ = 0;
   NamedDataTable named_data_;
   std::vector<DelegateInfo> delegates_;

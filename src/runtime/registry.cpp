@@ -10,13 +10,13 @@
 // Each backend <id> in the list provides `const Backend& <id>_backend()`
 // (src/backends/<id>/runtime.h).
 namespace edgec::runtime {
-#define EDGEC_BACKEND(id, is_default) const Backend& id##_backend();
+#define EDGEC_BACKEND(id, default_targets) const Backend& id##_backend();
 EDGEC_BACKENDS
 #undef EDGEC_BACKEND
 
 BackendList linked_backends() {
   static const Backend* const kBackends[] = {
-#define EDGEC_BACKEND(id, is_default) &id##_backend(),
+#define EDGEC_BACKEND(id, default_targets) &id##_backend(),
       EDGEC_BACKENDS
 #undef EDGEC_BACKEND
       nullptr,  // keeps the array non-empty when no backend is built in

@@ -62,7 +62,8 @@ Offset<fbs::TensorInfo> write_type(FlatBufferBuilder& b, SharedStrings& strings,
     auto sym = d.kind == Dim::Kind::Symbolic ? strings(d.symbol.str()) : Offset<flatbuffers::String>();
     dims.push_back(fbs::CreateDim(b, static_cast<fbs::DimKind>(d.kind), d.value, sym));
   }
-  return fbs::CreateTensorInfo(b, static_cast<uint8_t>(t.dtype), b.CreateVector(dims));
+  const auto dim_vector = b.CreateVector(dims);
+  return fbs::CreateTensorInfo(b, static_cast<uint8_t>(t.dtype), dim_vector);
 }
 
 Offset<fbs::Attr> write_attr(FlatBufferBuilder& b, SharedStrings& strings, const std::string& name, const AttrValue& v);
@@ -328,7 +329,15 @@ Offset<fbs::Region> TableWriter::write_region(const Graph& g) {
   const Node* out = g.output_node();
   if (!out) throw CompileError(ctx + ": a region has no output node");
   for (const Value* v : out->inputs()) outs.push_back(slot_of.at(v));
-  return fbs::CreateRegion(b, b.CreateVector(block), b.CreateVector(ins), b.CreateVector(outs));
+  // Every sub-object before the table, one statement each: the order in
+  // which a call's arguments are evaluated is unspecified (GCC evaluates
+  // them right to left on x86-64, left to right on aarch64), and it decides
+  // where each lands in the buffer; the file must be the same bytes on
+  // every host (docs/architecture.md, "Targets").
+  const auto block_vector = b.CreateVector(block);
+  const auto in_vector = b.CreateVector(ins);
+  const auto out_vector = b.CreateVector(outs);
+  return fbs::CreateRegion(b, block_vector, in_vector, out_vector);
 }
 
 // The instructions of `g`'s calls, in order (a region's within its call).
@@ -371,9 +380,14 @@ void TableWriter::write_instruction(const Node* n) {
     attrs = attr_lists(n->attrs());
   }
   const std::string name = is_delegate ? std::string() : is_control ? n->op() : std::string(op->name);
-  instructions.push_back(fbs::CreateInstruction(b, strings(name), delegate, b.CreateVector(ins), b.CreateVector(outs),
-                                                attrs, refusals.empty() ? 0 : b.CreateVector(refusals),
-                                                regions.empty() ? 0 : b.CreateVector(regions)));
+  // Sub-objects one statement each, in a fixed order (see write_region).
+  const auto op_name = strings(name);
+  const auto in_vector = b.CreateVector(ins);
+  const auto out_vector = b.CreateVector(outs);
+  const auto refusal_vector = refusals.empty() ? 0 : b.CreateVector(refusals);
+  const auto region_vector = regions.empty() ? 0 : b.CreateVector(regions);
+  instructions.push_back(fbs::CreateInstruction(b, op_name, delegate, in_vector, out_vector, attrs, refusal_vector,
+                                                region_vector));
 }
 
 // An activation slot per result, where the memory plan puts it.
@@ -402,8 +416,11 @@ std::vector<Offset<fbs::Refusal>> TableWriter::write_refusals(const Node* n) {
     return std::tie(a.backend, a.reason) < std::tie(b.backend, b.reason);
   });
   std::vector<Offset<fbs::Refusal>> refusals;
-  for (const Refusal& r : sorted_refusals)
-    refusals.push_back(fbs::CreateRefusal(b, strings(r.backend), strings(r.reason)));
+  for (const Refusal& r : sorted_refusals) {
+    const auto backend = strings(r.backend);
+    const auto reason = strings(r.reason);
+    refusals.push_back(fbs::CreateRefusal(b, backend, reason));
+  }
   return refusals;
 }
 
@@ -429,9 +446,13 @@ Offset<fbs::Delegate> TableWriter::write_delegate(size_t i) {
   for (const InputSpec& spec : d.inputs)
     if (spec.kind != InputKind::UserInput) constants.push_back(strings(spec.target));
   const auto& payload = data->payloads[i];
-  return fbs::CreateDelegate(b, strings(p.delegates[i].backend), payload.offset, payload.bytes.size(),
-                             b.CreateVector(delegate_slots[i].first), b.CreateVector(delegate_slots[i].second),
-                             b.CreateVector(ops), b.CreateVector(constants));
+  const auto backend = strings(p.delegates[i].backend);
+  const auto in_vector = b.CreateVector(delegate_slots[i].first);
+  const auto out_vector = b.CreateVector(delegate_slots[i].second);
+  const auto op_vector = b.CreateVector(ops);
+  const auto constant_vector = b.CreateVector(constants);
+  return fbs::CreateDelegate(b, backend, payload.offset, payload.bytes.size(), in_vector, out_vector, op_vector,
+                             constant_vector);
 }
 
 Offset<fbs::Program> TableWriter::write() {
@@ -443,14 +464,21 @@ Offset<fbs::Program> TableWriter::write() {
   std::vector<Offset<fbs::NamedData>> named_data;
   std::vector<Offset<fbs::Delegate>> delegates;
   if (data) {
-    for (const auto& e : data->named)
-      named_data.push_back(fbs::CreateNamedData(b, strings(e.key), e.offset, e.data->bytes->size(),
-                                                types(e.data->type)));
+    for (const auto& e : data->named) {
+      const auto key = strings(e.key);
+      const auto type = types(e.data->type);
+      named_data.push_back(fbs::CreateNamedData(b, key, e.offset, e.data->bytes->size(), type));
+    }
     for (size_t i = 0; i < p.delegates.size(); ++i) delegates.push_back(write_delegate(i));
   }
-  return fbs::CreateProgram(b, b.CreateVector(slots), b.CreateVector(instructions), b.CreateVector(inputs),
-                            b.CreateVector(outputs), p.memory_plan.arena_size, b.CreateVector(named_data),
-                            b.CreateVector(delegates));
+  const auto slot_vector = b.CreateVector(slots);
+  const auto instruction_vector = b.CreateVector(instructions);
+  const auto input_vector = b.CreateVector(inputs);
+  const auto output_vector = b.CreateVector(outputs);
+  const auto named_data_vector = b.CreateVector(named_data);
+  const auto delegate_vector = b.CreateVector(delegates);
+  return fbs::CreateProgram(b, slot_vector, instruction_vector, input_vector, output_vector, p.memory_plan.arena_size,
+                            named_data_vector, delegate_vector, static_cast<uint8_t>(p.target));
 }
 
 // The fb::Program table of `p`. With `data` (a whole file) the table lists

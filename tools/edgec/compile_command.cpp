@@ -25,6 +25,7 @@ struct CompileOptions {
   std::vector<std::string> max_shapes;
   std::string fixed_inputs;
   std::string backends;
+  std::string target;
   std::string emit_ir;
 };
 
@@ -42,6 +43,11 @@ void run_compile(const CompileOptions& o) {
   LowerOptions lower;
   lower.dim_sizes = parse_dim_options(o.dims, "--dim");
   lower.dim_bounds = parse_dim_options(o.max_dims, "--max-dim");
+  if (!o.target.empty()) {
+    const std::optional<Target> target = parse_target(o.target);
+    if (!target) throw UsageError("--target '" + o.target + "' is not a target edgec compiles for; expected x86-64 or aarch64");
+    lower.target = *target;
+  }
   if (!o.emit_ir.empty() && o.emit_ir != "-" && same_file(o.emit_ir, o.output))
     throw UsageError("--emit-ir and -o name the same file, '" + o.output + "'");
   // Importers apply the dimension options themselves, as they read inputs.
@@ -89,8 +95,12 @@ void add_compile_command(CLI::App& app) {
   std::string backends_help =
       "backends to delegate to, comma-separated in priority order: ID or ID:OPTIONS (reference:OP+OP... takes "
       "those edge operators, without the dialect prefix; plain reference takes every operator); 'none' keeps "
-      "everything on the portable kernels; default: every production delegate built in";
+      "everything on the portable kernels; default: the target's delegates (x86-64: onednn; aarch64: xnnpack)";
   cmd->add_option("--backends", opts->backends, backends_help);
+  cmd->add_option("--target", opts->target,
+                  "the machine the program is for: x86-64 or aarch64 (default: this machine's, " +
+                      std::string(target_name(kHostTarget)) +
+                      "); it picks the default delegates and the layouts of their stored weights");
   cmd->add_option("--emit-ir", opts->emit_ir,
                   "also write the lowered program as textual IR (tensors over 64 bytes elided) to this file, or - "
                   "for stdout");

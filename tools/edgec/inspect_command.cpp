@@ -34,7 +34,9 @@ void run_inspect(const InspectOptions& o) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << o.program << ": " << p.file_size() << " bytes\n\ninputs:\n";
+  std::cout << o.program << ": " << p.file_size() << " bytes\ntarget: " << j["target"].get<std::string>();
+  if (j.contains("target_note")) std::cout << " (" << j["target_note"].get<std::string>() << ")";
+  std::cout << "\n\ninputs:\n";
   for (const auto& in : j["inputs"]) std::cout << "  " << in["name"].get<std::string>() << ": " << in["type"].get<std::string>() << "\n";
   std::cout << "outputs:\n";
   for (const auto& out : j["outputs"]) std::cout << "  " << out["name"].get<std::string>() << ": " << out["type"].get<std::string>() << "\n";

@@ -5,7 +5,7 @@ find_package(dnnl CONFIG REQUIRED)
 set(dir ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB onednn_runtime_sources CONFIGURE_DEPENDS ${dir}/runtime*.cpp ${dir}/op_table.cpp ${dir}/winograd.cpp
      ${dir}/conv1d_gemm.cpp ${dir}/gemm_prepacked.cpp)
-edgec_add_backend(onednn DEFAULT
+edgec_add_backend(onednn DEFAULT_FOR x86-64
   RUNTIME_SOURCES ${onednn_runtime_sources}
   COMPILER_SOURCES ${dir}/partitioner.cpp ${dir}/preprocess.cpp
   RUNTIME_LIBS DNNL::dnnl OpenMP::OpenMP_CXX)

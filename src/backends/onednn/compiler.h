@@ -21,6 +21,14 @@ class OnednnCompiler final : public BackendCompiler {
   /// Stores the weights of convolutions that oneDNN, on this machine,
   /// reads in a blocked layout in that layout (preprocess.cpp).
   void prepare_constants(Program& delegate, const std::set<std::string>& shared) const override;
+  /// x86-64 only: the weights it stores are in the layouts oneDNN picks on
+  /// the compiling CPU, and on ARM's NEON cores oneDNN 2.6 has only
+  /// reference loops.
+  std::optional<std::string> refuse_target(Target target) const override {
+    if (target == Target::X86_64) return std::nullopt;
+    return "it stores weights in the layouts oneDNN picks on this x86-64 CPU, and oneDNN 2.6 has no fast "
+           "convolutions on ARM's NEON cores";
+  }
 };
 
 const BackendCompiler& onednn_backend_compiler();

@@ -9,7 +9,13 @@ find_library(XNNPACK_LIBRARY XNNPACK REQUIRED)
 find_library(PTHREADPOOL_LIBRARY pthreadpool REQUIRED)
 set(dir ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB xnnpack_runtime_sources CONFIGURE_DEPENDS ${dir}/runtime*.cpp ${dir}/op_table.cpp)
-edgec_add_backend(xnnpack
+# The first delegate on aarch64 (docs/architecture.md, "Targets"); on
+# x86-64 only where oneDNN is not built, which is faster there.
+set(xnnpack_default_for aarch64)
+if(NOT EDGEC_BACKEND_ONEDNN)
+  list(APPEND xnnpack_default_for x86-64)
+endif()
+edgec_add_backend(xnnpack DEFAULT_FOR ${xnnpack_default_for}
   RUNTIME_SOURCES ${xnnpack_runtime_sources}
   COMPILER_SOURCES ${dir}/partitioner.cpp ${dir}/preprocess.cpp
   RUNTIME_LIBS ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY})
