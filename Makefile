@@ -18,7 +18,7 @@ DEBIAN_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev \
   python3-torch python3-onnx python3-torchvision libdnnl-dev libxnnpack-dev libpthreadpool-dev libmimalloc-dev \
   python3-dev pybind11-dev python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 
-.PHONY: all deps build test-deps node-deps test demo clean bench fuzz test-sanitize test-tsan
+.PHONY: all deps build test-deps node-deps test demo clean bench fuzz test-sanitize test-tsan aarch64 test-aarch64
 
 all: build
 
@@ -69,6 +69,28 @@ demo: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# aarch64 (issue 30; docs/architecture.md, "Targets"): `make aarch64`
+# cross-builds the runtime, the C API, the CLI and the tests into
+# $(AARCH64_DIR) with Debian's cross toolchain, the :arm64 libraries
+# unpacked into $(AARCH64_DIR)/sysroot (tools/aarch64/sysroot.sh; nothing
+# :arm64 is installed through dpkg), and writes $(AARCH64_DIR)/emulate,
+# which runs one of its programs under qemu-user. `make test-aarch64` runs
+# the aarch64 suite (tests/aarch64.cmake) under qemu; it needs the x86-64
+# build too, whose edgec compiles the fixtures with --target aarch64.
+AARCH64_DIR ?= build-aarch64
+AARCH64_PACKAGES := g++-aarch64-linux-gnu qemu-user
+AARCH64_SYSROOT = $(abspath $(AARCH64_DIR))/sysroot
+aarch64: deps
+	$(call install_packages,$(AARCH64_PACKAGES))
+	bash tools/aarch64/sysroot.sh $(AARCH64_SYSROOT)
+	cmake -S . -B $(AARCH64_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/aarch64-linux-gnu.cmake) -DEDGEC_AARCH64_SYSROOT=$(AARCH64_SYSROOT) \
+	  -DEDGEC_HOST_EDGEC=$(abspath $(BUILD_DIR))/bin/edgec $(CMAKE_FLAGS)
+	cmake --build $(AARCH64_DIR) -j $(JOBS)
+
+test-aarch64: build aarch64 test-deps
+	cd $(AARCH64_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # `make bench`: the fixture models, the torchvision zoo and a GPT-style
 # decoder in PyTorch, ONNX Runtime 1.30.0 and 1.20.1 and edgec at 1 and 2

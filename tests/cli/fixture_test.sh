@@ -16,11 +16,8 @@ set -euo pipefail
 edgec=$1 fixtures=$2 name=$3 mode=${4:-portable}
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-valid=$($py -c "
-import json,sys
-m=json.load(open('$fixtures/manifest.json'))
-f=[x for x in m['fixtures'] if x['name']=='$name']
-print('yes' if not f or f[0].get('onnx_valid', True) else 'no')")
+source "$(dirname "${BASH_SOURCE[0]}")/fixture_lib.sh"
+
 if [ "$valid" = no ]; then
   if "$edgec" compile "$fixtures/$name.onnx" -o "$t/out.edgec" 2>"$t/err.txt"; then
     echo "expected $name to be refused"; exit 1
@@ -44,59 +41,15 @@ PY
   exit 0
 fi
 
-# Symbolic input dims (dim_params) get an upper bound of twice the largest
-# size the reference input sets use (the main one and the extra cases), so
-# the program runs with smaller-than-bound sizes.
-dim_flags=$($py -c "
-import json
-m=json.load(open('$fixtures/manifest.json'))
-size={}
-for f in m['fixtures']:
-    if f['name'] != '$name': continue
-    for inputs in [f['inputs']] + [c['inputs'] for c in f.get('cases', [])]:
-        for i in inputs:
-            for d, s in zip(i.get('onnx_shape', []), i['shape']):
-                if isinstance(d, str): size[d] = max(size.get(d, 0), s)
-print(' '.join(f'--max-dim={d}={2 * s}' for d, s in sorted(size.items())))")
-# Inputs a deployment fixes (NAME.fixed.npz, e.g. a sample rate) are given
-# at compile time, as --fix-inputs does; they leave the signature.
-fix_flags=""
-[ -f "$fixtures/$name.fixed.npz" ] && fix_flags="--fix-inputs $fixtures/$name.fixed.npz"
-dim_flags="$dim_flags $fix_flags"
-
 # The same model on the portable kernels only, with every operator in one
 # reference delegate, and with a reference backend that takes a few common
 # operators (many partitions interleaved with portable calls, constants
-# shared between them): all must match PyTorch (docs/semantics.md §4-6).
-# Floats within 1e-4 absolute or relative, integers and booleans exact, NaN
-# only where PyTorch has NaN (tests/support/compare_npz.py).
-check() {
-  $py "$compare_npz" "$1" "$2" --atol 1e-4 --rtol 1e-4 --form either --label "$3"
-}
-
-# Extra input sets (the manifest entry's cases, e.g. the other branch of an
-# `if`, other trip counts of a loop, other sequence lengths):
-# NAME.case-LABEL.inputs.npz with PyTorch's (or numpy's) outputs in
-# NAME.case-LABEL.outputs.npz. The same compiled program runs each one.
-cases=$($py -c "
-import json
-m=json.load(open('$fixtures/manifest.json'))
-print(' '.join(c['label'] for f in m['fixtures'] if f['name'] == '$name' for c in f.get('cases', [])))")
-
-# run_sets PROGRAM LABEL [ENV...]: runs PROGRAM (with the environment
-# settings ENV, as `env` takes them) on the main input set and on every
-# extra one, each compared with its outputs.
-run_sets() {
-  local program=$1 label=$2
-  shift 2
-  env "$@" "$edgec" run "$program" --inputs "$fixtures/$name.inputs.npz" --outputs "$t/out.npz"
-  check "$t/out.npz" "$fixtures/$name.outputs.npz" "$label"
-  for c in $cases; do
-    env "$@" "$edgec" run "$program" --inputs "$fixtures/$name.case-$c.inputs.npz" --outputs "$t/out.npz"
-    check "$t/out.npz" "$fixtures/$name.case-$c.outputs.npz" "$label, case-$c"
-  done
-}
-
+# shared between them): all must match PyTorch (docs/semantics.md §4-6), on
+# the main input set and on every extra one (the manifest entry's cases,
+# e.g. the other branch of an `if`, other trip counts of a loop, other
+# sequence lengths: NAME.case-LABEL.inputs.npz with PyTorch's or numpy's
+# outputs in NAME.case-LABEL.outputs.npz), compared as fixture_lib.sh's
+# check does. Symbolic input dims get fixture_lib.sh's bounds.
 if [ "$mode" = portable ]; then
   backend_lists=(none reference reference:add+mul+conv+matmul+layer_norm)
 else
@@ -106,7 +59,7 @@ for backends in "${backend_lists[@]}"; do
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/a.edgec" $dim_flags --backends "$backends"
   "$edgec" compile "$fixtures/$name.onnx" -o "$t/b.edgec" $dim_flags --backends "$backends"
   cmp "$t/a.edgec" "$t/b.edgec"
-  run_sets "$t/a.edgec" "$backends"
+  run_sets "$edgec" "$t/a.edgec" "$backends"
 done
 
 if [ "$mode" = xnnpack ]; then
@@ -128,9 +81,9 @@ fi
 # when it was free, freed when the AVX2 pass of ctest held it (a no-op on
 # an AVX2-only machine).
 if [ -n "${EDGEC_ISA:-}" ]; then
-  run_sets "$t/a.edgec" "onednn, compiled with EDGEC_ISA=$EDGEC_ISA, run on the best ISA" -u EDGEC_ISA
+  run_sets "$edgec" "$t/a.edgec" "onednn, compiled with EDGEC_ISA=$EDGEC_ISA, run on the best ISA" -u EDGEC_ISA
 else
-  run_sets "$t/a.edgec" "onednn, run held to AVX2" EDGEC_ISA=avx2
+  run_sets "$edgec" "$t/a.edgec" "onednn, run held to AVX2" EDGEC_ISA=avx2
 fi
 
 # Issue 6 acceptance: in the ACT-style and ResNet-18 fixtures every
