@@ -55,23 +55,10 @@ def evex(raw_bytes, text):
     return bool(b) and b[0] == "62"
 
 
-def leaks(path):
-    """(mangled function, instruction) for each function with EVEX code outside edgec::avx512."""
-    out = subprocess.run(["objdump", "-d", "--insn-width=15", path], check=True, capture_output=True,
-                         text=True).stdout
-    found = {}
-    func = None
-    for line in out.splitlines():
-        m = FUNC.match(line)
-        if m:
-            func = m.group(1)
-            continue
-        if func is None or ALLOWED in func or func in found:
-            continue
-        m = INSN.match(line)
-        if m and m.group(2) and evex(m.group(1), m.group(2)):
-            found[func] = m.group(2).strip()
-    return found
+def x86_wide_insn(line):
+    """The text of an EVEX-encoded instruction on this objdump line, or None."""
+    m = INSN.match(line)
+    return m.group(2).strip() if m and m.group(2) and evex(m.group(1), m.group(2)) else None
 
 
 ARM_ALLOWED = "5edgec6armv82"
@@ -87,9 +74,25 @@ def armv82_only(mnemonic, operands):
             and bool(ARM_FP16_OPERAND.search(operands.split("//")[0])))
 
 
-def leaks_aarch64(path, objdump="aarch64-linux-gnu-objdump"):
-    """(mangled function, instruction) for each function with ARMv8.2 code outside edgec::armv82."""
-    out = subprocess.run([objdump, "-d", path], check=True, capture_output=True, text=True).stdout
+def arm_wide_insn(line):
+    """The text of a float16-arithmetic or dot-product instruction on this objdump line, or None."""
+    m = ARM_INSN.match(line)
+    return (m.group(1) + " " + m.group(2)).strip() if m and armv82_only(m.group(1), m.group(2)) else None
+
+
+# Per architecture: objdump's command, the mangled namespace of the wide
+# build (in any symbol that names it), what a wide instruction is, and the
+# words of the report.
+ARCHS = {
+    "x86-64": (["objdump", "-d", "--insn-width=15"], ALLOWED, x86_wide_insn, "AVX-512", "edgec::avx512"),
+    "aarch64": (["aarch64-linux-gnu-objdump", "-d"], ARM_ALLOWED, arm_wide_insn, "ARMv8.2", "edgec::armv82"),
+}
+
+
+def leaks(path, arch="x86-64"):
+    """(mangled function, instruction) for each function with wide-build code outside its namespace."""
+    objdump, allowed, wide_insn = ARCHS[arch][:3]
+    out = subprocess.run(objdump + [path], check=True, capture_output=True, text=True).stdout
     found = {}
     func = None
     for line in out.splitlines():
@@ -97,11 +100,11 @@ def leaks_aarch64(path, objdump="aarch64-linux-gnu-objdump"):
         if m:
             func = m.group(1)
             continue
-        if func is None or ARM_ALLOWED in func or func in found:
+        if func is None or allowed in func or func in found:
             continue
-        m = ARM_INSN.match(line)
-        if m and armv82_only(m.group(1), m.group(2)):
-            found[func] = (m.group(1) + " " + m.group(2)).strip()
+        insn = wide_insn(line)
+        if insn:
+            found[func] = insn
     return found
 
 
@@ -112,25 +115,15 @@ def demangle(names):
     return r.stdout.splitlines() if r.returncode == 0 else names
 
 
-def no_leak(files):
+def no_leak(files, arch="x86-64"):
+    what, namespace = ARCHS[arch][3:]
     bad = 0
     for path in files:
-        found = leaks(path)
+        found = leaks(path, arch)
         for (func, insn), pretty in zip(found.items(), demangle(list(found))):
-            print(f"{path}: {pretty} ({func}) holds an AVX-512 instruction outside edgec::avx512: {insn}")
+            print(f"{path}: {pretty} ({func}) holds an {what} instruction outside {namespace}: {insn}")
             bad += 1
-        print(f"{path}: {len(found)} function(s) with AVX-512 code outside edgec::avx512")
-    return 1 if bad else 0
-
-
-def no_leak_aarch64(files):
-    bad = 0
-    for path in files:
-        found = leaks_aarch64(path)
-        for (func, insn), pretty in zip(found.items(), demangle(list(found))):
-            print(f"{path}: {pretty} ({func}) holds an ARMv8.2 instruction outside edgec::armv82: {insn}")
-            bad += 1
-        print(f"{path}: {len(found)} function(s) with ARMv8.2 code outside edgec::armv82")
+        print(f"{path}: {len(found)} function(s) with {what} code outside {namespace}")
     return 1 if bad else 0
 
 
@@ -150,7 +143,7 @@ def self_test_aarch64(cxx):
             with open(src, "w") as f:
                 f.write(AARCH64_SELF_TEST_SOURCE % ns)
             subprocess.run([cxx, "-O3", "-march=armv8.2-a+fp16+dotprod", "-c", src, "-o", obj], check=True)
-            results[ns] = leaks_aarch64(obj)
+            results[ns] = leaks(obj, "aarch64")
         if results["armv82"]:
             print("self-test: code in edgec::armv82 was flagged:", results["armv82"])
             return 1
@@ -236,7 +229,7 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "self-test":
         return self_test(sys.argv[2])
     if len(sys.argv) >= 3 and sys.argv[1] == "no-leak-aarch64":
-        return no_leak_aarch64(sys.argv[2:])
+        return no_leak(sys.argv[2:], "aarch64")
     if len(sys.argv) == 3 and sys.argv[1] == "self-test-aarch64":
         return self_test_aarch64(sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[1] == "flags":
