@@ -9,7 +9,9 @@ import subprocess
 import catalog
 
 SECTION = "## Models vs PyTorch and ONNX Runtime"
-ISA_FLAGS = ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile")
+ISA_FLAGS = ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "avx_vnni", "amx_tile",
+             # aarch64's /proc/cpuinfo "Features": NEON, float16 arithmetic, dot product, SVE, int8 and bf16 matmul
+             "asimd", "fphp", "asimdhp", "asimddp", "sve", "i8mm", "bf16")
 
 
 def edgec_key(backend):
@@ -249,14 +251,16 @@ def cpu_description():
         for line in f:
             if line.startswith("model name") and cpu == "?":
                 cpu = line.split(":", 1)[1].strip()
-            elif line.startswith("flags") and not flags:
+            elif line.startswith("CPU part") and cpu == "?":  # aarch64: the core's part number
+                cpu = f"{platform.machine()} CPU part {line.split(':', 1)[1].strip()}"
+            elif line.startswith(("flags", "Features")) and not flags:
                 flags = set(line.split(":", 1)[1].split())
     isa = ", ".join(f for f in ISA_FLAGS if f in flags) or "none of " + ", ".join(ISA_FLAGS)
     return f"{cpu}, {os.cpu_count()} cores ({isa}), Linux {platform.release()}"
 
 
 def machine_description(entries, args):
-    blas = os.path.realpath("/etc/alternatives/libblas.so.3-x86_64-linux-gnu")
+    blas = os.path.realpath(f"/etc/alternatives/libblas.so.3-{platform.machine()}-linux-gnu")
     torch_v = next((r["torch_version"] for e in entries for r in e.get("systems", {}).values()
                     if "torch_version" in r), "?")
     tv_v = next((r["torchvision_version"] for e in entries for r in e.get("systems", {}).values()

@@ -82,11 +82,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "warning: missing Debian packages; as root run: apt-get install -y ${missing[*]}" >&2
   fi
 fi
-blas=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || echo none)
+# The multiarch triple of this machine (x86_64-linux-gnu, aarch64-linux-gnu):
+# the benchmark runs unchanged on an aarch64 device.
+triple=$(gcc -dumpmachine 2>/dev/null || echo "$(uname -m)-linux-gnu")
+blas=$(readlink -f "/etc/alternatives/libblas.so.3-$triple" 2>/dev/null || echo none)
 case $blas in
   *openblas-pthread*) ;;
   *) echo "warning: libblas.so.3 is $blas, not OpenBLAS (pthread): PyTorch's figures will be too slow;" \
-          "see update-alternatives --display libblas.so.3-x86_64-linux-gnu" >&2 ;;
+          "see update-alternatives --display libblas.so.3-$triple" >&2 ;;
 esac
 command -v node >/dev/null && command -v npm >/dev/null || { echo "error: node and npm are needed for ONNX Runtime" >&2; exit 1; }
 
