@@ -36,9 +36,12 @@ size_t count(const std::vector<std::string>& names, const std::string& name) {
 // sample fails the test, so an operator cannot enter the table untested.
 std::map<std::string, TableSample> table_samples() {
   std::map<std::string, TableSample> s;
+  // 2-D, and 1-D (%y1, as 2-D over an image of height 1).
   s["conv"] = {[](Ir& ir) {
     ir.input("x", {1, 4, 9, 9}).constant("w", {6, 4, 3, 3}).constant("b", {6});
     ir.op("%y = edge.conv.default(%x, %w, %b, stride = [2, 2], padding = [1, 1]) : f32[1, 6, 5, 5]");
+    ir.input("x1", {2, 4, 15}).constant("w1", {6, 4, 3}).constant("b1", {6});
+    ir.op("%y1 = edge.conv.default(%x1, %w1, %b1, stride = [2], padding = [1]) : f32[2, 6, 8]");
   }, 1e-4};
   s["matmul"] = {[](Ir& ir) {
     ir.input("a", {2, 4, 5}).constant("w", {5, 6});
@@ -75,7 +78,9 @@ TEST(XnnpackTable, EveryOperatorIsBuiltAndMatchesThePortableKernel) {
   std::vector<std::string> rows;
   for (const xnnpack::OpRow& row : xnnpack::op_table()) rows.emplace_back(row.name);
   // Each sample with its tolerance: 1e-4 for conv and matmul, which XNNPACK sums in another order.
-  expect_every_row_matches(rows, table_samples(), "xnnpack");
+  expect_every_row_matches(rows, table_samples(), "xnnpack", [](const std::string& op) {
+    return op == "conv" ? std::vector<std::string>{"y", "y1"} : std::vector<std::string>{"y"};
+  });
 }
 
 // ---- what the delegate does ---------------------------------------------------------------
@@ -90,6 +95,29 @@ TEST(Xnnpack, GroupedAndDepthwiseConv) {
         "f32[2, 4, 6, 7]");
   ir.op("%d = edge.conv.default(%x, %wd, %bd, stride = [2, 2], padding = [1, 1], groups = 6) : f32[2, 12, 5, 4]");
   expect_xnnpack(ir, {"g", "d"}, {"conv"});
+}
+
+// 1-D convolutions (N, C, L) as 2-D ones of height 1: grouped (2 groups of
+// 3 input channels) and dilated with asymmetric padding and a fused relu,
+// depthwise (two outputs per channel) and pointwise after it; the NLC
+// values go from step to step (an add with a per-channel constant, a
+// concat on channels) with one conversion in and none between. (The table
+// walk's sample has a strided one.)
+TEST(Xnnpack, Conv1d) {
+  Ir ir;
+  ir.input("x", {2, 6, 23}).constant("wg", {4, 3, 3}).constant("bg", {4});
+  ir.constant("wd", {12, 1, 5}).constant("wp", {4, 12, 1}).constant("k", {4, 1});
+  ir.op("%g = edge.conv.default(%x, %wg, %bg, padding = [3, 1], dilation = [2], groups = 2) : f32[2, 4, 23]");
+  ir.op("%r = edge.relu.default(%g) : f32[2, 4, 23]");
+  ir.op("%d = edge.conv.default(%x, %wd, padding = [2], groups = 6) : f32[2, 12, 23]");
+  ir.op("%p = edge.conv.default(%d, %wp) : f32[2, 4, 23]");
+  ir.op("%a = edge.add.Tensor(%p, %k) : f32[2, 4, 23]");
+  ir.op("%y = edge.concat.default([%r, %a], dim = 1) : f32[2, 8, 23]");
+  const RunResult got = expect_xnnpack(ir, {"y"}, {"conv", "add", "concat"});
+  EXPECT_EQ(got.portable, 0u);
+  EXPECT_EQ(count(got.steps, "conv+relu"), 1u);
+  EXPECT_EQ(count(got.steps, "nchw to nhwc"), 1u) << ::testing::PrintToString(got.steps);
+  EXPECT_EQ(count(got.steps, "nhwc to nchw"), 0u);
 }
 
 // A relu and a clamp after a convolution, a linear layer's bias add and
@@ -251,8 +279,9 @@ TEST(Xnnpack, RefusalReasons) {
             "conv weights (input 1) are not a constant (XNNPACK packs them at init)");
   EXPECT_EQ(reason_for(one_op("x:f32[2, 5]; w:f32[5, 3]", "%y = edge.matmul.default(%x, %w) : f32[2, 3]")),
             "matmul weights (input 1) are not a constant (XNNPACK packs them at init)");
-  EXPECT_EQ(reason_for(one_op("x:f32[1, 3, 8]; w:f32[4, 3, 3]", "%y = edge.conv.default(%x, %w) : f32[1, 4, 6]")),
-            "conv of a rank-3 input (XNNPACK's convolutions are 2-D)");
+  EXPECT_EQ(reason_for(one_op("x:f32[1, 3, 4, 4, 4]; w:f32[4, 3, 3, 3, 3]",
+                              "%y = edge.conv.default(%x, %w) : f32[1, 4, 2, 2, 2]")),
+            "conv of a rank-5 input (XNNPACK's convolutions are 2-D, or 1-D as 2-D)");
   EXPECT_EQ(reason_for(one_op("x:f32[2, 5, 7]", "%y = edge.softmax.default(%x, dim = 1) : f32[2, 5, 7]")),
             "softmax along dim 1 of rank 3 (XNNPACK's is over the last axis, or channels)");
   EXPECT_EQ(reason_for(one_op("x:f32[1, 3, 8, 8]",

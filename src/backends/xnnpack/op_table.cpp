@@ -23,13 +23,15 @@ std::string num(int64_t v) { return std::to_string(v); }
 
 // ---- support checks: what each operator needs beyond static shapes and dtypes ----
 
+// 2-D, and 1-D as 2-D over an image of height 1.
 Reason check_conv(const CallView& call) {
   const size_t rank = call.inputs[0].size();
-  if (rank != 4) return "conv of a rank-" + num(static_cast<int64_t>(rank)) + " input (XNNPACK's convolutions are 2-D)";
+  if (rank != 3 && rank != 4)
+    return "conv of a rank-" + num(static_cast<int64_t>(rank)) + " input (XNNPACK's convolutions are 2-D, or 1-D as 2-D)";
   if (!call.constant[1]) return std::string("conv weights (input 1) are not a constant (XNNPACK packs them at init)");
   if (call.inputs.size() > 2 && !call.constant[2])
     return std::string("conv bias (input 2) is not a constant (XNNPACK packs it at init)");
-  if (!spatial_sizes_ok(call.attrs, {"stride", "dilation", "padding"}, 2) ||
+  if (!spatial_sizes_ok(call.attrs, {"stride", "dilation", "padding"}, rank - 2) ||
       !spatial_values_in(call.attrs, {"stride", "dilation", "padding"}, 0, INT32_MAX))
     return std::string("conv geometry out of XNNPACK's range");
   return std::nullopt;

@@ -43,15 +43,21 @@ bool xnnpack_ready() {
   return ready;
 }
 
-// A rank-4 shape whose NCHW and NHWC orders are the same bytes (one
-// channel, or one pixel): no conversion between them.
-bool same_in_both(const std::vector<int64_t>& s) { return s.size() == 4 && (s[1] == 1 || s[2] * s[3] == 1); }
+// The pixels of a rank-3 or rank-4 shape (L, or H * W).
+int64_t pixels(const std::vector<int64_t>& s) { return s.size() == 4 ? s[2] * s[3] : s[2]; }
 
-// Between NCHW and NHWC, one image at a time; `to_nhwc` says which way.
-// Elements are moved as bytes of their size (f32 or f16).
+// A rank-3 or rank-4 shape whose channels-first and channels-last orders
+// are the same bytes (one channel, or one pixel): no conversion between
+// them.
+bool same_in_both(const std::vector<int64_t>& s) {
+  return (s.size() == 3 || s.size() == 4) && (s[1] == 1 || pixels(s) == 1);
+}
+
+// Between NCHW and NHWC (NCL and NLC), one image at a time; `to_nhwc`
+// says which way. Elements are moved as bytes of their size (f32 or f16).
 template <typename T>
 void convert_layout(const std::byte* src, std::byte* dst, const std::vector<int64_t>& shape, bool to_nhwc) {
-  const int64_t n = shape[0], c = shape[1], hw = shape[2] * shape[3];
+  const int64_t n = shape[0], c = shape[1], hw = pixels(shape);
   const auto* in = reinterpret_cast<const T*>(src);
   auto* out = reinterpret_cast<T*>(dst);
   for (int64_t i = 0; i < n; ++i, in += c * hw, out += c * hw)
@@ -130,8 +136,8 @@ Place Delegate::nhwc(int32_t slot) {
     touch(st.nhwc);
     return st.nhwc;
   }
-  require(st.shape.size() == 4, "reads slot " + str(slot) + " of rank " + str(static_cast<int64_t>(st.shape.size())) +
-                                    " as NHWC");
+  require(st.shape.size() == 3 || st.shape.size() == 4,
+          "reads slot " + str(slot) + " of rank " + str(static_cast<int64_t>(st.shape.size())) + " as NHWC");
   if (same_in_both(st.shape)) return st.nhwc = plain(slot, true);
   if (st.kind == SlotKind::Constant || st.kind == SlotKind::State) {
     std::byte* laid = own(st.nbytes());
@@ -157,8 +163,8 @@ Place Delegate::define(int32_t slot, Layout layout) {
   // Values are written once, and never inputs or constants.
   require(st.kind == SlotKind::Activation && !st.plain.present() && !st.nhwc.present(),
           "writes slot " + str(slot) + ", which is an input, a constant or written before");
-  require(layout == Layout::Plain || st.shape.size() == 4, "writes slot " + str(slot) + " of rank " +
-                                                               str(static_cast<int64_t>(st.shape.size())) + " as NHWC");
+  require(layout == Layout::Plain || st.shape.size() == 3 || st.shape.size() == 4,
+          "writes slot " + str(slot) + " of rank " + str(static_cast<int64_t>(st.shape.size())) + " as NHWC");
   Place p{static_cast<int32_t>(buffers.size())};
   buffers.push_back({st.nbytes() + XNN_EXTRA_BYTES});
   if (layout == Layout::Nhwc || same_in_both(st.shape)) st.nhwc = p;

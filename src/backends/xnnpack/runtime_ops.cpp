@@ -80,18 +80,38 @@ uint32_t u32(int64_t v, const std::string& what) {
   return static_cast<uint32_t>(v);
 }
 
+// A 1-D geometry (one entry per attribute) as the 2-D one of an image of
+// height 1: no padding, stride or dilation along H.
+void as_height_one(std::vector<int64_t>& v, int64_t h) {
+  if (v.size() == 1) v.insert(v.begin(), h);
+}
+
 }  // namespace
+// A 2-D convolution, or a 1-D one (N, C, L; weights O, C/g, K) as a 2-D
+// one over an image of height 1, whose NHWC is N, L, C.
 Error build_conv(Ctx& c) {
   const int32_t x = c.input(0), w = c.input(1), y = c.output();
-  const auto& xs = c.shape(x);
-  const auto& ws = c.shape(w);
-  require(xs.size() == 4 && ws.size() == 4 && c.shape(y).size() == 4, "is not a 2-D convolution");
+  const auto& x_ir = c.shape(x);
+  const auto& w_ir = c.shape(w);
+  const size_t rank = x_ir.size();
+  require((rank == 3 || rank == 4) && w_ir.size() == rank && c.shape(y).size() == rank,
+          "is not a 1-D or 2-D convolution");
   require(c.is_constant(w), "has weights that are not a constant");
   const Attrs& a = c.in().attrs;
-  require(spatial_sizes_ok(a, {"stride", "dilation", "padding"}, 2), "has spatial attributes of the wrong length");
-  const auto stride = spatial_ints(a, "stride", 2, 1), dilation = spatial_ints(a, "dilation", 2, 1);
+  const size_t nd = rank - 2;
+  require(spatial_sizes_ok(a, {"stride", "dilation", "padding"}, nd), "has spatial attributes of the wrong length");
+  auto stride = spatial_ints(a, "stride", nd, 1), dilation = spatial_ints(a, "dilation", nd, 1);
   std::vector<int64_t> pb, pe;
-  spatial_padding(a, 2, pb, pe);
+  spatial_padding(a, nd, pb, pe);
+  std::vector<int64_t> xs = x_ir, ws = w_ir;
+  if (nd == 1) {
+    xs.insert(xs.begin() + 2, 1);
+    ws.insert(ws.begin() + 2, 1);
+    as_height_one(stride, 1);
+    as_height_one(dilation, 1);
+    as_height_one(pb, 0);
+    as_height_one(pe, 0);
+  }
   const int64_t groups = attr(c, "groups").int_value(a);
   require(groups >= 1 && xs[1] % groups == 0 && ws[0] % groups == 0 && ws[1] * groups == xs[1],
           "has weights " + shape_string(ws) + " that do not fit input " + shape_string(xs) + " in " + str(groups) +
@@ -502,20 +522,28 @@ Error build_unary(Ctx& c) {
 
 namespace {
 
+// A rank-3 or rank-4 shape in channels-last order: N, L, C or N, H, W, C.
+std::vector<int64_t> channels_last(std::vector<int64_t> shape) {
+  std::rotate(shape.begin() + 1, shape.begin() + 2, shape.end());
+  return shape;
+}
+
 // The shape XNNPACK reads operand `s` with for a result of rank `rank` in
-// `layout`: numpy's, or in NHWC the rank-4 shape's N, H, W, C.
+// `layout`: numpy's, or in NHWC the shape's channels-last order.
 std::vector<size_t> operand_shape(const std::vector<int64_t>& shape, size_t rank, Layout layout) {
   std::vector<int64_t> full(rank - shape.size(), 1);
   full.insert(full.end(), shape.begin(), shape.end());
-  if (layout == Layout::Nhwc) full = {full[0], full[2], full[3], full[1]};
+  if (layout == Layout::Nhwc) full = channels_last(full);
   return std::vector<size_t>(full.begin(), full.end());
 }
 
-// Whether `shape`, padded to rank 4, has the same bytes in NCHW and NHWC.
-bool same_bytes_nhwc(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> full(4 - std::min<size_t>(4, shape.size()), 1);
+// Whether `shape`, padded to `rank` (3 or 4), has the same bytes
+// channels-first and channels-last.
+bool same_bytes_nhwc(const std::vector<int64_t>& shape, size_t rank) {
+  if (shape.size() > rank) return false;
+  std::vector<int64_t> full(rank - shape.size(), 1);
   full.insert(full.end(), shape.begin(), shape.end());
-  return full.size() == 4 && (full[1] == 1 || full[2] * full[3] == 1);
+  return full[1] == 1 || numel(full) == full[0] * full[1];
 }
 
 }  // namespace
@@ -526,16 +554,17 @@ Error build_binary(Ctx& c) {
   require(ys.size() <= XNN_MAX_TENSOR_DIMS && c.shape(a).size() <= ys.size() && c.shape(b).size() <= ys.size(),
           "has operands of a rank XNNPACK does not broadcast");
   const bool half = is_half(c, y);
-  // NHWC where an operand is held only so and the other reads the same in
-  // both layouts (or is rank 4 too): no conversion back to plain.
+  // NHWC (NLC) where an operand is held only so and the other reads the
+  // same in both layouts (or is of the result's rank too): no conversion
+  // back to plain.
   Layout layout = Layout::Plain;
-  if (ys.size() == 4 && (c.d.in_nhwc(a) || c.d.in_nhwc(b))) {
+  if ((ys.size() == 3 || ys.size() == 4) && (c.d.in_nhwc(a) || c.d.in_nhwc(b))) {
     bool ok = true;
-    for (int32_t s : {a, b}) ok = ok && (c.shape(s).size() == 4 || same_bytes_nhwc(c.shape(s)));
+    for (int32_t s : {a, b}) ok = ok && (c.shape(s).size() == ys.size() || same_bytes_nhwc(c.shape(s), ys.size()));
     if (ok) layout = Layout::Nhwc;
   }
   auto operand = [&](int32_t s) {
-    return layout == Layout::Nhwc && c.shape(s).size() == 4 ? c.d.nhwc(s) : c.d.plain(s);
+    return layout == Layout::Nhwc && c.shape(s).size() == ys.size() ? c.d.nhwc(s) : c.d.plain(s);
   };
   const bool ranged = op == "add" || op == "sub" || op == "mul" || op == "div";
   Range range{-kInf, kInf};
@@ -605,7 +634,7 @@ Error build_concat(Ctx& c) {
   if (axis < 0) axis += rank;
   require(axis >= 0 && axis < rank, "concatenates along axis " + str(axis) + " of a rank-" + str(rank) + " result");
   const auto operands = c.in().inputs;
-  bool nhwc = rank == 4;
+  bool nhwc = rank == 3 || rank == 4;
   bool any_nhwc = false;
   for (int32_t s : operands) {
     require(c.shape(s).size() == ys.size(), "concatenates operands of another rank");
@@ -616,8 +645,8 @@ Error build_concat(Ctx& c) {
   std::vector<int64_t> phys = ys;
   int64_t phys_axis = axis;
   if (nhwc) {
-    phys = {ys[0], ys[2], ys[3], ys[1]};
-    phys_axis = axis == 0 ? 0 : axis == 1 ? 3 : axis - 1;
+    phys = channels_last(ys);
+    phys_axis = axis == 0 ? 0 : axis == 1 ? rank - 1 : axis - 1;
   }
   int64_t outer = 1, inner_total = 1;
   for (int64_t i = 0; i < phys_axis; ++i) outer *= phys[static_cast<size_t>(i)];

@@ -109,7 +109,7 @@ struct Delegate final : DelegateHandle {
   /// of a delegate input is made for it once). Adds the conversion or copy
   /// step where the value is not held so yet.
   Place plain(int32_t slot, bool stable = true);
-  /// `slot` (rank 4) held in NHWC at an address that never moves.
+  /// `slot` (rank 3 or 4) held in NHWC (NLC) at an address that never moves.
   Place nhwc(int32_t slot);
   /// Whether `slot` is held in NHWC and not plain: the form a layout-free
   /// step (elementwise) keeps.
