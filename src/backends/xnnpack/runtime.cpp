@@ -5,6 +5,10 @@
 // and sets every operator up on them. execute binds the caller's tensors,
 // runs the steps and writes the outputs: no allocation, no exception.
 //
+// float16: natively where the instruction set has float16 arithmetic and
+// XNNPACK creates the f16 operators, else the handle runs in f32 inside
+// (runtime_state.h, runtime_f16.cpp).
+//
 // Threads: one pthreadpool per handle, of the Method's thread count (none
 // for one thread); a run held to one thread by the caller's cap
 // (base/thread_cap.h) runs the same operators without the pool.
@@ -13,10 +17,12 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "backends/xnnpack/runtime_state.h"
 #include "base/memory_limit.h"
 #include "base/thread_cap.h"
+#include "kernels/isa.h"
 
 namespace edgec::runtime {
 namespace xnnpack {
@@ -190,7 +196,7 @@ void Delegate::add_op(xnn_status status, xnn_operator_t op, const char* create,
                       std::function<xnn_status(xnn_operator_t)> setup, std::string what, std::string name) {
   if (status != xnn_status_success) {
     if (op) xnn_delete_operator(op);
-    throw XnnpackRefused(std::string(create) + ": " + status_name(status));
+    throw XnnpackRefused(std::string(create) + ": " + status_name(status), status);
   }
   Step step;
   step.op = op;
@@ -220,17 +226,22 @@ Error init_slots(Delegate& d, const Program& p) {
   for (const Slot& s : p.slots()) {
     SlotState& st = d.slots.emplace_back();
     EDGEC_TRY(static_slot_shape("xnnpack", p, d.slots.size() - 1, limit, st.shape));
-    st.dtype = s.type.dtype;
+    st.edge_dtype = s.type.dtype;
+    st.dtype = d.f16_as_f32 && s.type.dtype == DType::Float16 ? DType::Float32 : s.type.dtype;
     st.kind = s.kind;
     st.bytes = dtype_size(st.dtype);
     for (int64_t n : st.shape) st.bytes *= static_cast<size_t>(n);
     if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) st.data = s.data;
   }
+  if (d.f16_as_f32) widen_constants(d);
   for (const IoSlot& io : p.inputs()) {
     d.inputs.push_back(io.slot);
-    d.slots[static_cast<size_t>(io.slot)].plain = {.input = io.slot};
-    // Where a strided input is packed; pages are touched only if one comes.
-    d.staging.emplace_back(new std::byte[d.slots[static_cast<size_t>(io.slot)].nbytes()]);
+    SlotState& st = d.slots[static_cast<size_t>(io.slot)];
+    st.plain = {.input = io.slot};
+    // Where a strided input is packed (an f16 one held in f32: every
+    // input, which XNNPACK widens from here); pages are touched only if one
+    // comes.
+    d.staging.emplace_back(new std::byte[st.edge_nbytes() + XNN_EXTRA_BYTES]);
   }
   for (const IoSlot& io : p.outputs()) d.outputs.push_back(io.slot);
   // Who reads what, for fusion: a value folds into its producer's operator
@@ -256,9 +267,11 @@ Error init_slots(Delegate& d, const Program& p) {
 Error plan_and_setup(Delegate& d) {
   // The outputs are read after the last step.
   const int end = static_cast<int>(d.steps.size());
-  for (int32_t s : d.outputs)
-    for (const Place* p : {&d.slots[static_cast<size_t>(s)].plain, &d.slots[static_cast<size_t>(s)].nhwc})
+  for (int32_t s : d.outputs) {
+    const SlotState& st = d.slots[static_cast<size_t>(s)];
+    for (const Place* p : {&st.plain, &st.nhwc, &st.edge})
       if (p->buffer >= 0) extend_life(d.buffers[static_cast<size_t>(p->buffer)], end, end);
+  }
   const size_t total = place_buffers(d.buffers);
   if (const uint64_t limit = memory_limit(); total > limit)
     return fail(Error::OutOfMemory, "the xnnpack delegate's activation memory of " + str(static_cast<int64_t>(total)) +
@@ -276,44 +289,101 @@ Error plan_and_setup(Delegate& d) {
   return Error::Ok;
 }
 
-Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data, int num_threads) {
-  if (!xnnpack_ready()) return fail(Error::NotSupported, "xnnpack: XNNPACK does not initialize on this CPU");
-  EDGEC_TRY(check_thread_count("xnnpack", num_threads));
-  std::unique_ptr<Delegate> d(new (std::nothrow) Delegate());
-  if (!d) return fail(Error::OutOfMemory, "cannot allocate an xnnpack delegate handle");
-  d->threads = num_threads;
-  // Never more threads than the Method's; one runs without a pool.
-  if (num_threads > 1 && !(d->pool = pthreadpool_create(static_cast<size_t>(num_threads))))
-    return fail(Error::OutOfMemory, "xnnpack: cannot create a pool of " + str(num_threads) + " threads");
-  auto loaded = Program::load_payload(payload, named_data);
-  if (!loaded.ok()) return loaded.error();
-  const Program& p = **loaded;
-  EDGEC_TRY(init_slots(*d, p));
-  const auto instructions = p.instructions();
-  for (size_t i = 0; i < instructions.size(); ++i) {
-    if (d->fused[i]) continue;
-    const std::string what = "xnnpack: instruction " + str(static_cast<int64_t>(i)) + " (" + instructions[i].op + ")";
+// Whether an instruction reads or writes an f16 value (held in f32 when
+// the handle is f16_as_f32).
+bool touches_f16(const Delegate& d, const Instruction& in) {
+  for (const auto* list : {&in.inputs, &in.outputs})
+    for (int32_t s : *list)
+      if (s >= 0 && static_cast<size_t>(s) < d.slots.size() && d.slots[static_cast<size_t>(s)].widened()) return true;
+  return false;
+}
+
+// Builds `d` (its pool and f16_as_f32 set) from `p`: every instruction's
+// steps, then the buffers and the operators' setup. `f16_refused`: an f16
+// operator's create failed for want of hardware support, which init
+// answers by building the handle again in f32.
+Error build_delegate(Delegate& d, const Program& p, bool& f16_refused) {
+  EDGEC_TRY(init_slots(d, p));
+  // What a builder throws, as init's Error naming `what`.
+  auto guarded = [&](const std::string& what, auto&& build) -> Error {
     try {
-      const size_t first = d->steps.size();
-      Ctx c{*d, p, i};
-      EDGEC_TRY(build_instruction(c));
-      d->finish_instruction(first);
+      return build();
     } catch (const XnnpackRefused& e) {
+      f16_refused = e.status == xnn_status_unsupported_hardware;
       return fail(Error::NotSupported, what + ": XNNPACK cannot build it: " + e.what());
     } catch (const InvalidPayload& e) {
       return fail(Error::InvalidProgram, what + ": " + e.what());
     } catch (const std::out_of_range&) {
       return fail(Error::InvalidProgram, what + " reads a slot the program does not have");
     }
+  };
+  if (d.f16_as_f32)
+    EDGEC_TRY(guarded("xnnpack: the f16 inputs", [&] {
+      add_input_widening(d);
+      return Error::Ok;
+    }));
+  const auto instructions = p.instructions();
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    if (d.fused[i]) continue;
+    const size_t first = d.steps.size();
+    EDGEC_TRY(guarded("xnnpack: instruction " + str(static_cast<int64_t>(i)) + " (" + instructions[i].op + ")", [&] {
+      Ctx c{d, p, i};
+      EDGEC_TRY(build_instruction(c));
+      d.finish_instruction(first);
+      return Error::Ok;
+    }));
+    // edgec bench --profile says which steps compute f16 in f32.
+    if (d.f16_as_f32 && touches_f16(d, instructions[i]))
+      for (size_t k = first; k < d.steps.size(); ++k) d.steps[k].name += kAsF32Suffix;
   }
-  EDGEC_TRY(plan_and_setup(*d));
-  // The analysis for fusion is not needed past init, nor is the Program:
-  // constants were packed or copied, the rest lives in the delegate.
-  d->readers = {};
-  d->reader = {};
-  d->is_output = {};
-  d->fused = {};
-  return static_cast<void*>(static_cast<DelegateHandle*>(d.release()));
+  if (d.f16_as_f32)
+    EDGEC_TRY(guarded("xnnpack: the f16 outputs", [&] {
+      add_output_narrowing(d);
+      return Error::Ok;
+    }));
+  EDGEC_TRY(plan_and_setup(d));
+  // The analysis for fusion is not needed past init, nor is the Program,
+  // nor the widened constants: XNNPACK packed them, or they were copied.
+  d.readers = {};
+  d.reader = {};
+  d.is_output = {};
+  d.fused = {};
+  d.widened.clear();
+  return Error::Ok;
+}
+
+Result<void*> init_delegate(std::span<const std::byte> payload, const NamedDataMap& named_data, int num_threads) {
+  if (!xnnpack_ready()) return fail(Error::NotSupported, "xnnpack: XNNPACK does not initialize on this CPU");
+  EDGEC_TRY(check_thread_count("xnnpack", num_threads));
+  auto loaded = Program::load_payload(payload, named_data);
+  if (!loaded.ok()) return loaded.error();
+  const Program& p = **loaded;
+  const bool has_f16 = std::any_of(p.slots().begin(), p.slots().end(),
+                                   [](const Slot& s) { return s.type.dtype == DType::Float16; });
+  // f16 natively only where the instruction set computes it (EDGEC_ISA=neon
+  // and x86-64 do not); else, or where XNNPACK refuses the f16 operators
+  // on this CPU after all, in f32.
+  bool as_f32 = has_f16 && !kernel_isa_has_f16_arithmetic();
+  pthreadpool_t pool = nullptr;
+  for (;;) {
+    std::unique_ptr<Delegate> d(new (std::nothrow) Delegate());
+    if (!d) {
+      if (pool) pthreadpool_destroy(pool);
+      return fail(Error::OutOfMemory, "cannot allocate an xnnpack delegate handle");
+    }
+    d->threads = num_threads;
+    d->f16_as_f32 = as_f32;
+    d->pool = pool;  // The handle owns it from here.
+    // Never more threads than the Method's; one runs without a pool.
+    if (num_threads > 1 && !d->pool && !(d->pool = pthreadpool_create(static_cast<size_t>(num_threads))))
+      return fail(Error::OutOfMemory, "xnnpack: cannot create a pool of " + str(num_threads) + " threads");
+    bool f16_refused = false;
+    const Error e = build_delegate(*d, p, f16_refused);
+    if (e == Error::Ok) return static_cast<void*>(static_cast<DelegateHandle*>(d.release()));
+    if (as_f32 || !has_f16 || !f16_refused) return e;
+    as_f32 = true;
+    pool = std::exchange(d->pool, nullptr);  // Kept for the second build.
+  }
 }
 
 }  // namespace
@@ -322,8 +392,12 @@ Error Delegate::run(std::span<const Tensor* const> in, std::span<Tensor* const> 
   for (size_t i = 0; i < in.size(); ++i) {
     const Tensor& t = *in[i];
     SlotState& st = slots[static_cast<size_t>(inputs[i])];
-    EDGEC_TRY(check_input("xnnpack", i, t, st.dtype, st.shape));
-    if (t.is_contiguous()) {
+    EDGEC_TRY(check_input("xnnpack", i, t, st.edge_dtype, st.shape));
+    if (st.widened()) {
+      // XNNPACK widens it from staging, where its operator was set up.
+      if (t.is_contiguous()) std::memcpy(staging[i].get(), t.data, st.edge_nbytes());
+      else pack_contiguous(t, staging[i].get());
+    } else if (t.is_contiguous()) {
       st.data = static_cast<const std::byte*>(t.data);
     } else {
       pack_contiguous(t, staging[i].get());
@@ -333,9 +407,10 @@ Error Delegate::run(std::span<const Tensor* const> in, std::span<Tensor* const> 
   for (size_t i = 0; i < out.size(); ++i) {
     const SlotState& st = slots[static_cast<size_t>(outputs[i])];
     Tensor& t = *out[i];
-    if (t.dtype != st.dtype)
+    if (t.dtype != st.edge_dtype)
       return fail(Error::InvalidType, "xnnpack: output " + str(static_cast<int64_t>(i)) + ": expected " +
-                                          std::string(dtype_name(st.dtype)) + ", got " + std::string(dtype_name(t.dtype)));
+                                          std::string(dtype_name(st.edge_dtype)) + ", got " +
+                                          std::string(dtype_name(t.dtype)));
     EDGEC_TRY(t.resize(st.shape));
   }
   // Held to one thread by the caller's cap: the operators run without the pool.
@@ -354,7 +429,8 @@ Error Delegate::run(std::span<const Tensor* const> in, std::span<Tensor* const> 
   for (size_t i = 0; i < out.size(); ++i) {
     const SlotState& st = slots[static_cast<size_t>(outputs[i])];
     auto* dst = static_cast<std::byte*>(out[i]->data);
-    if (st.plain.present()) std::memcpy(dst, at(st.plain), st.nbytes());
+    if (st.edge.present()) std::memcpy(dst, at(st.edge), st.edge_nbytes());
+    else if (st.plain.present()) std::memcpy(dst, at(st.plain), st.nbytes());
     else if (st.nhwc.present()) convert(st, at(st.nhwc), dst, false);
     else std::memcpy(dst, st.data, st.nbytes());  // A constant output.
   }

@@ -12,7 +12,17 @@
 // in NHWC (a rank-4 value's N, H, W, C order), or both: a step that needs
 // the other form gets a conversion made where it is first needed, so
 // consecutive NHWC steps hand their activations on without one, and only
-// the delegate's edges, or a step that needs NCHW, convert.
+// the delegate's edges, or a step that needs NCHW, convert. A rank-3 value
+// (a 1-D convolution's N, C, L) is held channels-last the same way, as
+// N, L, C: "NHWC" below means channels last, whatever the rank.
+//
+// float16: a handle runs its f16 steps natively (XNNPACK's f16 operators)
+// only where the chosen instruction set has float16 arithmetic
+// (kernel_isa_has_f16_arithmetic) and XNNPACK creates them; otherwise the
+// whole handle holds its f16 values in f32 (f16_as_f32): constants are
+// widened at init, the caller's f16 inputs are widened as they enter and
+// the outputs narrowed as they leave, and every step in between is an f32
+// one. All or nothing per handle, so no f16 step ever meets an f32 one.
 #pragma once
 
 #include <cstddef>
@@ -47,14 +57,19 @@ struct Place {
 
 struct SlotState {
   std::vector<int64_t> shape;  ///< Static (the partitioner took nothing else).
-  DType dtype = DType::Float32;
+  DType dtype = DType::Float32;       ///< What the delegate holds it in.
+  DType edge_dtype = DType::Float32;  ///< The program's (and the caller's): f16 where dtype is f32 in f16_as_f32.
   SlotKind kind = SlotKind::Activation;
   /// A delegate input: the caller's data for this run; a constant: its
   /// mapped bytes (what weights are packed from).
   const std::byte* data = nullptr;
   Place plain, nhwc;                 ///< The forms the value is held in (one or both).
-  size_t bytes = 0;                  ///< Of the whole value (set with the shape, at init).
+  Place edge;                        ///< f16_as_f32 outputs: the value narrowed to f16, plain.
+  size_t bytes = 0;                  ///< Of the whole value as held (set with the shape, at init).
   size_t nbytes() const { return bytes; }
+  /// Of the whole value in the program's dtype (what the caller passes).
+  size_t edge_nbytes() const { return bytes / dtype_size(dtype) * dtype_size(edge_dtype); }
+  bool widened() const { return edge_dtype != dtype; }
   int64_t numel() const { return static_cast<int64_t>(bytes / dtype_size(dtype)); }
 };
 
@@ -82,6 +97,7 @@ struct Delegate final : DelegateHandle {
 
   pthreadpool_t pool = nullptr;  ///< Sized by init's thread count; null for one thread.
   int threads = 1;
+  bool f16_as_f32 = false;       ///< f16 values held and computed in f32 (runtime_state.h's header).
   std::vector<SlotState> slots;
   std::vector<Step> steps;
   std::vector<PlannedBuffer> buffers;
@@ -91,7 +107,8 @@ struct Delegate final : DelegateHandle {
   std::vector<int32_t> inputs, outputs;            ///< Slot indices, signature order.
   std::vector<std::unique_ptr<std::byte[]>> staging;  ///< Per input: where a strided input is packed.
 
-  // Build-time analysis (cleared after init).
+  // Build-time analysis and memory (cleared after init).
+  std::vector<std::unique_ptr<std::byte[]>> widened;  ///< f16 constants in f32, until XNNPACK has packed them.
   std::vector<int32_t> readers;     ///< Per slot: instructions reading it (counted once each).
   std::vector<int32_t> reader;      ///< Per slot: the last instruction reading it.
   std::vector<bool> is_output;      ///< Per slot: a delegate output.
@@ -142,9 +159,11 @@ struct InvalidPayload : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 /// XNNPACK refused to create an operator the partitioner took: reported by
-/// init as NotSupported, naming the create call and its status.
+/// init as NotSupported, naming the create call and its status (init first
+/// retries a handle refused f16 operators in f16_as_f32).
 struct XnnpackRefused : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  XnnpackRefused(const std::string& what, xnn_status s) : std::runtime_error(what), status(s) {}
+  xnn_status status;
 };
 
 inline void require(bool ok, const std::string& what) {
@@ -172,6 +191,19 @@ struct Ctx {
   /// "instruction 3 (conv)" for step descriptions.
   std::string what() const { return "instruction " + std::to_string(index) + " (" + in().op + ")"; }
 };
+
+// f16 held in f32 (runtime_f16.cpp), for a handle in f16_as_f32.
+/// What the profile's name of a step computing f16 values in f32 ends with.
+inline constexpr const char* kAsF32Suffix = " (f16 as f32)";
+/// The f16 constants (and state) widened into `d.widened`, their data
+/// pointing there.
+void widen_constants(Delegate& d);
+/// Steps that widen each f16 input from its staging copy (run fills it)
+/// into the f32 buffer the steps read: before the first instruction's.
+void add_input_widening(Delegate& d);
+/// Steps that narrow each f16 output into its f16 buffer (SlotState::edge),
+/// which run copies out: after the last instruction's.
+void add_output_narrowing(Delegate& d);
 
 /// Appends the steps of the instruction `c.index` and of the later ones it
 /// fuses (runtime_ops.cpp), with its operator table row's builder.
