@@ -101,21 +101,24 @@ TEST(XnnpackF16, ConvNetMatchesThePortableKernels) {
 // only at its edges, where the portable kernels round at every operator's
 // output: the two differ by a few f16 ulps after a chain of operators, so
 // they are compared within a tolerance, not exactly. A dilated, grouped
-// 1-D convolution takes the same path, and so does a view of a delegate
+// 1-D convolution and a 1-D transposed one take the same path, and so does a view of a delegate
 // input that is a delegate output (narrowed from the widened input).
 TEST(XnnpackF16, EdgesAndConv1d) {
   Ir ir;
   ir.input("x", {2, 6, 20}).constant("w", {8, 3, 3}, -0.5f, 0.5f).constant("b", {8});
+  ir.constant("wt", {8, 4, 2}, -0.5f, 0.5f);
   half(ir, "x", {2, 6, 20});
   half(ir, "w", {8, 3, 3});
   half(ir, "b", {8});
+  half(ir, "wt", {8, 4, 2});
   ir.op("%c = edge.conv.default(%x16, %w16, %b16, padding = [2], dilation = [2], groups = 2) : f16[2, 8, 20]");
   ir.op("%r = edge.clamp.default(%c, min = -1.0, max = 1.0) : f16[2, 8, 20]");
   ir.op("%s = edge.add.Tensor(%r, %r) : f16[2, 8, 20]");
   ir.op("%v = edge.reshape.default(%x16, shape = [12, 20]) : f16[12, 20]");
-  ir.op("%y = edge.cast.default(%s, dtype = f32) : f32[2, 8, 20]");
+  ir.op("%t = edge.conv_transpose.default(%s, %wt16, stride = [2]) : f16[2, 4, 40]");
+  ir.op("%y = edge.cast.default(%t, dtype = f32) : f32[2, 4, 40]");
   ir.op("%z = edge.cast.default(%v, dtype = f32) : f32[12, 20]");
-  const RunResult got = expect_matches(ir, {"y", "z"}, {"conv", "clamp", "add", "reshape"}, 3e-2, "xnnpack");
+  const RunResult got = expect_matches(ir, {"y", "z"}, {"conv", "clamp", "add", "conv_transpose", "reshape"}, 3e-2, "xnnpack");
   EXPECT_EQ(got.portable, 3u);
   // Two delegates (the reshape of x16 is one of its own): x16 in twice, y's and z's f16 out.
   expect_f16_path(got, 2, 2);

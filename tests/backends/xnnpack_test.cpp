@@ -43,6 +43,14 @@ std::map<std::string, TableSample> table_samples() {
     ir.input("x1", {2, 4, 15}).constant("w1", {6, 4, 3}).constant("b1", {6});
     ir.op("%y1 = edge.conv.default(%x1, %w1, %b1, stride = [2], padding = [1]) : f32[2, 6, 8]");
   }, 1e-4};
+  // 2-D with output_padding, and 1-D (%y1).
+  s["conv_transpose"] = {[](Ir& ir) {
+    ir.input("x", {1, 4, 5, 6}).constant("w", {4, 3, 3, 3}).constant("b", {3});
+    ir.op("%y = edge.conv_transpose.default(%x, %w, %b, stride = [2, 2], padding = [1, 1], output_padding = [1, 0]) "
+          ": f32[1, 3, 10, 11]");
+    ir.input("x1", {2, 4, 7}).constant("w1", {4, 6, 4});
+    ir.op("%y1 = edge.conv_transpose.default(%x1, %w1, stride = [2], padding = [1]) : f32[2, 6, 14]");
+  }, 1e-4};
   s["matmul"] = {[](Ir& ir) {
     ir.input("a", {2, 4, 5}).constant("w", {5, 6});
     ir.op("%y = edge.matmul.default(%a, %w) : f32[2, 4, 6]");
@@ -79,7 +87,7 @@ TEST(XnnpackTable, EveryOperatorIsBuiltAndMatchesThePortableKernel) {
   for (const xnnpack::OpRow& row : xnnpack::op_table()) rows.emplace_back(row.name);
   // Each sample with its tolerance: 1e-4 for conv and matmul, which XNNPACK sums in another order.
   expect_every_row_matches(rows, table_samples(), "xnnpack", [](const std::string& op) {
-    return op == "conv" ? std::vector<std::string>{"y", "y1"} : std::vector<std::string>{"y"};
+    return op == "conv" || op == "conv_transpose" ? std::vector<std::string>{"y", "y1"} : std::vector<std::string>{"y"};
   });
 }
 
@@ -118,6 +126,22 @@ TEST(Xnnpack, Conv1d) {
   EXPECT_EQ(count(got.steps, "conv+relu"), 1u);
   EXPECT_EQ(count(got.steps, "nchw to nhwc"), 1u) << ::testing::PrintToString(got.steps);
   EXPECT_EQ(count(got.steps, "nhwc to nchw"), 0u);
+}
+
+// Transposed convolutions, 1-D and 2-D: grouped (2 groups) and dilated
+// with output_padding below the stride, and depthwise with a fused relu.
+TEST(Xnnpack, ConvTranspose) {
+  Ir ir;
+  ir.input("x", {2, 6, 9}).constant("wg", {6, 2, 3}).constant("bg", {4});
+  ir.input("z", {1, 4, 5, 4}).constant("wd", {4, 1, 4, 4}).constant("bd", {4});
+  ir.op("%g = edge.conv_transpose.default(%x, %wg, %bg, stride = [3], padding = [2], output_padding = [1], "
+        "dilation = [2], groups = 2) : f32[2, 4, 26]");
+  ir.op("%d = edge.conv_transpose.default(%z, %wd, %bd, stride = [2, 2], padding = [1, 1], groups = 4) : "
+        "f32[1, 4, 10, 8]");
+  ir.op("%r = edge.relu.default(%d) : f32[1, 4, 10, 8]");
+  const RunResult got = expect_xnnpack(ir, {"g", "r"}, {"conv_transpose"});
+  EXPECT_EQ(got.portable, 0u);
+  EXPECT_EQ(count(got.steps, "conv_transpose+relu"), 1u);
 }
 
 // A relu and a clamp after a convolution, a linear layer's bias add and
@@ -261,6 +285,17 @@ TEST(Xnnpack, OneAndTwoThreads) {
 // The partitioner's reason for the first call of `text` (nullopt: taken).
 std::optional<std::string> reason_for(const std::string& text) {
   return first_call_refusal(xnnpack_backend_compiler(), text);
+}
+
+// torch takes an output_padding below the stride or the dilation,
+// XNNPACK only below the stride.
+TEST(Xnnpack, RefusesConvTransposeOutputPaddingFromDilation) {
+  Ir ir;
+  ir.input("x", {1, 4, 5}).constant("w", {4, 2, 3});
+  ir.op("%y = edge.conv_transpose.default(%x, %w, stride = [2], output_padding = [2], dilation = [3]) : f32[1, 2, 17]");
+  EXPECT_EQ(first_call_refusal(xnnpack_backend_compiler(), ir.text({"y"})),
+            "conv_transpose output_padding not below its stride (XNNPACK's adjustment)");
+  expect_xnnpack(ir, {"y"}, {});
 }
 
 TEST(Xnnpack, RefusalReasons) {

@@ -23,17 +23,31 @@ std::string num(int64_t v) { return std::to_string(v); }
 
 // ---- support checks: what each operator needs beyond static shapes and dtypes ----
 
-// 2-D, and 1-D as 2-D over an image of height 1.
+// 2-D, and 1-D as 2-D over an image of height 1; conv_transpose the same
+// way, as XNNPACK's deconvolution.
 Reason check_conv(const CallView& call) {
   const size_t rank = call.inputs[0].size();
   if (rank != 3 && rank != 4)
-    return "conv of a rank-" + num(static_cast<int64_t>(rank)) + " input (XNNPACK's convolutions are 2-D, or 1-D as 2-D)";
-  if (!call.constant[1]) return std::string("conv weights (input 1) are not a constant (XNNPACK packs them at init)");
+    return std::string(call.op) + " of a rank-" + num(static_cast<int64_t>(rank)) +
+           " input (XNNPACK's convolutions are 2-D, or 1-D as 2-D)";
+  if (!call.constant[1])
+    return std::string(call.op) + " weights (input 1) are not a constant (XNNPACK packs them at init)";
   if (call.inputs.size() > 2 && !call.constant[2])
-    return std::string("conv bias (input 2) is not a constant (XNNPACK packs it at init)");
-  if (!spatial_sizes_ok(call.attrs, {"stride", "dilation", "padding"}, rank - 2) ||
-      !spatial_values_in(call.attrs, {"stride", "dilation", "padding"}, 0, INT32_MAX))
-    return std::string("conv geometry out of XNNPACK's range");
+    return std::string(call.op) + " bias (input 2) is not a constant (XNNPACK packs it at init)";
+  if (!spatial_sizes_ok(call.attrs, {"stride", "dilation", "padding", "output_padding"}, rank - 2) ||
+      !spatial_values_in(call.attrs, {"stride", "dilation", "padding", "output_padding"}, 0, INT32_MAX))
+    return std::string(call.op) + " geometry out of XNNPACK's range";
+  return std::nullopt;
+}
+
+// torch allows an output_padding below the stride or the dilation;
+// XNNPACK's adjustment must be below the stride.
+Reason check_conv_transpose(const CallView& call) {
+  if (auto r = check_conv(call)) return r;
+  const size_t nd = call.inputs[0].size() - 2;
+  const auto s = spatial_ints(call.attrs, "stride", nd, 1), a = spatial_ints(call.attrs, "output_padding", nd, 0);
+  for (size_t i = 0; i < nd; ++i)
+    if (a[i] >= s[i]) return std::string("conv_transpose output_padding not below its stride (XNNPACK's adjustment)");
   return std::nullopt;
 }
 
@@ -179,6 +193,7 @@ OpRow view(std::string_view name) { return {name, nullptr, rt::build_view, nullp
 std::vector<OpRow> unsorted_rows() {
   return {
       row("conv", rt::build_conv, check_conv, true),
+      row("conv_transpose", rt::build_conv_transpose, check_conv_transpose, true),
       row("matmul", rt::build_matmul, check_matmul, true),
       row("max_pool", rt::build_pool, check_pool, true),
       row("avg_pool", rt::build_pool, check_pool, false),

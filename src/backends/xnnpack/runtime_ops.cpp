@@ -71,102 +71,156 @@ int32_t absorb_clamps(Ctx& c, int32_t slot, Range& range, std::string& name) {
 
 // ---- convolution ------------------------------------------------------------------------
 
-struct Geometry2d {
-  uint32_t top, right, bottom, left, kh, kw, sh, sw, dh, dw;
-};
-
 uint32_t u32(int64_t v, const std::string& what) {
   require(v >= 0 && v <= INT32_MAX, what + " " + str(v) + " is out of range");
   return static_cast<uint32_t>(v);
 }
 
-// A 1-D geometry (one entry per attribute) as the 2-D one of an image of
-// height 1: no padding, stride or dilation along H.
-void as_height_one(std::vector<int64_t>& v, int64_t h) {
-  if (v.size() == 1) v.insert(v.begin(), h);
+// A 1-D or 2-D convolution (or transposed one) read as a 2-D one: a 1-D
+// one (N, C, L) is an image of height 1, whose NHWC is N, L, C, with no
+// padding, stride or dilation along H.
+struct Conv2d {
+  int32_t x, w, y;
+  std::vector<int64_t> xs, ws;  ///< As rank 4.
+  int64_t groups, gic, goc;     ///< Per group: input and output channels.
+  uint32_t top, right, bottom, left, kh, kw, sh, sw, dh, dw;
+  uint32_t adj_h = 0, adj_w = 0;  ///< Transposed: output_padding.
+  const std::byte* bias = nullptr;
+  bool half;
+};
+
+Conv2d read_conv(Ctx& c, bool transposed) {
+  Conv2d g;
+  g.x = c.input(0), g.w = c.input(1), g.y = c.output();
+  g.xs = c.shape(g.x), g.ws = c.shape(g.w);
+  const size_t rank = g.xs.size();
+  require((rank == 3 || rank == 4) && g.ws.size() == rank && c.shape(g.y).size() == rank,
+          "is not a 1-D or 2-D convolution");
+  require(c.is_constant(g.w), "has weights that are not a constant");
+  const Attrs& a = c.in().attrs;
+  const size_t nd = rank - 2;
+  require(spatial_sizes_ok(a, {"stride", "dilation", "padding", "output_padding"}, nd),
+          "has spatial attributes of the wrong length");
+  auto stride = spatial_ints(a, "stride", nd, 1), dilation = spatial_ints(a, "dilation", nd, 1);
+  auto adj = spatial_ints(a, "output_padding", nd, 0);
+  std::vector<int64_t> pb, pe;
+  spatial_padding(a, nd, pb, pe);
+  if (nd == 1) {
+    g.xs.insert(g.xs.begin() + 2, 1);
+    g.ws.insert(g.ws.begin() + 2, 1);
+    stride.insert(stride.begin(), 1);
+    dilation.insert(dilation.begin(), 1);
+    adj.insert(adj.begin(), 0);
+    pb.insert(pb.begin(), 0);
+    pe.insert(pe.begin(), 0);
+  }
+  g.groups = attr(c, "groups").int_value(a);
+  // conv's weights are [O, I / g, k...], conv_transpose's [I, O / g, k...].
+  const int64_t cin = g.xs[1], wi = transposed ? g.ws[0] : g.ws[1] * g.groups;
+  require(g.groups >= 1 && cin % g.groups == 0 && wi == cin && (transposed || g.ws[0] % g.groups == 0),
+          "has weights " + shape_string(c.shape(g.w)) + " that do not fit input " + shape_string(c.shape(g.x)) +
+              " in " + str(g.groups) + " groups");
+  g.gic = cin / g.groups;
+  g.goc = transposed ? g.ws[1] : g.ws[0] / g.groups;
+  g.top = u32(pb[0], "padding"), g.right = u32(pe[1], "padding"), g.bottom = u32(pe[0], "padding"),
+  g.left = u32(pb[1], "padding");
+  g.kh = u32(g.ws[2], "kernel"), g.kw = u32(g.ws[3], "kernel");
+  g.sh = u32(stride[0], "stride"), g.sw = u32(stride[1], "stride");
+  g.dh = u32(dilation[0], "dilation"), g.dw = u32(dilation[1], "dilation");
+  g.adj_h = u32(adj[0], "output_padding"), g.adj_w = u32(adj[1], "output_padding");
+  g.half = is_half(c, g.x);
+  if (c.in().inputs.size() > 2) {
+    const int32_t b = c.input(2);
+    require(c.is_constant(b) && numel(c.shape(b)) == g.groups * g.goc, "has a bias that is not a constant of [Cout]");
+    g.bias = c.slot(b).data;
+  }
+  return g;
+}
+
+// The weights in XNNPACK's order, [g * goc, kh, kw, gic]: a copy in
+// `scratch`, or the file's own bytes where they already are (a conv's
+// [O, gic, kh, kw] when gic or kh * kw is 1: depthwise, pointwise).
+const std::byte* xnnpack_weights(const Ctx& c, const Conv2d& g, bool transposed, std::vector<std::byte>& scratch) {
+  const std::byte* w = c.slot(g.w).data;
+  const int64_t k = static_cast<int64_t>(g.kh) * g.kw;
+  if (!transposed && (g.gic == 1 || k == 1)) return w;
+  const size_t esz = g.half ? 2 : 4;
+  scratch.resize(c.slot(g.w).nbytes());
+  for (int64_t grp = 0; grp < g.groups; ++grp)
+    for (int64_t o = 0; o < g.goc; ++o)
+      for (int64_t i = 0; i < g.gic; ++i)
+        for (int64_t t = 0; t < k; ++t) {
+          // conv_transpose's are [g * gic, goc, kh, kw].
+          const int64_t from = transposed ? ((grp * g.gic + i) * g.goc + o) * k + t
+                                          : ((grp * g.goc + o) * g.gic + i) * k + t;
+          const int64_t to = ((grp * g.goc + o) * k + t) * g.gic + i;
+          std::memcpy(&scratch[static_cast<size_t>(to) * esz], w + static_cast<size_t>(from) * esz, esz);
+        }
+  return scratch.data();
+}
+
+// A convolution or a transposed one (XNNPACK's deconvolution), 2-D or
+// 1-D as 2-D (read_conv). torch's padding crops a transposed one's output
+// as XNNPACK's does, and its output_padding is XNNPACK's adjustment (given
+// at setup).
+void add_conv(Ctx& c, bool transposed) {
+  const Conv2d g = read_conv(c, transposed);
+  std::vector<std::byte> scratch;
+  const std::byte* weights = xnnpack_weights(c, g, transposed, scratch);
+  Range range{-kInf, kInf};
+  std::string name = transposed ? "conv_transpose" : "conv";
+  const int32_t out = absorb_clamps(c, g.y, range, name);
+  const Place in_place = c.d.nhwc(g.x);
+  const Place out_place = c.d.define(out, Layout::Nhwc);
+  xnn_operator_t op = nullptr;
+  const auto G = static_cast<uint32_t>(g.groups);
+  const auto gic = static_cast<size_t>(g.gic), goc = static_cast<size_t>(g.goc);
+  const size_t cin = gic * G, cout = goc * G;
+  const bool half = g.half;
+  const auto* w32 = reinterpret_cast<const float*>(weights);
+  const auto* b32 = reinterpret_cast<const float*>(g.bias);
+  xnn_status s;
+  const char* create;
+  if (transposed) {
+    create = half ? "xnn_create_deconvolution2d_nhwc_f16" : "xnn_create_deconvolution2d_nhwc_f32";
+    s = half ? xnn_create_deconvolution2d_nhwc_f16(g.top, g.right, g.bottom, g.left, g.kh, g.kw, g.sh, g.sw, g.dh,
+                                                   g.dw, G, gic, goc, cin, cout, weights, g.bias, range.lo, range.hi,
+                                                   0, &op)
+             : xnn_create_deconvolution2d_nhwc_f32(g.top, g.right, g.bottom, g.left, g.kh, g.kw, g.sh, g.sw, g.dh,
+                                                   g.dw, G, gic, goc, cin, cout, w32, b32, range.lo, range.hi, 0, &op);
+  } else {
+    create = half ? "xnn_create_convolution2d_nhwc_f16" : "xnn_create_convolution2d_nhwc_f32";
+    s = half ? xnn_create_convolution2d_nhwc_f16(g.top, g.right, g.bottom, g.left, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw,
+                                                 G, gic, goc, cin, cout, weights, g.bias, range.lo, range.hi, 0, &op)
+             : xnn_create_convolution2d_nhwc_f32(g.top, g.right, g.bottom, g.left, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw,
+                                                 G, gic, goc, cin, cout, w32, b32, range.lo, range.hi, 0, &op);
+  }
+  Delegate& d = c.d;
+  const auto n = static_cast<size_t>(g.xs[0]), h = static_cast<size_t>(g.xs[2]), wd = static_cast<size_t>(g.xs[3]);
+  const uint32_t ah = g.adj_h, aw = g.adj_w;
+  d.add_op(s, op, create,
+           [&d, transposed, half, n, h, wd, ah, aw, in_place, out_place](xnn_operator_t o) {
+             const std::byte* in = d.at(in_place);
+             std::byte* out = d.at(out_place);
+             const auto* in32 = reinterpret_cast<const float*>(in);
+             auto* out32 = reinterpret_cast<float*>(out);
+             if (transposed)
+               return half ? xnn_setup_deconvolution2d_nhwc_f16(o, n, h, wd, ah, aw, in, out, d.pool)
+                           : xnn_setup_deconvolution2d_nhwc_f32(o, n, h, wd, ah, aw, in32, out32, d.pool);
+             return half ? xnn_setup_convolution2d_nhwc_f16(o, n, h, wd, in, out, d.pool)
+                         : xnn_setup_convolution2d_nhwc_f32(o, n, h, wd, in32, out32, d.pool);
+           },
+           c.what(), name);
 }
 
 }  // namespace
-// A 2-D convolution, or a 1-D one (N, C, L; weights O, C/g, K) as a 2-D
-// one over an image of height 1, whose NHWC is N, L, C.
 Error build_conv(Ctx& c) {
-  const int32_t x = c.input(0), w = c.input(1), y = c.output();
-  const auto& x_ir = c.shape(x);
-  const auto& w_ir = c.shape(w);
-  const size_t rank = x_ir.size();
-  require((rank == 3 || rank == 4) && w_ir.size() == rank && c.shape(y).size() == rank,
-          "is not a 1-D or 2-D convolution");
-  require(c.is_constant(w), "has weights that are not a constant");
-  const Attrs& a = c.in().attrs;
-  const size_t nd = rank - 2;
-  require(spatial_sizes_ok(a, {"stride", "dilation", "padding"}, nd), "has spatial attributes of the wrong length");
-  auto stride = spatial_ints(a, "stride", nd, 1), dilation = spatial_ints(a, "dilation", nd, 1);
-  std::vector<int64_t> pb, pe;
-  spatial_padding(a, nd, pb, pe);
-  std::vector<int64_t> xs = x_ir, ws = w_ir;
-  if (nd == 1) {
-    xs.insert(xs.begin() + 2, 1);
-    ws.insert(ws.begin() + 2, 1);
-    as_height_one(stride, 1);
-    as_height_one(dilation, 1);
-    as_height_one(pb, 0);
-    as_height_one(pe, 0);
-  }
-  const int64_t groups = attr(c, "groups").int_value(a);
-  require(groups >= 1 && xs[1] % groups == 0 && ws[0] % groups == 0 && ws[1] * groups == xs[1],
-          "has weights " + shape_string(ws) + " that do not fit input " + shape_string(xs) + " in " + str(groups) +
-              " groups");
-  const int64_t gic = ws[1], goc = ws[0] / groups, kh = ws[2], kw = ws[3];
-  const bool half = is_half(c, x);
-  const size_t esz = half ? 2 : 4;
-  const std::byte* bias = nullptr;
-  if (c.in().inputs.size() > 2) {
-    const int32_t b = c.input(2);
-    require(c.is_constant(b) && numel(c.shape(b)) == ws[0], "has a bias that is not a constant of [Cout]");
-    bias = c.slot(b).data;
-  }
-  // XNNPACK reads each group's weights as [goc, kh, kw, gic]; torch's
-  // [O, gic, kh, kw] is already that when gic or kh * kw is 1 (depthwise,
-  // pointwise).
-  const std::byte* weights = c.slot(w).data;
-  std::vector<std::byte> reordered;
-  if (gic > 1 && kh * kw > 1) {
-    reordered.resize(c.slot(w).nbytes());
-    for (int64_t o = 0; o < ws[0]; ++o)
-      for (int64_t i = 0; i < gic; ++i)
-        for (int64_t k = 0; k < kh * kw; ++k)
-          std::memcpy(&reordered[static_cast<size_t>(((o * kh * kw) + k) * gic + i) * esz],
-                      weights + static_cast<size_t>((o * gic + i) * kh * kw + k) * esz, esz);
-    weights = reordered.data();
-  }
-  Range range{-kInf, kInf};
-  std::string name = "conv";
-  const int32_t out = absorb_clamps(c, y, range, name);
-  const Place in_place = c.d.nhwc(x);
-  const Place out_place = c.d.define(out, Layout::Nhwc);
-  const Geometry2d g{u32(pb[0], "padding"), u32(pe[1], "padding"), u32(pe[0], "padding"), u32(pb[1], "padding"),
-                     u32(kh, "kernel"), u32(kw, "kernel"), u32(stride[0], "stride"), u32(stride[1], "stride"),
-                     u32(dilation[0], "dilation"), u32(dilation[1], "dilation")};
-  xnn_operator_t op = nullptr;
-  const auto G = static_cast<uint32_t>(groups);
-  const auto cin = static_cast<size_t>(xs[1]), cout = static_cast<size_t>(ws[0]);
-  const xnn_status s =
-      half ? xnn_create_convolution2d_nhwc_f16(g.top, g.right, g.bottom, g.left, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, G,
-                                               static_cast<size_t>(gic), static_cast<size_t>(goc), cin, cout, weights,
-                                               bias, range.lo, range.hi, 0, &op)
-           : xnn_create_convolution2d_nhwc_f32(g.top, g.right, g.bottom, g.left, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, G,
-                                               static_cast<size_t>(gic), static_cast<size_t>(goc), cin, cout,
-                                               reinterpret_cast<const float*>(weights),
-                                               reinterpret_cast<const float*>(bias), range.lo, range.hi, 0, &op);
-  Delegate& d = c.d;
-  const auto n = static_cast<size_t>(xs[0]), h = static_cast<size_t>(xs[2]), wd = static_cast<size_t>(xs[3]);
-  d.add_op(s, op, half ? "xnn_create_convolution2d_nhwc_f16" : "xnn_create_convolution2d_nhwc_f32",
-           [&d, half, n, h, wd, in_place, out_place](xnn_operator_t o) {
-             return half ? xnn_setup_convolution2d_nhwc_f16(o, n, h, wd, d.at(in_place), d.at(out_place), d.pool)
-                         : xnn_setup_convolution2d_nhwc_f32(o, n, h, wd, reinterpret_cast<const float*>(d.at(in_place)),
-                                                            reinterpret_cast<float*>(d.at(out_place)), d.pool);
-           },
-           c.what(), name);
+  add_conv(c, false);
+  return Error::Ok;
+}
+
+Error build_conv_transpose(Ctx& c) {
+  add_conv(c, true);
   return Error::Ok;
 }
 

@@ -211,6 +211,7 @@ Error build_instruction(Ctx& c);
 
 // The builders the operator table names (runtime_ops.cpp).
 Error build_conv(Ctx& c);
+Error build_conv_transpose(Ctx& c);
 Error build_matmul(Ctx& c);
 Error build_pool(Ctx& c);
 Error build_mean(Ctx& c);
