@@ -133,6 +133,9 @@ class Lowering {
     std::unordered_set<const Node*> in_partition(members.begin(), members.end());
     auto d = std::make_unique<Program>();
     d->dialect = p_.dialect;
+    // Its payload records the owner's target, not the compiling host's: a
+    // file is the same bytes whichever machine compiled it.
+    d->target = p_.target;
     std::unordered_map<const Value*, Value*> mapped;
     std::vector<Value*> external;  // owner values the delegate reads as user inputs
     std::vector<Node*> moved_constants;

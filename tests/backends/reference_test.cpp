@@ -236,11 +236,19 @@ TEST(Reference, PartitionerOptions) {
 #endif
   built.push_back("reference");
   EXPECT_EQ(backend_compiler_ids(), built);
+  // Each target's defaults (docs/architecture.md, "Targets"): oneDNN on
+  // x86-64, XNNPACK on aarch64 and on x86-64 where oneDNN is not built.
+  std::vector<std::string> x86, aarch64;
 #if EDGEC_BACKEND_ONEDNN
-  EXPECT_EQ(default_backend_ids(), std::vector<std::string>{"onednn"});
-#else
-  EXPECT_TRUE(default_backend_ids().empty());
+  x86.push_back("onednn");
 #endif
+#if EDGEC_BACKEND_XNNPACK
+  aarch64.push_back("xnnpack");
+  if (x86.empty()) x86.push_back("xnnpack");
+#endif
+  EXPECT_EQ(default_backend_ids(Target::X86_64), x86);
+  EXPECT_EQ(default_backend_ids(Target::Aarch64), aarch64);
+  EXPECT_EQ(default_backend_ids(), kHostTarget == Target::Aarch64 ? aarch64 : x86);
   EXPECT_EQ(find_backend_compiler("nosuch"), nullptr);
 
   auto expect_error = [&](const std::string& options, const std::string& message) {
