@@ -63,10 +63,11 @@ fi
 echo "aarch64 sysroot: downloading ${#names[@]} Debian packages into $sysroot"
 rm -rf "$sysroot"
 mkdir -p "$sysroot/.debs"
-# apt-get download writes into the current folder; as root it drops to the
-# _apt user, which must be able to write there.
-chmod 777 "$sysroot/.debs"
-(cd "$sysroot/.debs" && apt-get download -q $(echo "$wanted"))
+# apt-get download writes into the current folder; as root it would drop to
+# the _apt user, who cannot reach a folder under a private one (mktemp's):
+# it downloads as root instead (packages are still checked against apt's
+# signed lists).
+(cd "$sysroot/.debs" && apt-get download -q -o APT::Sandbox::User=root $(echo "$wanted"))
 for deb in "$sysroot"/.debs/*.deb; do
   dpkg-deb -x "$deb" "$sysroot"
 done
