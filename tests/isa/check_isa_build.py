@@ -127,58 +127,43 @@ def no_leak(files, arch="x86-64"):
     return 1 if bad else 0
 
 
-AARCH64_SELF_TEST_SOURCE = """
+# Per architecture: the source built in the wide build's namespace and in
+# the baseline's (%s), the wide build's flags, the two namespaces, and the
+# mangled functions the scan must name in the baseline's.
+SELF_TESTS = {
+    "x86-64": ("""
+namespace edgec::%s {
+void scale(float* x, float s, int n) { for (int i = 0; i < n; ++i) x[i] *= s; }
+}
+""", ["-march=x86-64-v4", "-mprefer-vector-width=512"], "avx512", "avx2", ["5edgec4avx25scale"]),
+    "aarch64": ("""
 namespace edgec::%s {
 void scale(__fp16* x, __fp16 s, int n) { for (int i = 0; i < n; ++i) x[i] *= s; }
 int dot(const signed char* a, const signed char* b, int n) { int t = 0; for (int i = 0; i < n; ++i) t += a[i] * b[i]; return t; }
 }
-"""
-
-
-def self_test_aarch64(cxx):
-    with tempfile.TemporaryDirectory() as d:
-        results = {}
-        for ns in ("armv82", "neon"):
-            src, obj = os.path.join(d, ns + ".cpp"), os.path.join(d, ns + ".o")
-            with open(src, "w") as f:
-                f.write(AARCH64_SELF_TEST_SOURCE % ns)
-            subprocess.run([cxx, "-O3", "-march=armv8.2-a+fp16+dotprod", "-c", src, "-o", obj], check=True)
-            results[ns] = leaks(obj, "aarch64")
-        if results["armv82"]:
-            print("self-test: code in edgec::armv82 was flagged:", results["armv82"])
-            return 1
-        flagged = " ".join(results["neon"])
-        if "5edgec4neon5scale" not in flagged or "5edgec4neon3dot" not in flagged:
-            print("self-test: ARMv8.2 code in edgec::neon was not flagged:", results["neon"])
-            return 1
-        print("self-test: float16 arithmetic and dot products outside edgec::armv82 are flagged, inside it not")
-        return 0
-
-
-SELF_TEST_SOURCE = """
-namespace edgec::%s {
-void scale(float* x, float s, int n) { for (int i = 0; i < n; ++i) x[i] *= s; }
+""", ["-march=armv8.2-a+fp16+dotprod"], "armv82", "neon", ["5edgec4neon5scale", "5edgec4neon3dot"]),
 }
-"""
 
 
-def self_test(cxx):
+def self_test(cxx, arch="x86-64"):
+    source, wide_flags, wide, baseline, expected = SELF_TESTS[arch]
+    what, namespace = ARCHS[arch][3:]
     with tempfile.TemporaryDirectory() as d:
         results = {}
-        for ns in ("avx512", "avx2"):
+        for ns in (wide, baseline):
             src, obj = os.path.join(d, ns + ".cpp"), os.path.join(d, ns + ".o")
             with open(src, "w") as f:
-                f.write(SELF_TEST_SOURCE % ns)
-            subprocess.run([cxx, "-O3", "-march=x86-64-v4", "-mprefer-vector-width=512", "-c", src, "-o", obj],
-                           check=True)
-            results[ns] = leaks(obj)
-        if results["avx512"]:
-            print("self-test: code in edgec::avx512 was flagged:", results["avx512"])
+                f.write(source % ns)
+            subprocess.run([cxx, "-O3"] + wide_flags + ["-c", src, "-o", obj], check=True)
+            results[ns] = leaks(obj, arch)
+        if results[wide]:
+            print(f"self-test: code in {namespace} was flagged:", results[wide])
             return 1
-        if not any("5edgec4avx25scale" in f for f in results["avx2"]):
-            print("self-test: AVX-512 code in edgec::avx2::scale was not flagged:", results["avx2"])
+        flagged = " ".join(results[baseline])
+        if not all(f in flagged for f in expected):
+            print(f"self-test: {what} code in edgec::{baseline} was not flagged:", results[baseline])
             return 1
-        print("self-test: AVX-512 code outside edgec::avx512 is flagged, inside it is not")
+        print(f"self-test: {what} code outside {namespace} is flagged, inside it is not")
         return 0
 
 
@@ -231,7 +216,7 @@ def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "no-leak-aarch64":
         return no_leak(sys.argv[2:], "aarch64")
     if len(sys.argv) == 3 and sys.argv[1] == "self-test-aarch64":
-        return self_test_aarch64(sys.argv[2])
+        return self_test(sys.argv[2], "aarch64")
     if len(sys.argv) == 4 and sys.argv[1] == "flags":
         return flags(sys.argv[2], sys.argv[3])
     print(__doc__)
