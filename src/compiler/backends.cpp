@@ -87,12 +87,13 @@ std::vector<std::unique_ptr<Partitioner>> make_partitioners(const std::string& l
       throw CompileError("unknown backend '" + id + "' in '" + list + "'; built-in backends: " + known +
                          " (or 'none' for the portable kernels only)");
     }
-    if (auto why = backend->refuse_target(target))
-      throw CompileError("backend '" + id + "' cannot compile for " + std::string(target_name(target)) + ": " + *why +
-                         "; compile for " + std::string(target_name(target)) + " with --backends " +
-                         (default_backend_ids(target).empty() ? std::string("none")
-                                                               : default_backend_ids(target).front()) +
+    if (auto why = backend->refuse_target(target)) {
+      const std::vector<std::string> defaults = default_backend_ids(target);
+      const std::string name(target_name(target));
+      throw CompileError("backend '" + id + "' cannot compile for " + name + ": " + *why + "; compile for " + name +
+                         " with --backends " + (defaults.empty() ? std::string("none") : defaults.front()) +
                          " (or leave --backends out)");
+    }
     out.push_back(backend->make_partitioner(options));
   }
   return out;
