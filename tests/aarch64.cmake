@@ -7,7 +7,8 @@
 #     the gemm tests at both builds (armv8.2, and neon with EDGEC_ISA=neon),
 #     and no ARMv8.2 instruction outside its build (isa.no_leak);
 #   - the runtime and loader tests, the npz reader;
-#   - the ONNX node cases of libonnx-testdata and the importer's tests;
+#   - the ONNX node cases of libonnx-testdata, its models, the newer
+#     opsets' cases and the importer's tests that compute or read bytes;
 #   - the delegates built here (backends_tests: the reference and xnnpack
 #     delegates' own tests);
 #   - every committed fixture compiled on this machine (x86-64) with
@@ -19,7 +20,8 @@
 #     xnnpack delegate (fixture.xnnpack.NAME);
 #   - a program compiled for x86-64 with the onednn delegate is refused by
 #     the aarch64 runtime, naming both targets and --target.
-# Not here (the x86 suite runs them): the FileCheck tests of the passes,
+# Not here (the x86 suite runs them): the importer's refusal walk and its
+# composition tests, the FileCheck tests of the passes,
 # the CLI's usage and hostile-input scripts, the zoo, the Python module,
 # the installed package and the benchmarks' smoke tests.
 
@@ -34,7 +36,14 @@ edgec_layer_test(base edgec_base)
 edgec_layer_test(kernels edgec_compiler edgec_io nlohmann_json::nlohmann_json)
 edgec_layer_test(io edgec_io)
 edgec_layer_test(runtime edgec_compiler edgec_runtime)
-edgec_layer_test(frontends edgec_onnx edgec_compiler edgec_io edgec_runtime)
+# The importer's tests that compute (ONNX's node cases, libonnx-testdata's
+# models, opsets 18-23 against ONNX Runtime, float64) or read bytes
+# (hostile files, external data); the refusal walk and the tests of how
+# operators are composed are the same logic on every target and stay in the
+# x86 suite (a third of this build's time otherwise).
+edgec_layer_test(frontends edgec_onnx edgec_compiler edgec_io edgec_runtime
+  ONLY onnx_node_test.cpp onnx_testdata_models_test.cpp onnx_newer_opsets_test.cpp onnx_double_test.cpp
+       onnx_import_test.cpp onnx_hostile_input_test.cpp onnx_external_data_test.cpp)
 edgec_layer_test(backends edgec_compiler edgec_runtime)
 edgec_kernel_cases()
 # The hand-written products again at the baseline build (armv8.2 is the
