@@ -279,6 +279,34 @@ EDGEC_BITWISE(BitwiseOr, "bitwise_or", |)
 EDGEC_BITWISE(BitwiseXor, "bitwise_xor", ^)
 #undef EDGEC_BITWISE
 
+// Shifts of integers by integers (ONNX BitShift, torch's
+// bitwise_left_shift/bitwise_right_shift), as numpy defines them: a shift
+// amount that is negative or at least the type's width shifts every bit
+// out, giving 0 (or -1 for a negative value shifted right); a right shift
+// of a signed value is arithmetic. The left shift is computed on the
+// unsigned type, so it wraps as integer arithmetic does.
+template <typename T>
+constexpr bool shift_in_range(T b) {
+  return static_cast<std::make_unsigned_t<T>>(b) < sizeof(T) * 8;
+}
+struct BitwiseLeftShift {
+  static constexpr std::string_view kName = "bitwise_left_shift";
+  template <typename T>
+  T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    return shift_in_range(b) ? static_cast<T>(static_cast<U>(static_cast<U>(a) << b)) : T{0};
+  }
+};
+struct BitwiseRightShift {
+  static constexpr std::string_view kName = "bitwise_right_shift";
+  template <typename T>
+  T operator()(T a, T b) const {
+    if (shift_in_range(b)) return static_cast<T>(a >> b);
+    if constexpr (std::is_signed_v<T>) return a < T{0} ? T{-1} : T{0};
+    return T{0};
+  }
+};
+
 // --- where -------------------------------------------------------------------
 
 Error where_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& /*attrs*/,
@@ -348,6 +376,8 @@ std::span<const KernelEntry> elementwise_binary_kernels() {
       binary_entry<BitwiseAnd, IntegerTypes>("a & b on the bits of integers"),
       binary_entry<BitwiseOr, IntegerTypes>("a | b on the bits of integers"),
       binary_entry<BitwiseXor, IntegerTypes>("a ^ b on the bits of integers"),
+      binary_entry<BitwiseLeftShift, IntegerTypes>("a << b; 0 where b < 0 or b >= the width"),
+      binary_entry<BitwiseRightShift, IntegerTypes>("a >> b (arithmetic); 0 or -1 where b < 0 or b >= the width"),
       {elementwise_decl("where", "default", {{"condition"}, {"self"}, {"other"}}, dtype_set(AllTypes{}),
                         ResultRule::Custom, "condition ? a : b"),
        where_kernel},

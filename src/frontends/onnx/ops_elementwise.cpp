@@ -163,6 +163,17 @@ void binary(NodeContext& n) {
   n.set_output(0, n.emit(binary_ops().at(op_type), {a, b}, attrs));
 }
 
+// BitShift (unsigned integers): direction LEFT or RIGHT; a shift by the
+// width or more gives 0, as numpy's shifts do (the kernels' rows).
+void bit_shift(NodeContext& n) {
+  const std::string direction = n.attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    n.fail("attribute 'direction' is '" + direction + "'; expected 'LEFT' or 'RIGHT'");
+  const std::string op = direction == "LEFT" ? "bitwise_left_shift" : "bitwise_right_shift";
+  if (n.fold_constants(op)) return;
+  n.set_output(0, n.emit(op, {n.value(0), n.value(1)}));
+}
+
 void mod(NodeContext& n) {
   const bool fmod = n.attr_int("fmod", 0) != 0;
   Value* a = n.value(0);
@@ -341,6 +352,7 @@ void register_elementwise_handlers(HandlerTable& t) {
   for (const auto& [name, op] : attr_unary_ops()) t[name] = attr_unary;
   t["HardSigmoid"] = hard_sigmoid;
   t["Mod"] = mod;
+  t["BitShift"] = bit_shift;
   t["Where"] = where;
   t["Cast"] = cast;
   t["CastLike"] = cast;

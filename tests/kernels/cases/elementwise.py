@@ -454,6 +454,38 @@ def bitwise_cases():
                     error="bitwise_not: expected dtype i64, i32, i16, i8, u64, u32, u16, u8, got f16", out_specs=[("f16", [2])]))
     out.append(case("bitwise_not_bool_rejected", "bitwise_not", [np.ones(2, np.bool_)],
                     error="bitwise_not: expected dtype i64, i32, i16, i8, u64, u32, u16, u8, got bool", out_specs=[("bool", [2])]))
+    return out + shift_cases()
+
+
+SHIFTS = {"bitwise_left_shift": np.left_shift, "bitwise_right_shift": np.right_shift}
+
+
+def shift_amounts(shape, dt):
+    """Shift amounts from 0 past the width of `dt` (numpy gives 0, or -1 for a
+    negative value shifted right, from the width on), and negative ones for
+    signed types (also out of range)."""
+    bits = np.iinfo(dt).bits
+    low = -3 if np.iinfo(dt).min < 0 else 0
+    return bitwise_rng.integers(low, bits + 3, size=shape).astype(dt)
+
+
+def shift_cases():
+    out = []
+    for op, f in SHIFTS.items():
+        for dt in INTS:
+            n = NAMES[dt]
+            a, b = full_range((4, 6), dt), shift_amounts((4, 6), dt)
+            b.flat[:3] = [0, np.iinfo(dt).bits - 1, np.iinfo(dt).bits]
+            out.append(case("%s_%s" % (op, n), op, [a, b], outputs=[f(a, b)]))
+            a, b = full_range((3, 1), dt), shift_amounts((5,), dt)
+            out.append(case("%s_%s_broadcast" % (op, n), op, [a, b], outputs=[f(a, b)]))
+            a, b = full_range((4, 3, 2), dt), shift_amounts((2, 3, 4), dt)
+            out.append(case("%s_%s_strided" % (op, n), op, [a, b], perms=[[2, 1, 0], None],
+                            outputs=[f(a.transpose(2, 1, 0), b)]))
+        out.append(case("%s_float_rejected" % op, op, [np.ones(2, np.float32)] * 2,
+                        error="%s: expected dtype i64, i32, i16, i8, u64, u32, u16, u8, got f32" % op, out_specs=[("f32", [2])]))
+        out.append(case("%s_mixed_dtypes" % op, op, [np.ones(2, np.uint32), np.ones(2, np.uint8)],
+                        error="%s: expected inputs of the same dtype, got u32 and u8" % op, out_specs=[("u32", [2])]))
     return out
 
 
