@@ -210,32 +210,60 @@ def test_threads_with_their_own_methods(mlp_inputs):
         np.testing.assert_array_equal(y, serial[i], err_msg=f"thread {t}, repeat {rep}, feeds {i}")
 
 
+class _HeldFeed:
+    """An input that holds the run converting it (numpy calls __array__ from
+    inside Method.run, after the Method is taken) until released: the thread
+    running it is provably inside run while another thread tries."""
+
+    def __init__(self, array):
+        self.array = array
+        self.inside = threading.Event()
+        self.release = threading.Event()
+
+    def __array__(self, dtype=None, copy=None):
+        self.inside.set()
+        # Event.wait releases the GIL, so the other thread runs meanwhile.
+        assert self.release.wait(timeout=60), "the test never released the held run"
+        return self.array if dtype is None else self.array.astype(dtype)
+
+
 def test_one_method_refuses_a_second_thread(mlp, mlp_inputs):
-    # Not a race: a Method busy in one thread is refused by another, never shared.
+    # Not a race: a Method busy in one thread is refused by another, never
+    # shared. The first thread is held inside run (_HeldFeed) while the second
+    # calls run and bench; both must be refused, every time.
     program = edgec.compile(FIXTURES / "act.onnx")
-    ((_, inputs, _),) = input_sets("act")
+    ((_, inputs, outputs),) = input_sets("act")
     method = program.method()
-    stop = threading.Event()
-    refused = []
+    name = next(iter(inputs))
+    held = _HeldFeed(inputs[name])
+    held_feeds = {**inputs, name: held}
+    results, errors = [], []
 
-    def spin():
-        while not stop.is_set():
-            method.run(inputs)
+    def first():
+        try:
+            results.append(method.run(held_feeds))
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
 
-    t = threading.Thread(target=spin)
+    t = threading.Thread(target=first)
     t.start()
     try:
-        for _ in range(200):
-            try:
-                method.run(inputs)
-            except edgec.Error as e:
-                refused.append(str(e))
-                break
+        assert held.inside.wait(timeout=60), "the first thread never entered Method.run"
+        with pytest.raises(edgec.Error, match=r"Method\.run: this Method is running in another thread; give each "
+                                              r"thread its own Method \(Program\.method\(\)\)"):
+            method.run(inputs)
+        with pytest.raises(edgec.Error, match=r"Method\.bench: this Method is running in another thread"):
+            method.bench(inputs, iters=1, warmup=0)
+        # A Method of its own runs meanwhile.
+        check_outputs(program.method().run(inputs), outputs, "act")
     finally:
-        stop.set()
+        held.release.set()
         t.join()
-    for message in refused:
-        assert "running in another thread" in message
+    assert not errors, errors
+    # The held run finishes with the right outputs, and the Method is free again.
+    (y,) = results
+    check_outputs(y, outputs, "act")
+    check_outputs(method.run(inputs), outputs, "act")
 
 
 def test_rss_stays_flat(mlp, mlp_inputs):
