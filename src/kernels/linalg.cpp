@@ -2,14 +2,16 @@
 // column (b) and the promoted dim is dropped from the result; leading batch
 // dims broadcast. Each matrix product is one call to the packed GEMM in
 // gemm.cpp, which reads operands through their strides, so transposed and
-// broadcast views are never copied.
+// broadcast views are never copied. And det (ONNX Det), below.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 
 #include "kernels/axis_util.h"
 #include "kernels/families.h"
 #include "kernels/gemm.h"
+#include "kernels/kernel_checks.h"
 
 namespace edgec {
 namespace {
@@ -220,6 +222,82 @@ Error matmul_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const At
   return Error::Ok;
 }
 
+// ---- det ----------------------------------------------------------------------
+
+// ONNX Det: the determinant of each [n, n] matrix of x [..., n, n], by LU
+// decomposition with partial pivoting accumulated in double, whatever the
+// dtype; a matrix of n = 0 has determinant 1. The working copy of one matrix
+// lives in the call's workspace (f64 [n * n], its last result), which the
+// kernel leaves zero.
+constexpr DTypeSet kDetTypes = {DType::Float32, DType::Float16, DType::Float64};
+
+double lu_determinant(double* a, int64_t n) {
+  double det = 1.0;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t pivot = k;
+    for (int64_t i = k + 1; i < n; ++i)
+      if (std::abs(a[i * n + k]) > std::abs(a[pivot * n + k])) pivot = i;
+    if (a[pivot * n + k] == 0.0) return 0.0;
+    if (pivot != k) {
+      std::swap_ranges(a + k * n, a + (k + 1) * n, a + pivot * n);
+      det = -det;
+    }
+    const double p = a[k * n + k];
+    det *= p;
+    for (int64_t i = k + 1; i < n; ++i) {
+      const double f = a[i * n + k] / p;
+      for (int64_t j = k + 1; j < n; ++j) a[i * n + j] -= f * a[k * n + j];
+    }
+  }
+  return det;
+}
+
+template <typename T>
+void det_typed(const Tensor& x, Tensor& y, double* ws) {
+  const int r = x.rank;
+  const int64_t n = x.sizes[r - 1];
+  const int64_t rs = x.strides[r - 2], cs = x.strides[r - 1];
+  const int64_t count = y.numel();
+  T* out = y.data_as<T>();
+  for (int64_t b = 0; b < count; ++b) {
+    int64_t offset = 0;
+    for (int64_t i = r - 3, rest = b; i >= 0; --i) {
+      offset += (rest % x.sizes[i]) * x.strides[i];
+      rest /= x.sizes[i];
+    }
+    const T* m = x.data_as<T>() + offset;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) ws[i * n + j] = static_cast<double>(widen<T>(m[i * rs + j * cs]));
+    out[b] = narrow<T>(lu_determinant(ws, n));
+  }
+}
+
+Error det_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs&, std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "det";
+  EDGEC_TRY(check_arity(kOp, inputs, 1, outputs, 2));
+  const Tensor& x = inputs[0];
+  if (!kDetTypes.contains(x.dtype))
+    return fail(Error::InvalidType, std::string(kOp) + ": expected dtype " + kDetTypes.str() + ", got " +
+                                        std::string(dtype_name(x.dtype)));
+  if (x.rank < 2 || x.sizes[x.rank - 1] != x.sizes[x.rank - 2])
+    return fail(Error::InvalidShape,
+                std::string(kOp) + ": expected square matrices [..., n, n], got " + shape_string(x.shape()));
+  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
+  EDGEC_TRY(check_output_dtype(kOp, outputs[1], DType::Float64));
+  const int64_t n = x.sizes[x.rank - 1];
+  EDGEC_TRY(resize_output(kOp, outputs[0], x.shape().first(static_cast<size_t>(x.rank - 2))));
+  const int64_t ws_size = n * n;
+  EDGEC_TRY(resize_output(kOp, outputs[1], {&ws_size, 1}));
+  double* ws = outputs[1].data_as<double>();
+  switch (x.dtype) {
+    case DType::Float32: det_typed<float>(x, outputs[0], ws); break;
+    case DType::Float16: det_typed<Half>(x, outputs[0], ws); break;
+    default: det_typed<double>(x, outputs[0], ws); break;
+  }
+  std::fill_n(ws, ws_size, 0.0);
+  return Error::Ok;
+}
+
 }  // namespace
 
 std::span<const KernelEntry> linalg_kernels() {
@@ -227,6 +305,9 @@ std::span<const KernelEntry> linalg_kernels() {
       {declare("matmul", "linalg", {{"self"}, {"other"}}, {}, kMatmulTypes, 0,
                "numpy matmul: 1-D operands and batch broadcasting"),
        matmul_kernel},
+      {declare("det", "linalg", {{"self"}}, {}, kDetTypes, 0,
+               "determinant of each [n, n] matrix of [..., n, n] (LU in double); and a workspace f64 [n * n]"),
+       det_kernel},
   };
   return kLinalgKernels;
 }

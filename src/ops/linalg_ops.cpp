@@ -1,6 +1,7 @@
-// Shape function of matmul (declared with its kernel in
-// src/kernels/linalg.cpp), with numpy semantics. The composites linear and
-// addmm, which to_edge lowers to matmul + add, are in composite_ops.cpp.
+// Shape functions of matmul and det (declared with their kernels in
+// src/kernels/linalg.cpp), matmul with numpy semantics. The composites
+// linear and addmm, which to_edge lowers to matmul + add, are in
+// composite_ops.cpp.
 #include "ops/op_rows.h"
 
 namespace edgec::ops {
@@ -33,8 +34,24 @@ std::vector<TensorType> matmul_shape(const ShapeQuery& q) {
   return {TensorType(a.dtype, out)};
 }
 
+// det: [..., n, n] to [...], and the kernel's workspace, f64 [n * n].
+std::vector<TensorType> det_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, q.decl->dtypes, "input 0");
+  if (x.rank() < 2 || dims_conflict(x.dims[x.rank() - 1], x.dims[x.rank() - 2]))
+    op_error(q.op, "expected square matrices [..., n, n], got " + x.str());
+  const Dim& n = x.dims.back().is_static() ? x.dims.back() : x.dims[x.rank() - 2];
+  if (!n.is_static()) op_error(q.op, "expected a static matrix size n, got " + x.str());
+  Dims ws;
+  ws.push_back(Dim::fixed(n.value * n.value));
+  return {TensorType(x.dtype, Dims(x.dims.begin(), x.dims.end() - 2)), TensorType(DType::Float64, ws)};
+}
+
 }  // namespace
 
-std::vector<std::pair<std::string_view, ShapeFn>> linalg_shapes() { return {{"matmul", matmul_shape}}; }
+std::vector<std::pair<std::string_view, ShapeFn>> linalg_shapes() {
+  return {{"matmul", matmul_shape}, {"det", det_shape}};
+}
 
 }  // namespace edgec::ops

@@ -1,7 +1,8 @@
 // Indexing, reductions and data-dependent ONNX operators: GatherElements,
 // GatherND (our `index` with one index per leading dim), NonZero (ours is
 // [n, rank], ONNX's [rank, n]: a permute that the exporter's Transpose
-// cancels), TopK, ArgMax/ArgMin, the Reduce* family and the normalizations
+// cancels), Compress (a take by the condition's nonzero positions),
+// ReverseSequence (an `index` of the time and batch dims), TopK, ArgMax/ArgMin, the Reduce* family and the normalizations
 // composed of reductions (LpNormalization, MeanVarianceNormalization),
 // CumSum, and the scatters (ScatterND, ScatterElements and the deprecated
 // Scatter: our scatter_nd and scatter).
@@ -98,6 +99,90 @@ void gather_nd(NodeContext& n) {
 void nonzero(NodeContext& n) {
   Value* nz = n.im().emit("nonzero", {n.value(0)}, {}, n.hint() + "_rows");
   n.set_output(0, n.im().permute(nz, {1, 0}, n.hint()));
+}
+
+// Compress: the slices along 'axis' (or the elements of the flattened
+// input, without one) where the condition holds: take by the condition's
+// nonzero positions, a data-dependent count. A condition shorter than the
+// axis drops the slices past it, as ONNX says.
+void compress(NodeContext& n) {
+  Value* x = n.value(0);
+  Value* cond = n.value(1);
+  const TensorType& ct = cond->type();
+  if (ct.dtype != DType::Bool || ct.rank() != 1)
+    n.fail(n.typed_operand(1) + " is not a 1-D bool tensor; expected a condition of rank 1 and type bool");
+  Importer& im = n.im();
+  int64_t axis = 0;
+  if (n.attr("axis")) {
+    if (n.type(0).rank() == 0) n.fail(n.typed_operand(0) + " is a scalar; expected a tensor of rank >= 1 for an axis");
+    axis = input_axis(n, n.attr_int("axis", 0), "attribute 'axis'");
+  } else if (n.type(0).rank() != 1) {
+    x = im.emit("flatten", {x}, attrs_of({{"start_dim", int64_t{0}}, {"end_dim", int64_t{-1}}}), n.hint() + "_flat");
+  }
+  const Dim& len = x->type().dims[static_cast<size_t>(axis)];
+  if (ct.dims[0].is_static() && len.is_static() && ct.dims[0].value > len.value)
+    n.fail(n.typed_operand(1) + " is longer than the " + len.str() + " slices along axis " + std::to_string(axis) +
+           " of " + n.typed_operand(0) + "; expected at most " + len.str() + " entries");
+  Value* rows = im.emit("nonzero", {cond}, {}, n.hint() + "_rows");
+  Value* picked = im.emit("select", {rows}, attrs_of({{"dim", int64_t{1}}, {"index", int64_t{0}}}), n.hint() + "_picked");
+  n.set_output(0, n.emit("take", {x, picked}, attrs_of({{"dim", axis}})));
+}
+
+// ReverseSequence: along time_axis, the first sequence_lens[b] elements of
+// each batch entry b (along batch_axis) in reverse order, the others kept.
+// An advanced index of the two leading dims: time t of batch b reads
+// t' = t < len[b] ? len[b] - 1 - t : t (a length past the time dim is an
+// index out of range when run).
+void reverse_sequence(NodeContext& n) {
+  Value* x = n.value(0);
+  const TensorType& xt = x->type();
+  if (xt.rank() < 2)
+    n.fail(n.typed_operand(0) + " has rank " + std::to_string(xt.rank()) + "; expected rank >= 2 (time and batch)");
+  const int64_t time = input_axis(n, n.attr_int("time_axis", 0), "attribute 'time_axis'");
+  const int64_t batch = input_axis(n, n.attr_int("batch_axis", 1), "attribute 'batch_axis'");
+  if (time + batch != 1)
+    n.fail("attributes 'time_axis' and 'batch_axis' are " + std::to_string(time) + " and " + std::to_string(batch) +
+           "; expected 0 and 1, or 1 and 0");
+  const Dim& steps = xt.dims[static_cast<size_t>(time)];
+  const Dim& entries = xt.dims[static_cast<size_t>(batch)];
+  if (!steps.is_static() || !entries.is_static())
+    n.fail(n.typed_operand(0) + " has a symbolic time or batch dim; expected static ones" +
+           n.im().dim_fix(Dims{steps, entries}));
+  const TensorType& lt = n.type(1);
+  if (lt.rank() != 1 || (lt.dims[0].is_static() && lt.dims[0].value != entries.value) ||
+      (lt.dtype != DType::Int64 && lt.dtype != DType::Int32))
+    n.fail(n.typed_operand(1) + " is not one integer length per batch entry; expected an i64 tensor [" +
+           entries.str() + "]");
+  Importer& im = n.im();
+  const std::string h = n.hint();
+  auto range = [&](int64_t end, std::vector<int64_t> shape) {
+    Value* r = im.emit("arange", {}, attrs_of({{"start", int64_t{0}}, {"end", end}, {"step", int64_t{1}},
+                                               {"dtype", DType::Int64}}), h + "_range");
+    return im.emit("reshape", {r}, attrs_of({{"shape", shape}}), h + "_range");
+  };
+  // t [T, 1] and len [1, B] with time first; [1, T] and [B, 1] otherwise.
+  const std::vector<int64_t> along_time = time == 0 ? std::vector<int64_t>{steps.value, 1}
+                                                    : std::vector<int64_t>{1, steps.value};
+  const std::vector<int64_t> along_batch = time == 0 ? std::vector<int64_t>{1, entries.value}
+                                                     : std::vector<int64_t>{entries.value, 1};
+  Value* t = range(steps.value, along_time);
+  Value* lens = n.value(1);
+  if (lt.dtype != DType::Int64) lens = im.emit("cast", {lens}, attrs_of({{"dtype", DType::Int64}}), h + "_lens");
+  lens = im.emit("reshape", {lens}, attrs_of({{"shape", along_batch}}), h + "_lens");
+  Value* last = im.emit("sub", {lens, im.full({}, 1, DType::Int64, h)}, {}, h + "_last");
+  Value* reversed = im.emit("sub", {last, t}, {}, h + "_reversed");
+  Value* inside = im.emit("lt", {t, lens}, {}, h + "_inside");
+  Value* steps_index = im.emit("where", {inside, reversed, t}, {}, h + "_steps");
+  Value* entries_index = range(entries.value, along_batch);
+  std::vector<Value*> ins = {x};
+  if (time == 0) {
+    ins.push_back(steps_index);
+    ins.push_back(entries_index);
+  } else {
+    ins.push_back(entries_index);
+    ins.push_back(steps_index);
+  }
+  n.set_output(0, im.emit_n("index", ins, {}, h, {OperandGroup{false, 1}, OperandGroup{true, 2}})[0]);
 }
 
 void topk(NodeContext& n) {
@@ -352,6 +437,8 @@ void register_index_handlers(HandlerTable& t) {
   t["GatherElements"] = gather_elements;
   t["GatherND"] = gather_nd;
   t["NonZero"] = nonzero;
+  t["Compress"] = compress;
+  t["ReverseSequence"] = reverse_sequence;
   t["TopK"] = topk;
   t["ArgMax"] = arg_reduce;
   t["ArgMin"] = arg_reduce;

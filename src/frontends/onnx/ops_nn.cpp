@@ -1,5 +1,5 @@
 // Neural-network ONNX operators: MatMul and Gemm (aten linear / addmm /
-// matmul), convolution and pooling (ONNX's per-axis attribute lists map
+// matmul), Det, convolution and pooling (ONNX's per-axis attribute lists map
 // one to one: pads are all begins then all ends, as in our padding), the
 // normalizations, softmax and Resize (every mode; torch's on the fast
 // upsample kernels).
@@ -34,6 +34,18 @@ void check_entries(NodeContext& n, const std::string& name, const std::vector<in
 }
 
 void matmul(NodeContext& n) { n.set_output(0, n.emit("matmul", {n.value(0), n.value(1)})); }
+
+// Det: the determinant of each [n, n] matrix; the kernel's workspace (its
+// last result) is dropped.
+void det(NodeContext& n) {
+  Value* x = n.value(0);
+  const TensorType& t = x->type();
+  if (t.rank() < 2) n.fail(n.typed_operand(0) + " has rank " + std::to_string(t.rank()) + "; expected [..., n, n]");
+  if (!t.dims.back().is_static() && !t.dims[t.rank() - 2].is_static())
+    n.fail(n.typed_operand(0) + " has a symbolic matrix size; expected a static n in [..., n, n]" +
+           n.im().dim_fix(t.dims.back()));
+  n.set_output(0, n.im().emit_n("det", {x}, {}, n.hint())[0]);
+}
 
 // Gemm: alpha * A' @ B' + beta * C, A' = transA ? A^T : A, B' likewise.
 void gemm(NodeContext& n) {
@@ -826,6 +838,7 @@ void resize(NodeContext& n) {
 void register_nn_handlers(HandlerTable& t) {
   t["MatMul"] = matmul;
   t["Gemm"] = gemm;
+  t["Det"] = det;
   t["Conv"] = conv;
   t["ConvTranspose"] = conv_transpose;
   t["MaxPool"] = max_pool;

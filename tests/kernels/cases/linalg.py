@@ -1,4 +1,5 @@
-"""Cases for matmul (numpy semantics: 1-D promotion, batch broadcasting).
+"""Cases for matmul (numpy semantics: 1-D promotion, batch broadcasting) and
+det (numpy's linalg.det in float64).
 
 References are numpy matmul in float64 rounded to the case dtype. Sizes cross
 the GEMM's blocking (micro-tile 6x16, blocks of 72 rows, 128 columns and 256
@@ -95,4 +96,49 @@ def cases():
                    "matmul: expected two f32, two f16 or two f64 inputs, got i64 and i64", "i64"))
     out.append(err("err_mixed", rand((2, 2)), rand((2, 2), f16), "got f32 and f16"))
     out.append(err("err_out_dtype", rand((2, 2)), rand((2, 2)), "matmul: expected output dtype f32, got f16", "f16"))
+    return out + det_cases()
+
+
+def det_case(name, x, perm=None, **kw):
+    """det of each matrix of x (viewed through perm), numpy's in float64
+    rounded to x's dtype; the workspace, f64 [n * n], is left zero."""
+    v = x if perm is None else x.transpose(perm)
+    n = v.shape[-1]
+    want = np.linalg.det(v.astype(np.float64)).astype(x.dtype)
+    opts = dict(atol=2e-3, rtol=4e-3) if x.dtype == np.float16 else dict(atol=1e-5, rtol=1e-5)
+    if x.dtype == np.float64:
+        opts = dict(atol=1e-12, rtol=1e-12)
+    opts.update(kw)
+    return case("det_" + name, "det", inputs=[x], outputs=[np.asarray(want), np.zeros(n * n, np.float64)],
+                perms=None if perm is None else [perm], **opts)
+
+
+def det_cases():
+    f16, f64 = np.float16, np.float64
+    singular = rand((3, 3))
+    singular[2] = singular[0] + 2 * singular[1]
+    swap = np.array([[0, 2, 1], [3, 0, 0], [1, 1, 0]], np.float32)  # needs a pivot on the first column
+    out = [
+        det_case("1x1", rand((1, 1))),
+        det_case("2x2", rand((2, 2))),
+        det_case("5x5", rand((5, 5))),
+        det_case("batched", rand((2, 3, 4, 4))),
+        det_case("pivoting", swap),
+        det_case("zero_column", np.array([[0, 1], [0, 2]], np.float32)),
+        det_case("singular", singular, atol=1e-5),
+        det_case("transposed", rand((4, 6, 6)), perm=[0, 2, 1]),
+        det_case("batch_permuted", rand((6, 6, 3)), perm=[2, 0, 1]),
+        det_case("f16", rand((3, 4, 4), f16)),
+        det_case("f64", rand((2, 7, 7), f64)),
+        det_case("empty_batch", rand((0, 3, 3))),
+        det_case("empty_matrix", rand((2, 0, 0))),  # the determinant of a 0x0 matrix is 1
+    ]
+    out.append(case("det_not_square", "det", [rand((2, 3))], error="det: expected square matrices [..., n, n], got [2, 3]",
+                    out_specs=[("f32", []), ("f64", [9])]))
+    out.append(case("det_vector", "det", [rand((3,))], error="det: expected square matrices [..., n, n], got [3]",
+                    out_specs=[("f32", []), ("f64", [9])]))
+    out.append(case("det_int", "det", [np.ones((2, 2), np.int32)], error="det: expected dtype f32, f16, f64, got i32",
+                    out_specs=[("i32", []), ("f64", [4])]))
+    out.append(case("det_workspace_dtype", "det", [rand((2, 2))], error="det: expected output dtype f64, got f32",
+                    out_specs=[("f32", []), ("f32", [4])]))
     return out
