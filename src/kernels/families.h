@@ -19,5 +19,6 @@ std::span<const KernelEntry> indexing_kernels();       // indexing.cpp
 std::span<const KernelEntry> scatter_kernels();        // scatter.cpp
 std::span<const KernelEntry> creation_kernels();       // creation.cpp
 std::span<const KernelEntry> recurrent_kernels();      // recurrent.cpp
+std::span<const KernelEntry> spectral_kernels();       // spectral.cpp
 
 }  // namespace edgec

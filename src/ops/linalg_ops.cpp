@@ -1,7 +1,7 @@
 // Shape functions of matmul and det (declared with their kernels in
-// src/kernels/linalg.cpp), matmul with numpy semantics. The composites
-// linear and addmm, which to_edge lowers to matmul + add, are in
-// composite_ops.cpp.
+// src/kernels/linalg.cpp), matmul with numpy semantics, and of dft (declared in
+// src/kernels/spectral.cpp). The composites linear and addmm, which to_edge
+// lowers to matmul + add, are in composite_ops.cpp.
 #include "ops/op_rows.h"
 
 namespace edgec::ops {
@@ -34,6 +34,38 @@ std::vector<TensorType> matmul_shape(const ShapeQuery& q) {
   return {TensorType(a.dtype, out)};
 }
 
+// dft: [..., n, c] (c = 1 real, 2 complex) to [..., bins, 2] along 'axis',
+// bins = n or n / 2 + 1 (onesided), n = 'length' or the axis's size (which
+// must then be static); and the kernel's workspace, f64 [8 n].
+std::vector<TensorType> dft_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  expect_dtype(q, x, q.decl->dtypes, "input 0");
+  const Dim* c = x.rank() >= 2 ? &x.dims.back() : nullptr;
+  if (!c || !c->is_static() || (c->value != 1 && c->value != 2))
+    op_error(q.op, "expected a signal [..., n, 1] (real) or [..., n, 2] (complex), got " + x.str());
+  const int64_t axis = int_attr(q, "axis");
+  if (axis > x.rank() - 2)
+    op_error(q.op, "expected axis in [0, " + std::to_string(x.rank() - 2) + "] (not the last dim, which holds the "
+                   "components), got " + std::to_string(axis) + " for " + x.str());
+  int64_t n = int_attr(q, "length");
+  if (n == 0) {
+    const Dim& d = x.dims[static_cast<size_t>(axis)];
+    if (!d.is_static())
+      op_error(q.op, "expected a static signal length along axis " + std::to_string(axis) +
+                         " or a 'length', got " + x.str());
+    n = d.value;
+  }
+  if (n < 1) op_error(q.op, "expected a transform of at least 1 point, got " + x.str() + " along axis " +
+                                std::to_string(axis));
+  Dims out = x.dims;
+  out[static_cast<size_t>(axis)] = Dim::fixed(bool_attr(q, "onesided") ? n / 2 + 1 : n);
+  out.back() = Dim::fixed(2);
+  Dims ws;
+  ws.push_back(Dim::fixed(8 * n));
+  return {TensorType(x.dtype, out), TensorType(DType::Float64, ws)};
+}
+
 // det: [..., n, n] to [...], and the kernel's workspace, f64 [n * n].
 std::vector<TensorType> det_shape(const ShapeQuery& q) {
   expect_inputs(q, 1);
@@ -51,7 +83,7 @@ std::vector<TensorType> det_shape(const ShapeQuery& q) {
 }  // namespace
 
 std::vector<std::pair<std::string_view, ShapeFn>> linalg_shapes() {
-  return {{"matmul", matmul_shape}, {"det", det_shape}};
+  return {{"matmul", matmul_shape}, {"dft", dft_shape}, {"det", det_shape}};
 }
 
 }  // namespace edgec::ops
