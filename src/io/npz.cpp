@@ -7,7 +7,11 @@
 // allocated from a size read out of the file until that size has been
 // checked against the bytes that are really there and against the memory
 // limit (the arrays read so far included), so a hostile archive cannot make
-// us allocate gigabytes.
+// us allocate gigabytes. Nor is a deflated member's recorded size trusted
+// beyond what its compressed bytes plausibly hold: such a member is first
+// inflated into a small scratch buffer to count its bytes, and one that
+// ends early (or runs long) is refused with both sizes before its array is
+// allocated.
 #include "io/npz.h"
 
 #include <fcntl.h>
@@ -47,6 +51,15 @@ constexpr uint64_t kMaxDeflateRatio = 1100;
 // member past 4 GiB but fills only the count modulo 2^32 (the rest is read
 // next, and the CRC then fails): members are read in pieces of at most this.
 constexpr uint64_t kMaxReadPiece = uint64_t{1} << 30;
+// A deflated member may inflate to this many times its compressed bytes
+// (or to 64 MiB, whichever is more) before its recorded size is doubted:
+// arrays as they come (weights, images, activations) compress far less.
+// A member recording more is inflated once to count its bytes, into a small
+// scratch buffer, before its array is allocated: a 16 MB member recording
+// 16 GB took 16 GB before it was found to hold 16 MB.
+constexpr uint64_t kTrustedDeflateRatio = 16;
+constexpr uint64_t kTrustedInflation = uint64_t{64} << 20;
+constexpr uint64_t kScratchBytes = uint64_t{1} << 20;
 // What opening an archive costs per member besides its central-directory
 // record (libzip's entry and directory structures, our array and its name),
 // rounded up: an archive listing millions of members is refused before
@@ -408,10 +421,6 @@ struct ArchiveCloser {
   zip_t* za;
   ~ArchiveCloser() { zip_discard(za); }
 };
-struct MemberCloser {
-  zip_file_t* zf;
-  ~MemberCloser() { zip_fclose(zf); }
-};
 
 std::string array_name_of(std::string_view member) {
   constexpr std::string_view kSuffix = ".npy";
@@ -456,34 +465,76 @@ NpyArray read_member(zip_t* za, zip_uint64_t index, uint64_t archive_size, uint6
                                std::to_string(archive_size) + "-byte archive");
   }
 
-  zip_file_t* zf = zip_fopen_index(za, index, 0);
-  if (zf == nullptr) {
-    fail_array(what, name, "cannot open member: " + zip_message(zip_get_error(za)));
-  }
-  MemberCloser closer{zf};
+  const bool deflated = st.comp_method == ZIP_CM_DEFLATE;
+  zip_file_t* zf = nullptr;
+  uint64_t delivered = 0;  // bytes of the member read through `zf`
+  auto open = [&] {
+    if (zf != nullptr) zip_fclose(zf);
+    zf = zip_fopen_index(za, index, 0);
+    if (zf == nullptr) fail_array(what, name, "cannot open member: " + zip_message(zip_get_error(za)));
+    delivered = 0;
+  };
+  struct Closer {
+    zip_file_t*& zf;
+    ~Closer() {
+      if (zf != nullptr) zip_fclose(zf);
+    }
+  } closer{zf};
+  // A read that fails or ends early says how far the member got: the sizes
+  // its entry records are what a hostile archive lies about.
+  auto short_member = [&](const char* problem) {
+    fail_array(what, name, std::string(deflated ? "member inflates" : "member holds") + " to only " +
+                               std::to_string(delivered) + " of the " + std::to_string(st.size) +
+                               " bytes its zip entry records" + (problem ? std::string(" (") + problem + ")" : ""));
+  };
   // Exactly the recorded size is asked for, so inflation never produces
   // more than the header and the recorded size agree on.
   auto read = [&](void* dst, uint64_t n) {
     auto* out = static_cast<unsigned char*>(dst);
     while (n > 0) {
       const zip_int64_t got = zip_fread(zf, out, std::min(n, kMaxReadPiece));
-      if (got < 0) fail_array(what, name, "cannot read member: " + std::string(zip_file_strerror(zf)));
-      if (got == 0) fail_array(what, name, "member is truncated");
+      if (got < 0) short_member(zip_file_strerror(zf));
+      if (got == 0) short_member(nullptr);
       out += got;
       n -= static_cast<uint64_t>(got);
+      delivered += static_cast<uint64_t>(got);
     }
   };
+  // Reading past the end is what makes libzip verify the CRC; a member
+  // holding more than its entry records is refused too.
+  auto expect_end = [&] {
+    unsigned char extra;
+    const zip_int64_t tail = zip_fread(zf, &extra, 1);
+    if (tail < 0) fail_array(what, name, "corrupt member: " + std::string(zip_file_strerror(zf)));
+    if (tail > 0)
+      fail_array(what, name, std::string(deflated ? "member inflates" : "member holds") + " to more than the " +
+                                 std::to_string(st.size) + " bytes its zip entry records");
+  };
+  open();
   uint64_t consumed = 0;
   NpyHeader h = read_npy_header(read, st.size, consumed, what, name);
   check_memory_limit(h, before, st.size, "its zip entry records", what, name);
+  // A deflated member recording more than its compressed bytes plausibly
+  // hold is inflated once into a scratch buffer, to count, before its array
+  // is allocated (kTrustedDeflateRatio); then it is read again.
+  const uint64_t trusted = std::max(kTrustedInflation, st.comp_size * kTrustedDeflateRatio);
+  if (deflated && st.size > trusted) {
+    std::vector<unsigned char> scratch(std::min(kScratchBytes, st.size - consumed));
+    for (uint64_t left = st.size - consumed; left > 0;) {
+      const uint64_t n = std::min<uint64_t>(left, scratch.size());
+      read(scratch.data(), n);
+      left -= n;
+    }
+    expect_end();
+    open();
+    for (uint64_t left = consumed; left > 0;) {
+      const uint64_t n = std::min<uint64_t>(left, scratch.size());
+      read(scratch.data(), n);
+      left -= n;
+    }
+  }
   NpyArray a = read_npy_body(read, h, name);
-  // Reading to the end is what makes libzip verify the CRC.
-  unsigned char extra;
-  const zip_int64_t tail = zip_fread(zf, &extra, 1);
-  if (tail < 0) fail_array(what, name, "corrupt member: " + std::string(zip_file_strerror(zf)));
-  if (tail > 0)
-    fail_array(what, name, std::string(st.comp_method == ZIP_CM_DEFLATE ? "member inflates" : "member holds") +
-                               " to more than the " + std::to_string(st.size) + " bytes its zip entry records");
+  expect_end();
   return a;
 }
 
