@@ -8,6 +8,7 @@ const char* error_name(Error error) {
     case Error::Internal: return "Internal";
     case Error::NotSupported: return "NotSupported";
     case Error::OutOfMemory: return "OutOfMemory";
+    case Error::Cancelled: return "Cancelled";
     case Error::InvalidArgument: return "InvalidArgument";
     case Error::InvalidType: return "InvalidType";
     case Error::InvalidShape: return "InvalidShape";

@@ -18,6 +18,7 @@ enum class Error : uint32_t {
   Internal = 0x01,      ///< A bug in edgec: an invariant did not hold.
   NotSupported = 0x02,  ///< The operation is valid but not implemented here.
   OutOfMemory = 0x03,   ///< An allocation or arena was too small.
+  Cancelled = 0x04,     ///< The run was cancelled (runtime::Method::cancel) or ran past its time.
 
   // Arguments
   InvalidArgument = 0x10,  ///< A caller-supplied value is malformed.

@@ -236,7 +236,20 @@ Error Method::execute() {
   last_run_threads_ = threads;
   ctx_.num_threads = threads;
   RunThreadCap cap(threads);
-  return run_block(program_.instructions(), true);
+  run_ += 1;
+  active_run_.store(run_, std::memory_order_release);
+  const Error err = run_block(program_.instructions(), true);
+  active_run_.store(0, std::memory_order_release);
+  return err;
+}
+
+void Method::cancel() {
+  const uint64_t run = active_run_.load(std::memory_order_acquire);
+  if (run != 0) cancelled_run_.store(run, std::memory_order_relaxed);
+}
+
+Error Method::cancelled(const char* where, size_t index) const {
+  return fail(Error::Cancelled, std::string("cancelled before ") + where + " " + std::to_string(index));
 }
 
 Error Method::run_block(std::span<const Instruction> instructions, bool top) {
@@ -247,6 +260,8 @@ Error Method::run_block(std::span<const Instruction> instructions, bool top) {
   size_t call = 0;  // The next delegate call's tables (delegates are called from the top block only).
   for (size_t i = 0; i < instructions.size(); ++i) {
     const Instruction& in = instructions[i];
+    if (cancel_requested()) [[unlikely]]
+      return cancelled("instruction", i);
     const Clock::time_point start = profiling ? Clock::now() : Clock::time_point{};
     if (in.is_delegate_call()) {
       // The backend reads and writes values_ through the prebuilt tables;
@@ -343,6 +358,8 @@ Error Method::run_loop(const Instruction& in) {
     values_[static_cast<size_t>(body.inputs[k])] = values_[static_cast<size_t>(in.inputs[k])];
   int64_t i = 0;
   for (; i < trips && cond; ++i) {
+    if (cancel_requested()) [[unlikely]]
+      return cancelled("iteration", static_cast<size_t>(i));
     scratch.iteration = i;
     scratch.condition = cond != 0;
     if (const Error err = run_block(body.instructions, false); err != Error::Ok) {

@@ -4,6 +4,7 @@
 // throws.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <new>
 #include <span>
@@ -60,6 +61,14 @@ class Method {
   /// turns that off).
   Error execute();
 
+  /// Stops the run in progress (execute() on another thread): it returns
+  /// Error::Cancelled at its next instruction or loop iteration (a kernel
+  /// or a delegate call is not interrupted inside), and the Method stays
+  /// usable: the next execute runs in full. Safe from any thread at any
+  /// time; a cancel while no run is in progress does nothing (it never
+  /// cancels a later run). Neither allocates nor blocks.
+  void cancel();
+
   /// The threads the Method was created with, and those the last execute
   /// took (fewer under contention or a limit).
   int num_threads() const { return num_threads_; }
@@ -103,6 +112,11 @@ class Method {
   /// Runs `block` (the program's instructions, or a region's); `top`: the
   /// program's own, which are profiled and may call delegates.
   Error run_block(std::span<const Instruction> block, bool top);
+  /// Whether cancel() has asked the run in progress to stop: one relaxed
+  /// load per instruction or loop iteration.
+  bool cancel_requested() const { return cancelled_run_.load(std::memory_order_relaxed) == run_; }
+  /// Error::Cancelled, naming where the run stopped.
+  Error cancelled(const char* where, size_t index) const;
   Error run_cond(const Instruction& in);
   Error run_loop(const Instruction& in);
 
@@ -144,6 +158,14 @@ class Method {
     bool condition = false;
   };
   std::vector<LoopScratch> loops_;
+  // Cancellation: every execute takes the next run number (`run_`, written
+  // by the running thread only) and publishes it in `active_run_` while it
+  // runs (0 when none runs); cancel() copies the published number into
+  // `cancelled_run_`, which the run compares with its own. A cancel that
+  // comes late names a finished run, so it cannot stop a later one.
+  uint64_t run_ = 0;
+  std::atomic<uint64_t> active_run_{0};
+  std::atomic<uint64_t> cancelled_run_{0};
 };
 
 }  // namespace edgec::runtime
