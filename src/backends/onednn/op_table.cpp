@@ -52,6 +52,21 @@ Reason check_conv_transpose(const CallView& call) {
   return std::nullopt;
 }
 
+// oneDNN's linear resampling is half-pixel; its nearest is torch's floor
+// only for integer factors (runtime_ops.cpp, build_resample).
+Reason check_upsample(const CallView& call) {
+  const auto& x = call.inputs[0];
+  const auto& y = call.results[0];
+  if (x.size() < 3 || x.size() > 5)
+    return std::string(call.op) + " of a rank-" + num(static_cast<int64_t>(x.size())) + " input";
+  if (call.op == "upsample_bilinear" && call.bool_attr("align_corners"))
+    return std::string("upsample_bilinear with align_corners (oneDNN resamples half-pixel)");
+  if (call.op == "upsample_nearest")
+    for (size_t i = 2; i < x.size(); ++i)
+      if (y[i] % x[i] != 0) return std::string("upsample_nearest by a factor that is not an integer");
+  return std::nullopt;
+}
+
 Reason check_pool(const CallView& call) {
   const bool avg = call.op == "avg_pool";
   const auto& x = call.inputs[0];
@@ -284,6 +299,8 @@ std::vector<OpRow> make_table() {
       {"max_pool", check_pool, rt::build_pool, nullptr, BlockedReads::First},
       {"avg_pool", check_pool, rt::build_pool, nullptr, BlockedReads::First},
       {"adaptive_avg_pool", check_adaptive_pool, rt::build_pool, nullptr, BlockedReads::First},
+      {"upsample_bilinear", check_upsample, rt::build_resample, nullptr, BlockedReads::First},
+      {"upsample_nearest", check_upsample, rt::build_resample, nullptr, BlockedReads::First},
       plain("sum", build_reduce), plain("mean", build_reduce), plain("amax", build_reduce),
       plain("amin", build_reduce), plain("prod", build_reduce),
       plain("concat", rt::build_concat),
@@ -293,6 +310,8 @@ std::vector<OpRow> make_table() {
       plain("split", rt::build_split),
       // copies and loops of the delegate's own
       view("reshape"), view("flatten"), view("squeeze"), view("unsqueeze"), view("clone"),
+      // between f32 and f16 (held in f32 inside: runtime_state.h's header)
+      plain("cast", rt::build_cast),
       plain("expand", rt::build_expand),
       {"take", nullptr, rt::build_gather, nullptr, BlockedReads::None, 1},
       {"index", check_index, rt::build_gather, nullptr, BlockedReads::None, 1},

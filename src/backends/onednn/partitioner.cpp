@@ -1,7 +1,8 @@
 // The onednn partitioner: takes a call when the delegate's operator table
 // (op_table.cpp, which the runtime side builds from) has a row for it and
-// the row's check passes. Everything it takes has static shapes and f32
-// data (integer index operands aside); checks run in a fixed order so that
+// the row's check passes. Everything it takes has static shapes and f32 or
+// f16 data (integer index operands aside; the runtime holds f16 in f32, see
+// runtime_state.h's header); checks run in a fixed order so that
 // the reason names the first obstacle: operator, mask index, shapes,
 // dtypes, then the row's check (attributes, geometry).
 #include "backends/onednn/compiler.h"
@@ -18,10 +19,10 @@ using Reason = std::optional<std::string>;
 
 std::string num(int64_t v) { return std::to_string(v); }
 
-// Static shapes, no empty tensor, and f32 data (integer indices for an
-// index operand).
+// Static shapes, no empty tensor, and f32 or f16 data (integer indices for
+// an index operand).
 Reason check_type(const TensorType& t, const std::string& what, bool is_index) {
-  static constexpr DType kData[] = {DType::Float32}, kIndex[] = {DType::Int64, DType::Int32};
+  static constexpr DType kData[] = {DType::Float32, DType::Float16}, kIndex[] = {DType::Int64, DType::Int32};
   return static_type_refusal(t, what, is_index ? std::span<const DType>(kIndex) : std::span<const DType>(kData));
 }
 
@@ -73,7 +74,7 @@ class OnednnPartitioner final : public Partitioner {
 
 OnednnCompiler::OnednnCompiler()
     : BackendCompiler("onednn",
-                      "oneDNN 2.6 primitives (static shapes, f32): conv, matmul, normalization, pooling, elementwise, "
+                      "oneDNN 2.6 primitives (static shapes, f32; f16 computed in f32): conv, matmul, normalization, pooling, elementwise, "
                       "reductions, recurrent layers") {}
 
 std::unique_ptr<Partitioner> OnednnCompiler::make_partitioner(const std::string& options) const {

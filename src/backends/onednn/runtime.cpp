@@ -23,6 +23,7 @@
 #include "base/thread_cap.h"
 #include "kernels/isa.h"
 #include "kernels/tensor.h"
+#include "runtime/f16_edges.h"
 #include "runtime/method.h"
 
 namespace edgec::runtime {
@@ -42,11 +43,25 @@ Error init_slots(Delegate& d, const Program& p) {
     SlotState& st = d.slots[i];
     st.dtype = s.type.dtype;
     st.kind = s.kind;
+    // f16 is held in f32 (runtime_state.h's header).
+    st.widened = st.dtype == DType::Float16;
+    if (st.widened) st.dtype = DType::Float32;
     EDGEC_TRY(static_slot_shape("onednn", p, i, limit, st.shape));
     if (s.kind == SlotKind::Constant || s.kind == SlotKind::State) {
       // Read-only by every step; oneDNN takes non-const handles.
       st.ptr = const_cast<std::byte*>(s.data);
       st.plain_ready = true;
+      if (st.widened) {
+        // Widened once, here: the file keeps its f16 bytes.
+        std::byte* at = d.init_memory.allocate(st.nbytes());
+        if (!at)
+          return fail(Error::OutOfMemory, "onednn: the f16 constant of slot " + str(static_cast<int64_t>(i)) +
+                                              " widened to " + str(static_cast<int64_t>(st.nbytes())) +
+                                              " bytes of f32 does not fit the memory limit of " +
+                                              std::to_string(limit) + " bytes (set EDGEC_MEMORY_LIMIT to change it)");
+        if (s.data) widen_f16(s.data, reinterpret_cast<float*>(at), static_cast<size_t>(st.numel()));
+        st.ptr = at;
+      }
     }
   }
   // The delegate plans its own memory (buffers), so the arena the compiler
@@ -96,16 +111,23 @@ Error plan_buffers(Delegate& d) {
 }
 
 Error init_io(Delegate& d, const Program& p) {
+  // An f16 input or output is not the caller's tensor inside: its f32
+  // copy lives in a buffer of the delegate's, widened from the caller's
+  // tensor by a first step or narrowed into it by a last one.
   for (const IoSlot& io : p.inputs()) {
     d.inputs.push_back(io.slot);
-    d.slots[static_cast<size_t>(io.slot)].io = true;
-    d.slots[static_cast<size_t>(io.slot)].plain_ready = true;
+    SlotState& st = d.slots[static_cast<size_t>(io.slot)];
+    st.io = !st.widened;
+    st.plain_ready = !st.widened;
   }
   for (const IoSlot& io : p.outputs()) {
     d.outputs.push_back(io.slot);
     // A constant output stays a constant (copied out after the steps).
-    if (d.slots[static_cast<size_t>(io.slot)].kind == SlotKind::Activation) d.slots[static_cast<size_t>(io.slot)].io = true;
+    SlotState& st = d.slots[static_cast<size_t>(io.slot)];
+    if (st.kind == SlotKind::Activation && !st.widened) st.io = true;
   }
+  d.widen_from.assign(d.inputs.size(), nullptr);
+  d.narrow_to.assign(d.outputs.size(), nullptr);
   // A strided input is packed into a buffer of its own, made now (pages are
   // touched only if one comes).
   for (int32_t s : d.inputs) {
@@ -125,7 +147,7 @@ Error init_io(Delegate& d, const Program& p) {
   std::vector<bool> seen(d.slots.size(), false);
   for (size_t i = 0; i < d.outputs.size(); ++i) {
     const auto s = static_cast<size_t>(d.outputs[i]);
-    d.output_bound[i] = d.slots[s].kind == SlotKind::Activation && !seen[s];
+    d.output_bound[i] = d.slots[s].kind == SlotKind::Activation && !d.slots[s].widened && !seen[s];
     seen[s] = true;
   }
   return Error::Ok;
@@ -186,12 +208,24 @@ Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payl
   const int saved = omp_get_max_threads();
   Error err = Error::Ok;
   const auto instructions = p.instructions();
+  // Whether an instruction reads or writes a value the program has in f16.
+  auto touches_f16 = [&](const Instruction& in) {
+    for (const auto* list : {&in.inputs, &in.outputs})
+      for (int32_t s : *list)
+        if (s >= 0 && static_cast<size_t>(s) < d->slots.size() && d->slots[static_cast<size_t>(s)].widened) return true;
+    return false;
+  };
+  onednn::add_input_widening(*d);
   for (size_t i = 0; i < instructions.size() && err == Error::Ok; ++i) {
     if (d->fused[i]) continue;
     try {
       const size_t first = d->steps.size();
       err = onednn::build_instruction(*d, p, i);
       if (err == Error::Ok) d->finish_instruction(first);
+      // edgec bench --profile says which steps compute f16 values in f32
+      // (a cast's rounding is named for what it is).
+      if (err == Error::Ok && instructions[i].op != "cast" && touches_f16(instructions[i]))
+        for (size_t k = first; k < d->steps.size(); ++k) d->steps[k].name += kF16AsF32Suffix;
     } catch (const dnnl::error& e) {
       err = fail(Error::NotSupported, "onednn: instruction " + str(static_cast<int64_t>(i)) + " (" + instructions[i].op +
                                           "): oneDNN cannot build it: " + e.what());
@@ -205,6 +239,11 @@ Result<std::unique_ptr<Delegate>> build_delegate(std::span<const std::byte> payl
   }
   omp_set_num_threads(saved);
   if (err != Error::Ok) return err;
+  try {
+    onednn::add_output_narrowing(*d);
+  } catch (const dnnl::error& e) {
+    return fail(Error::NotSupported, std::string("onednn: the f16 outputs: oneDNN cannot build them: ") + e.what());
+  }
   EDGEC_TRY(plan_buffers(*d));
   try {
     EDGEC_TRY(init_scratchpad(*d));
@@ -235,8 +274,16 @@ Error bind_inputs(Delegate& d, std::span<const Tensor* const> inputs) {
     const Tensor& t = *inputs[i];
     const int32_t s = d.inputs[i];
     const SlotState& st = d.slots[static_cast<size_t>(s)];
-    EDGEC_TRY(check_input("onednn", i, t, st.dtype, st.shape));
-    if (t.is_contiguous()) {
+    EDGEC_TRY(check_input("onednn", i, t, st.widened ? DType::Float16 : st.dtype, st.shape));
+    if (st.widened) {
+      // Its first step widens it from here.
+      if (t.is_contiguous()) {
+        d.widen_from[i] = static_cast<const std::byte*>(t.data);
+      } else {
+        pack_contiguous(t, d.staging[i]);
+        d.widen_from[i] = d.staging[i];
+      }
+    } else if (t.is_contiguous()) {
       d.rebind(s, static_cast<std::byte*>(t.data));
     } else {
       std::byte* buf = d.staging[i];
@@ -255,11 +302,13 @@ Error bind_outputs(Delegate& d, std::span<Tensor* const> outputs) {
     const int32_t s = d.outputs[i];
     const SlotState& st = d.slots[static_cast<size_t>(s)];
     Tensor& t = *outputs[i];
-    if (t.dtype != st.dtype)
+    const DType dtype = st.widened ? DType::Float16 : st.dtype;
+    if (t.dtype != dtype)
       return fail(Error::InvalidType, "onednn: output " + str(static_cast<int64_t>(i)) + ": expected " +
-                                          std::string(dtype_name(st.dtype)) + ", got " + std::string(dtype_name(t.dtype)));
+                                          std::string(dtype_name(dtype)) + ", got " + std::string(dtype_name(t.dtype)));
     EDGEC_TRY(t.resize(st.shape));
-    if (d.output_bound[i]) d.rebind(s, static_cast<std::byte*>(t.data));
+    if (st.widened) d.narrow_to[i] = static_cast<std::byte*>(t.data);  // Its last step narrows it there.
+    else if (d.output_bound[i]) d.rebind(s, static_cast<std::byte*>(t.data));
   }
   return Error::Ok;
 }
@@ -308,6 +357,7 @@ Error run_steps(Delegate& d, std::span<const Tensor* const> inputs, std::span<Te
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (d.output_bound[i]) continue;
     const SlotState& st = d.slots[static_cast<size_t>(d.outputs[i])];
+    if (st.widened) continue;  // Narrowed by its step.
     std::memcpy(outputs[i]->data, st.ptr, st.nbytes());
   }
   return Error::Ok;
@@ -334,6 +384,64 @@ Error Delegate::run(std::span<const Tensor* const> in, std::span<Tensor* const> 
   const Error err = run_steps(*this, in, out);
   omp_set_num_threads(saved);
   return err;
+}
+
+void add_input_widening(Delegate& d) {
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    const int32_t slot = d.inputs[i];
+    SlotState& st = d.slots[static_cast<size_t>(slot)];
+    if (!st.widened || st.buffer >= 0) continue;  // An input listed twice is widened once.
+    const size_t first = d.steps.size();
+    st.buffer = d.new_buffer(st.nbytes());
+    d.buffers[static_cast<size_t>(st.buffer)].slots.push_back(slot);
+    st.plain_ready = true;
+    d.need_plain(slot);  // Marks the buffer used by this step.
+    const auto n = static_cast<size_t>(st.numel());
+    d.add_loop(
+        [&d, i, slot, n]() {
+          widen_f16(d.widen_from[i], reinterpret_cast<float*>(d.slots[static_cast<size_t>(slot)].ptr), n);
+          return Error::Ok;
+        },
+        "widening of input slot " + std::to_string(slot), "f16 to f32 (input)");
+    d.finish_instruction(first);
+  }
+}
+
+void add_output_narrowing(Delegate& d) {
+  for (size_t i = 0; i < d.outputs.size(); ++i) {
+    const int32_t slot = d.outputs[i];
+    if (!d.slots[static_cast<size_t>(slot)].widened) continue;
+    const size_t first = d.steps.size();
+    d.need_plain(slot);  // A reorder first where the producer left it blocked.
+    for (size_t k = first; k < d.steps.size(); ++k) d.steps[k].name += kF16AsF32Suffix;
+    const auto n = static_cast<size_t>(d.slots[static_cast<size_t>(slot)].numel());
+    d.add_loop(
+        [&d, i, slot, n]() {
+          narrow_to_f16(reinterpret_cast<const float*>(d.slots[static_cast<size_t>(slot)].ptr), d.narrow_to[i], n);
+          return Error::Ok;
+        },
+        "narrowing of output slot " + std::to_string(slot), "f32 to f16 (output)");
+    d.finish_instruction(first);
+  }
+}
+
+bool f16_native_convolution() {
+  static const bool native = [] {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    try {
+      const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+      const dnnl::memory::desc x({1, 16, 8, 8}, dt::f16, tag::any), w({16, 16, 3, 3}, dt::f16, tag::any),
+          y({1, 16, 8, 8}, dt::f16, tag::any);
+      const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                                 dnnl::algorithm::convolution_direct, x, w, y, {1, 1}, {1, 1}, {1, 1});
+      const dnnl::convolution_forward::primitive_desc pd(desc, engine);
+      return std::string_view(pd.impl_info_str()).substr(0, 3) != "ref";
+    } catch (const dnnl::error&) {
+      return false;  // No implementation for f16 here.
+    }
+  }();
+  return native;
 }
 
 bool plain_like(const dnnl::memory::desc& md, const SlotState& st) {

@@ -132,6 +132,9 @@ bool add_binary_loop(Ctx& c, std::string_view op, int32_t a, int32_t b, int32_t 
 
 Error build_conv(Ctx& c, bool transposed);
 Error build_copy(Ctx& c);       ///< reshape and kin: a view where it can be, else a copy.
+/// cast between f32 and f16 (held in f32: runtime_state.h's header): the
+/// same values, a view where it can be.
+Error build_cast(Ctx& c);
 Error build_permute(Ctx& c);
 Error build_slice(Ctx& c);
 Error build_select(Ctx& c);
@@ -141,6 +144,7 @@ Error build_concat(Ctx& c);
 Error build_unary(Ctx& c);      ///< The row's eltwise operations, with the unary chain after it fused.
 Error build_binary(Ctx& c);     ///< add, sub, mul, div, maximum, minimum.
 Error build_pool(Ctx& c);       ///< max_pool, avg_pool, adaptive_avg_pool.
+Error build_resample(Ctx& c);   ///< upsample_bilinear, upsample_nearest (the checks in op_table.cpp).
 Error build_softmax(Ctx& c, bool log);
 Error build_layer_norm(Ctx& c);
 Error build_lrn(Ctx& c);

@@ -72,8 +72,10 @@ memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::d
   reorder_at_init(c.d, src, dst);
   c.d.owned.push_back(dst);
   // For the compiler (chosen_weight_layouts): a convolution's constant
-  // weights that the file could store as oneDNN chose them here.
-  if (c.d.record && folded.empty() && c.in.op == "conv" && st.kind == SlotKind::Constant && st.stored.is_zero() &&
+  // weights that the file could store as oneDNN chose them here (not f16
+  // ones, which the file keeps in f16: these bytes are their f32 widening).
+  if (c.d.record && folded.empty() && c.in.op == "conv" && st.kind == SlotKind::Constant && !st.widened &&
+      st.stored.is_zero() &&
       plain == md_of(plain.dims()) && storable(chosen, plain))
     c.d.record->push_back({c.index, c.program.slots()[static_cast<size_t>(w)].key, chosen, at});
   return dst;

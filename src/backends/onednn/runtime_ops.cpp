@@ -80,6 +80,17 @@ Error build_copy(Ctx& c) {
   return Error::Ok;
 }
 
+Error build_cast(Ctx& c) {
+  // Both sides are held in f32 (runtime_state.h's header), and the f16
+  // side's values are kept at f32 precision: the cast is the same values, a
+  // view where it can be. So the delegate computes an f16 region as ONNX
+  // Runtime does on a CPU without f16 arithmetic (which removes the Cast
+  // pairs it puts around each f16 operator, and the model's own): in f32
+  // with the f16 constants, rounding only where an f16 value leaves the
+  // delegate.
+  return build_copy(c);
+}
+
 // True when the view of `dims` with `strides` is one contiguous run (its
 // strides are the plain ones, size-1 dims aside).
 bool contiguous_view(const memory::dims& dims, const memory::dims& strides) {
@@ -581,6 +592,35 @@ Error build_pool(Ctx& c) {
   memory from = c.d.src_as(c.input(0), src);
   c.d.add(dnnl::pooling_v2_forward(pd), pd, {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, c.d.dst(c.output(), pd.dst_desc())}},
           c.what, std::string(op));
+  return Error::Ok;
+}
+
+// ---- resampling --------------------------------------------------------------------------
+
+// upsample_bilinear (half-pixel: oneDNN's linear resampling maps output
+// pixel centres as torch does with align_corners false, the source
+// coordinate clamped at the borders) and upsample_nearest by integer
+// factors (oneDNN's round((o + 1/2) * in / out - 1/2) is then torch's
+// floor(o * in / out)); the partitioner checks both. Like pooling, in the
+// input's layout, a plain input with channels in eights read blocked.
+Error build_resample(Ctx& c) {
+  const auto& x = c.shape(c.input(0));
+  const auto& y = c.shape(c.output());
+  require(x.size() >= 3 && x.size() <= 5 && y.size() == x.size() && x[0] == y[0] && x[1] == y[1],
+          "a resampling of " + shape_string(x) + " into " + shape_string(y) +
+              ": expected equal ranks of 3 to 5 and the same batch and channels");
+  const size_t nd = x.size() - 2;
+  memory::desc src = c.d.layout(c.input(0));
+  if ((nd == 2 || nd == 3) && src == plain_md(x) && x[1] % 8 == 0)
+    src = memory::desc(dnnl_dims(x), kF32, nd == 2 ? memory::format_tag::nChw8c : memory::format_tag::nCdhw8c);
+  const bool blocked = src != plain_md(x);
+  const memory::desc want = blocked ? memory::desc(dnnl_dims(y), kF32, memory::format_tag::any) : plain_md(y);
+  const algorithm alg = c.in.op == "upsample_nearest" ? algorithm::resampling_nearest : algorithm::resampling_linear;
+  dnnl::resampling_forward::desc desc(kInference, alg, src, want);
+  dnnl::resampling_forward::primitive_desc pd(desc, c.d.attr(), c.d.engine);
+  memory from = c.d.src_as(c.input(0), src);
+  c.d.add(dnnl::resampling_forward(pd), pd, {{DNNL_ARG_SRC, from}, {DNNL_ARG_DST, c.d.dst(c.output(), pd.dst_desc())}},
+          c.what, c.in.op);
   return Error::Ok;
 }
 

@@ -11,6 +11,16 @@
 // buffers the delegate plans itself from the steps that use them, so a
 // reshape is a view of its input's buffer and fused intermediates take no
 // memory; the delegate's inputs and outputs are the caller's tensors.
+//
+// float16: the delegate holds every f16 value of the program in f32
+// (SlotState::widened; runtime/f16_edges.h): f16 constants are widened once
+// at init, f16 inputs widened by a first step from the caller's tensor and
+// f16 outputs narrowed by a last step into it. Every step between computes
+// in f32, so the builders see f32 slots only, and the f16 values inside are
+// kept at f32 precision: a cast between f16 and f32 is the same values (as
+// ONNX Runtime computes an f16 model on such a CPU, with its Cast pairs
+// removed), rounded to f16 only where a value leaves as an f16 output. (oneDNN 2.6 has no f16 convolution
+// on a CPU: f16_native_convolution() asks it on the running machine.)
 #pragma once
 
 #include <climits>
@@ -100,7 +110,8 @@ class RareDesc {
 struct SlotState {
   std::byte* ptr = nullptr;    ///< Plain data: mapped constant, caller's tensor, or a planned buffer.
   std::vector<int64_t> shape;  ///< Static (the partitioner took nothing else).
-  DType dtype = DType::Float32;
+  DType dtype = DType::Float32;  ///< As held: f32 for the program's f16 (widened).
+  bool widened = false;          ///< The program's f16 value, held in f32 (the header says how).
   SlotKind kind = SlotKind::Activation;
   bool io = false;             ///< A delegate input or output: ptr is bound at execute.
   std::vector<Binding> bindings;  ///< Memory objects over ptr (io and constant slots).
@@ -177,6 +188,8 @@ struct Delegate final : DelegateHandle {
   std::vector<int32_t> inputs, outputs;       ///< Slot indices, signature order.
   std::vector<std::byte*> staging;            ///< Per input: where a strided input is packed.
   std::vector<bool> output_bound;             ///< Per output: written in the caller's tensor (else copied after; init decides).
+  std::vector<const std::byte*> widen_from;   ///< Per input: the f16 data a widened input's first step reads (run binds it).
+  std::vector<std::byte*> narrow_to;          ///< Per output: the f16 tensor a widened output's last step writes (run binds it).
   dnnl::memory scratch;                       ///< Shared by every step (user scratchpad mode).
   std::vector<ReorderedWeights>* record = nullptr;  ///< Set by chosen_weight_layouts only.
 
@@ -299,6 +312,17 @@ class OneThread {
 /// scratchpad (runtime_single.cpp).
 dnnl::primitive single_thread_twin(const dnnl::primitive_desc_base& pd, size_t& scratch_bytes);
 
+/// The steps that widen the f16 inputs into buffers of their own, before
+/// the first instruction's (runtime.cpp).
+void add_input_widening(Delegate& d);
+/// The steps that narrow the f16 outputs into the caller's tensors, after
+/// the last instruction's (runtime.cpp).
+void add_output_narrowing(Delegate& d);
+/// Whether oneDNN creates an f16 convolution on this machine with an
+/// implementation other than its reference code (asked once). oneDNN 2.6
+/// has none on a CPU, so the delegate holds f16 in f32 wherever it runs;
+/// edgec inspect and the tests report the answer.
+bool f16_native_convolution();
 /// Appends the steps of instruction `index` and of the later ones it fuses
 /// (runtime_ops.cpp). Throws dnnl::error or returns an Error with a detail set.
 Error build_instruction(Delegate& d, const Program& program, size_t index);

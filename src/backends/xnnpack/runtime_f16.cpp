@@ -7,7 +7,7 @@
 // copied by run into its staging buffer and widened from there, an output
 // narrowed into a buffer of its own that run copies out.
 #include "backends/xnnpack/runtime_state.h"
-#include "base/half.h"
+#include "runtime/f16_edges.h"
 
 namespace edgec::runtime::xnnpack {
 
@@ -16,9 +16,7 @@ void widen_constants(Delegate& d) {
     if (!st.widened() || !st.data || (st.kind != SlotKind::Constant && st.kind != SlotKind::State)) continue;
     const auto n = static_cast<size_t>(st.numel());
     auto& to = d.widened.emplace_back(new std::byte[n * sizeof(float)]);
-    const auto* from = reinterpret_cast<const Half*>(st.data);
-    auto* out = reinterpret_cast<float*>(to.get());
-    for (size_t i = 0; i < n; ++i) out[i] = half_to_float(from[i]);
+    widen_f16(st.data, reinterpret_cast<float*>(to.get()), n);
     st.data = to.get();
   }
 }

@@ -37,6 +37,7 @@
 
 #include "runtime/buffer_plan.h"
 #include "runtime/delegate.h"
+#include "runtime/f16_edges.h"
 #include "runtime/program.h"
 
 namespace edgec::runtime::xnnpack {
@@ -194,7 +195,7 @@ struct Ctx {
 
 // f16 held in f32 (runtime_f16.cpp), for a handle in f16_as_f32.
 /// What the profile's name of a step computing f16 values in f32 ends with.
-inline constexpr const char* kAsF32Suffix = " (f16 as f32)";
+inline constexpr const char* kAsF32Suffix = kF16AsF32Suffix;  // runtime/f16_edges.h, shared with onednn
 /// The f16 constants (and state) widened into `d.widened`, their data
 /// pointing there.
 void widen_constants(Delegate& d);
