@@ -5,6 +5,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "interpreter/interpreter.h"
@@ -260,7 +262,7 @@ std::string quoted_list(const std::set<std::string>& names) {
 // and Size, only their sizes (fixable with --dim). Known values (constants,
 // fixed inputs) and static shapes end a path. Run only to write a message.
 std::string Importer::run_time_sources(const std::string& name) const {
-  std::set<std::string> inputs, dims;
+  std::set<std::string> inputs, dims, unnamed;  // unnamed: inputs of dims with neither size nor name
   std::set<std::string> graph_inputs;
   if (graph_)
     for (const auto& vi : graph_->input()) graph_inputs.insert(vi.name());
@@ -279,9 +281,14 @@ std::string Importer::run_time_sources(const std::string& name) const {
       if (!shape_only) {
         inputs.insert(v);
       } else if (e != entries_.end()) {
-        for (const Dim& d : e->second.type.dims)
-          if (d.kind == Dim::Kind::Symbolic)
-            dims.insert(dim_params_.count(d.symbol.str()) ? dim_params_.at(d.symbol.str()) : d.symbol.str());
+        for (const Dim& d : e->second.type.dims) {
+          if (d.kind != Dim::Kind::Symbolic) continue;
+          if (unnamed_dims_.count(d.symbol.str())) {
+            unnamed.insert(v);  // sized with --shape: the model names no dim --dim could name
+            continue;
+          }
+          dims.insert(dim_params_.count(d.symbol.str()) ? dim_params_.at(d.symbol.str()) : d.symbol.str());
+        }
       }
       continue;
     }
@@ -293,21 +300,26 @@ std::string Importer::run_time_sources(const std::string& name) const {
     for (const auto& in : node.input())
       if (!in.empty()) stack.push_back({in, shape_only || reads_shape});
   }
-  if (inputs.empty() && dims.empty())
+  if (inputs.empty() && dims.empty() && unnamed.empty())
     return "by operators whose results the importer does not compute at import time; export it as a constant";
   std::string from = "from ";
   if (!inputs.empty()) from += (inputs.size() == 1 ? "graph input " : "graph inputs ") + quoted_list(inputs);
   if (!dims.empty())
     from += std::string(inputs.empty() ? "" : " and ") +
             (dims.size() == 1 ? "the symbolic dim " : "the symbolic dims ") + quoted_list(dims);
+  if (!unnamed.empty())
+    from += std::string(inputs.empty() && dims.empty() ? "" : " and ") + "the dims of " +
+            (unnamed.size() == 1 ? "graph input " : "graph inputs ") + quoted_list(unnamed) +
+            " that the model neither sizes nor names (" + unnamed_dims_in(unnamed) + ")";
   std::string fix = "; fix ";
-  fix += inputs.size() + dims.size() == 1 ? "it" : "them";
+  fix += inputs.size() + dims.size() + unnamed.size() == 1 ? "it" : "them";
   fix += " at compile time (edgec compile";
   if (!inputs.empty())
     fix += " --fix-inputs FILE.npz with " + std::string(inputs.size() == 1 ? "an array named " : "arrays named ") +
            quoted_list(inputs);
-  if (!inputs.empty() && !dims.empty()) fix += ", and";
+  if (!inputs.empty() && !(dims.empty() && unnamed.empty())) fix += ", and";
   for (const std::string& d : dims) fix += " --dim " + d + "=SIZE";
+  for (const std::string& u : unnamed) fix += " " + shape_flag(u);
   fix += ")";
   if (!inputs.empty())
     fix += std::string(", or export the model with ") +
@@ -331,17 +343,72 @@ std::string Importer::dim_fix(const Dims& dims) const {
     auto u = d.kind == Dim::Kind::Symbolic ? unnamed_dims_.find(d.symbol.str()) : unnamed_dims_.end();
     if (u == unnamed_dims_.end()) continue;
     names.erase(dim_params_.at(d.symbol.str()));
-    std::string shape;
-    if (auto e = entries_.find(u->second); e != entries_.end())
-      for (const Dim& id : e->second.type.dims)
-        shape += (shape.empty() ? "" : "x") + (id.is_static() ? std::to_string(id.value) : std::string("SIZE"));
-    shapes.insert(u->second + "=" + shape);
+    shapes.insert(u->second);
   }
   std::string flags;
   for (const std::string& name : names) flags += " --dim " + name + "=SIZE";
-  for (const std::string& shape : shapes) flags += " --shape " + shape;
+  for (const std::string& input : shapes) flags += " " + shape_flag(input);
   return std::string(names.size() + shapes.size() == 1 ? "; fix it" : "; fix them") + " at compile time (edgec compile" +
          flags + ")";
+}
+
+std::string Importer::shape_flag(const std::string& input) const {
+  std::string shape;
+  if (auto e = entries_.find(input); e != entries_.end())
+    for (const Dim& d : e->second.type.dims)
+      shape += (shape.empty() ? "" : "x") + (d.is_static() ? std::to_string(d.value) : std::string("SIZE"));
+  return "--shape " + input + "=" + (shape.empty() ? "SIZE" : shape);
+}
+
+std::string Importer::unnamed_dims_in(const std::set<std::string>& inputs) const {
+  std::string s;
+  for (const auto& [symbol, input] : unnamed_dims_)
+    if (inputs.count(input)) s += (s.empty() ? "" : ", ") + symbol;
+  return s;
+}
+
+namespace {
+
+/// Whether `word` stands in `text` as a whole identifier.
+bool mentions(const std::string& text, const std::string& word) {
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !ident(text[at - 1])) && (end == text.size() || !ident(text[end]))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Importer::unnamed_dims_note(const std::string& message) const {
+  // Graph input -> the positions of its unnamed dims the message mentions
+  // ("input_dim0"), in order.
+  std::map<std::string, std::vector<std::pair<size_t, std::string>>> by_input;
+  for (const auto& [symbol, input] : unnamed_dims_) {
+    if (!mentions(message, symbol)) continue;
+    auto e = entries_.find(input);
+    if (e == entries_.end()) continue;
+    const Dims& dims = e->second.type.dims;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i].kind == Dim::Kind::Symbolic && dims[i].symbol.str() == symbol) by_input[input].push_back({i, symbol});
+  }
+  std::string note;
+  for (auto& [input, found] : by_input) {
+    if (message.find("--shape " + input + "=") != std::string::npos) continue;  // already said
+    std::sort(found.begin(), found.end());
+    std::string symbols, positions;
+    for (size_t k = 0; k < found.size(); ++k) {
+      const char* sep = k == 0 ? "" : k + 1 == found.size() ? " and " : ", ";
+      symbols += sep + found[k].second;
+      positions += sep + std::to_string(found[k].first);
+    }
+    const bool one = found.size() == 1;
+    note += "; " + symbols + (one ? " is dim " : " are dims ") + positions + " of graph input '" + input +
+            "', which the model neither sizes nor names (edgec compile " + shape_flag(input) + " sizes " +
+            (one ? "it" : "them") + ")";
+  }
+  return note;
 }
 
 Value* Importer::full(const std::vector<int64_t>& shape, double value, DType dtype, const std::string& hint) {

@@ -155,6 +155,15 @@ class Importer {
   /// the input dims they are computed from.
   std::string dim_fix(const Dims& dims) const;
   std::string dim_fix(const Dim& dim) const { return dim_fix(Dims{dim}); }
+  /// "--shape input=SIZEx512": the flag that sizes every dim of graph
+  /// input `input` (its fixed sizes given, SIZE for the others).
+  std::string shape_flag(const std::string& input) const;
+  /// For a message that names dims with neither a size nor a name in the
+  /// model ("f32[input_dim0, 128]"): "; input_dim0 is dim 0 of graph input
+  /// 'input', which the model neither sizes nor names (edgec compile
+  /// --shape input=SIZEx128 sizes it)", or "" (also where the message
+  /// already gives that flag).
+  std::string unnamed_dims_note(const std::string& message) const;
 
   // ---- regions (control flow that runs at run time) ----
   /// The graph calls are emitted into: the program's, or the region being
@@ -200,6 +209,8 @@ class Importer {
                                           const std::vector<OperandGroup>& groups, const Attrs& attrs,
                                           const std::string& hint);
   std::string next_folded_target();
+  /// "input_dim0, input_dim1": the unnamed dims of `inputs`.
+  std::string unnamed_dims_in(const std::set<std::string>& inputs) const;
 
   void push_region(RegionScope& scope);
   void pop_region();

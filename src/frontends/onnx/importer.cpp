@@ -8,7 +8,12 @@
 // A model file is untrusted input: sizes (the file's, a declared shape's
 // bytes) are checked before anything is allocated or parsed, external data
 // stays inside the model's folder (tensor_data.cpp), and a graph whose
-// nodes read values produced later (a cycle) is refused, naming the cycle.
+// nodes read their own outputs (a cycle) is refused, naming the cycle.
+//
+// Nodes are imported in topological order, which ONNX requires of a file
+// but ONNX Runtime does not: an unsorted graph is sorted (import_order),
+// keeping the file's order where it can, and its nodes keep their file
+// index in messages.
 //
 // Before any node is imported, every node is checked against the ONNX
 // schema of its operator at its opset (libonnx's registry, as ONNX
@@ -29,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <queue>
 #include <set>
 #include <unordered_set>
 
@@ -158,6 +164,31 @@ std::string count_range(int lo, int hi, const std::string& noun) {
   return std::to_string(lo) + " to " + std::to_string(hi) + " " + plural(hi);
 }
 
+/// Appends the names `g` (and the graphs inside it) read without defining
+/// them: values of the enclosing graphs, which ONNX's scoping lets a
+/// subgraph read by name.
+void outer_names(const onnx::GraphProto& g, std::vector<std::string_view>& out) {
+  std::unordered_set<std::string_view> defined;
+  for (const auto& vi : g.input()) defined.insert(vi.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) defined.insert(o);
+  std::vector<std::string_view> inner;
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input())
+      if (!in.empty() && !defined.count(in)) out.push_back(in);
+    for (const auto& a : n.attribute()) {
+      inner.clear();
+      if (a.has_g()) outer_names(a.g(), inner);
+      for (const auto& sub : a.graphs()) outer_names(sub, inner);
+      for (std::string_view name : inner)
+        if (!defined.count(name)) out.push_back(name);
+    }
+  }
+  for (const auto& o : g.output())
+    if (!defined.count(o.name())) out.push_back(o.name());
+}
+
 class ModelImporter {
  public:
   /// `external`: where tensors stored outside the model are read from (no
@@ -207,7 +238,7 @@ class ModelImporter {
     graph_ = &g;
     im_.set_subgraph_importer(
         [this](const onnx::GraphProto& sub, const std::string& scope) { import_subgraph(sub, scope); });
-    for (int i = 0; i < g.node_size(); ++i) import_node(g, i);
+    for (int i : import_order(g)) import_node(g, i);
     check_dim_options();  // after the nodes: a Loop's rows are a dim too
     set_outputs(g);
     finish();
@@ -456,36 +487,120 @@ class ModelImporter {
     }
   }
 
-  /// Why input `name` of node #index is undefined although a node outputs
-  /// it: that node comes later, and if it also reads (through other nodes)
-  /// node #index's outputs, the graph has a cycle, spelled out node by node.
-  std::string undefined_input_reason(const onnx::GraphProto& g, int index, const std::string& name) const {
-    const int producer = producers_.at(name);
-    auto label = [&](int i) { return "node '" + g.node(i).name() + "' (#" + std::to_string(i) + ")"; };
-    // Walk back from the producer through the producers of its inputs,
-    // looking for node #index; iterative, as a chain may be 100,000 long.
-    // feeds[x] = {y, v}: node x outputs v, which node y reads (-1: #index).
-    std::map<int, std::pair<int, std::string>> feeds;
-    feeds.emplace(producer, std::pair{-1, name});
-    std::vector<int> stack = {producer};
-    while (!stack.empty() && !feeds.count(index)) {
-      const int at = stack.back();
-      stack.pop_back();
-      for (const auto& in : g.node(at).input()) {
-        auto it = producers_.find(in);
-        if (it == producers_.end() || !feeds.emplace(it->second, std::pair{at, in}).second) continue;
-        stack.push_back(it->second);
+  /// The order in which `g`'s nodes are imported: topological (each node
+  /// after the nodes of `g` whose outputs it reads, directly or through
+  /// its subgraphs), and among the nodes ready at a time, the file's
+  /// order: a sorted graph imports in its own order. ONNX requires sorted
+  /// nodes, but ONNX Runtime sorts them, and converters (onnxconverter_common's
+  /// float16 conversion) append nodes that earlier ones read. A cycle is
+  /// refused, spelled out node by node. Nodes keep their file index in
+  /// messages ("#643"). Needs producers_ (check_nodes).
+  std::vector<int> import_order(const onnx::GraphProto& g) {
+    const int count = g.node_size();
+    // The nodes each node reads from, as edges {producer, value name},
+    // node by node (node i's are edges[first[i], first[i + 1])).
+    struct Edge {
+      int producer;
+      std::string_view value;
+    };
+    std::vector<Edge> edges;
+    std::vector<size_t> first(static_cast<size_t>(count) + 1, 0);
+    bool sorted = true;
+    std::vector<std::string_view> outer;
+    for (int i = 0; i < count; ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      first[static_cast<size_t>(i)] = edges.size();
+      const auto read = [&](const std::string& name) {
+        if (name.empty()) return;
+        auto it = producers_.find(name);
+        if (it == producers_.end()) return;  // an input, initializer or enclosing value (or undefined)
+        edges.push_back({it->second, it->first});
+        sorted &= it->second < i;
+      };
+      for (const auto& in : n.input()) read(in);
+      for (const auto& a : n.attribute()) {
+        if (!a.has_g() && a.graphs_size() == 0) continue;
+        outer.clear();
+        if (a.has_g()) outer_names(a.g(), outer);
+        for (const auto& sub : a.graphs()) outer_names(sub, outer);
+        for (std::string_view name : outer) read(std::string(name));
       }
     }
-    const std::string produced =
-        producer == index ? " is this node's own output" : " is produced by " + label(producer) + ", which comes later";
-    if (!feeds.count(index)) return produced + "; ONNX nodes must be listed in topological order";
-    std::string cycle = label(index);
-    for (int at = index; at != -1; at = feeds.at(at).first) {
-      const int next = feeds.at(at).first;
-      cycle += " -> '" + feeds.at(at).second + "' -> " + label(next == -1 ? index : next);
+    first[static_cast<size_t>(count)] = edges.size();
+    std::vector<int> order(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) order[static_cast<size_t>(i)] = i;
+    if (sorted) return order;
+
+    // Kahn's algorithm, the smallest ready index first.
+    std::vector<size_t> waiting(static_cast<size_t>(count));  // edges not yet satisfied
+    std::vector<std::vector<int>> readers(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      const size_t at = static_cast<size_t>(i);
+      waiting[at] = first[at + 1] - first[at];
+      for (size_t e = first[at]; e < first[at + 1]; ++e) readers[static_cast<size_t>(edges[e].producer)].push_back(i);
     }
-    return produced + "; the graph has a cycle: " + cycle;
+    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+    for (int i = 0; i < count; ++i)
+      if (waiting[static_cast<size_t>(i)] == 0) ready.push(i);
+    order.clear();
+    std::vector<bool> done(static_cast<size_t>(count), false);
+    while (!ready.empty()) {
+      const int i = ready.top();
+      ready.pop();
+      order.push_back(i);
+      done[static_cast<size_t>(i)] = true;
+      for (int r : readers[static_cast<size_t>(i)])
+        if (--waiting[static_cast<size_t>(r)] == 0) ready.push(r);
+    }
+    if (order.size() == static_cast<size_t>(count)) return order;
+
+    // A cycle: from the first node left, follow what it reads from nodes
+    // left (each such node reads one) until a node repeats.
+    int at = 0;
+    while (done[static_cast<size_t>(at)]) ++at;
+    std::vector<int> walk;           // walk[k] reads via[k] from walk[k + 1]
+    std::vector<std::string_view> via;
+    std::vector<int> pos(static_cast<size_t>(count), -1);
+    while (pos[static_cast<size_t>(at)] < 0) {
+      pos[static_cast<size_t>(at)] = static_cast<int>(walk.size());
+      walk.push_back(at);
+      const size_t a = static_cast<size_t>(at);
+      size_t e = first[a];
+      while (done[static_cast<size_t>(edges[e].producer)]) ++e;
+      via.push_back(edges[e].value);
+      at = edges[e].producer;
+    }
+    // The cycle is walk[pos[at]...]; spelled from its first node in the
+    // file, in the direction values flow (against the walk).
+    const size_t begin = static_cast<size_t>(pos[static_cast<size_t>(at)]), len = walk.size() - begin;
+    size_t start = begin;
+    for (size_t k = begin; k < walk.size(); ++k)
+      if (walk[k] < walk[start]) start = k;
+    const auto label = [&](int i) { return "node '" + g.node(i).name() + "' (#" + std::to_string(i) + ")"; };
+    const int node = walk[start];
+    const std::string value(via[start]);
+    const int producer = walk[begin + (start - begin + 1) % len];
+    std::string cycle = label(node);
+    constexpr size_t kSpelled = 20;  // steps spelled out of a long cycle, before its last
+    for (size_t k = 1; k <= len; ++k) {
+      if (k > kSpelled && k < len) {
+        cycle += " -> ... (" + std::to_string(len) + " nodes in all)";
+        k = len;
+      }
+      const size_t reader = begin + (start - begin + len - k) % len;  // reads what the one before gives
+      cycle += " -> '" + std::string(via[reader]) + "' -> " + label(walk[reader]);
+    }
+    const onnx::NodeProto& n = g.node(node);
+    NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema_of(n));
+    std::string reads;
+    for (int i = 0; i < n.input_size() && reads.empty(); ++i)
+      if (n.input(i) == value) reads = ctx.operand(static_cast<size_t>(i));
+    if (reads.empty()) reads = "a subgraph of the node reads '" + value + "', which";
+    refuse_node(n, node,
+                reads + (producer == node ? " is this node's own output"
+                                          : " is produced by " + label(producer) + ", which reads this node's outputs" +
+                                                (len > 2 ? " through other nodes" : "")) +
+                    "; the graph has a cycle: " + cycle);
   }
 
   /// The schema of `n`'s operator at its opset, or null when the operator
@@ -602,7 +717,7 @@ class ModelImporter {
     inline_external_attributes(g);
     add_constant_initializers(g);
     im_.set_graph(&g, &producers_);
-    for (int i = 0; i < g.node_size(); ++i) import_node(g, i);
+    for (int i : import_order(g)) import_node(g, i);
   }
 
   /// `before_conversion`: of an old model, checked before ONNX's version
@@ -751,7 +866,8 @@ class ModelImporter {
         const std::string& name = n.input(i);
         if (name.empty() || im_.has_entry(name)) continue;
         NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema);
-        if (producers_.count(name)) onnx_import::refuse(ctx.operand(i) + undefined_input_reason(g, index, name));
+        if (producers_.count(name))  // import_order puts producers first
+          internal_error(where() + ": " + ctx.operand(i) + " is read before the node that produces it is imported");
         onnx_import::refuse(ctx.operand(i) +
                             " is not defined (no graph input, initializer or earlier node produces it)");
       }
@@ -763,10 +879,16 @@ class ModelImporter {
       (legacy ? legacy : handlers().at(n.op_type()))(ctx);
     } catch (ImportRefusal& e) {
       e.add_context(where() + ": ");
+      // A message naming a dim the model neither sizes nor names
+      // ("input_dim0") says which input it is of and how --shape sizes it.
+      if (const std::string note = im_.unnamed_dims_note(e.what()); !note.empty()) {
+        const std::source_location site = e.site();  // the refusal's own line
+        onnx_import::refuse(e.what() + note, site);
+      }
       throw;
     } catch (const CompileError& e) {
       // The operator table's shape functions check what the handlers emit.
-      onnx_import::refuse(where() + ": " + e.what());
+      onnx_import::refuse(where() + ": " + e.what() + im_.unnamed_dims_note(e.what()));
     } catch (const std::exception& e) {
       internal_error(where() + ": a handler did not check what it read (" + e.what() + ")");
     }

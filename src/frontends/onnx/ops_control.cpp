@@ -127,7 +127,10 @@ void if_at_run_time(NodeContext& n) {
   try {
     cond = create_cond(im.graph(), pred, scope.captured, std::move(then_g), std::move(else_g), names);
   } catch (const CompileError& e) {
-    n.fail(e.what());
+    // Branches that differ are fine where the condition is known when
+    // compiling (only the taken branch is imported): say what it comes from.
+    n.fail(e.what() + std::string("; edgec imports only the branch taken where the condition, ") + n.operand(0) +
+           ", is known at compile time, but it is computed at run time " + n.im().run_time_sources(n.proto().input(0)));
   }
   for (size_t i = 0; i < n.num_outputs(); ++i)
     if (n.has_output(i)) n.set_output(i, cond->result(i));

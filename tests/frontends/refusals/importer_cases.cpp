@@ -251,7 +251,9 @@ void add_importer_cases(std::vector<Case>& c) {
     m.x().node("Add", {"x", "b"}, {"a"});
     m.node("Relu", {"a"}, {"b"}, "/later");
     m.output("b");
-    add(node_case("input produced later", m, "Add", "input 1 'B' (value 'b') is produced by node '/later'"));
+    add(node_case("a cycle", m, "Add",
+                  "input 1 'B' (value 'b') is produced by node '/later' (#1), which reads this node's outputs; the "
+                  "graph has a cycle: node '/t' (#0) -> 'a' -> node '/later' (#1) -> 'b' -> node '/t' (#0)"));
   }
   {
     Model m;
@@ -538,6 +540,35 @@ void add_importer_cases(std::vector<Case>& c) {
     m.node("Identity", {"flags"}, {"cond"}, "/a");
     add(node_case("if at run time on two values", if_of(m, [](onnx::GraphProto&) {}, false), "If",
                   "is bool[2]; expected one bool"));
+  }
+  {
+    // A voice model's If on its input's length, whose dims the model
+    // neither sizes nor names: the branches differ in rank, and the
+    // message says which flag makes the condition known (--shape, with the
+    // input's rank); onnx_unnamed_dims_test.cpp compiles it with the flag.
+    Model m;
+    m.input("input", {"?", "?"}).ints("one", {1}, {}).ints("n512", {512}, {});
+    m.node("Shape", {"input"}, {"s"}, "/shape");
+    m.node("Gather", {"s", "one"}, {"len"}, "/gather");
+    m.node("Equal", {"len", "n512"}, {"cond"}, "/eq");
+    m.ints("axes", {2});
+    onnx::GraphProto then_g, else_g;
+    then_g.set_name("then");
+    add_node(&then_g, "then_unsqueeze", "Unsqueeze", {"input", "axes"}, {"t_out"});
+    then_g.add_output()->set_name("t_out");
+    else_g.set_name("else");
+    add_node(&else_g, "else_identity", "Identity", {"input"}, {"e_out"});
+    else_g.add_output()->set_name("e_out");
+    auto* n = m.node("If", {"cond"}, {"y"});
+    set_graph_attr(n, "then_branch", then_g);
+    set_graph_attr(n, "else_branch", else_g);
+    m.output("y");
+    add(node_case("if on an unnamed dim: --shape", m, "If",
+                  "the branches give f32[input_dim0, input_dim1, 1] and f32[input_dim0, input_dim1]; expected one "
+                  "dtype and rank (a result of either branch has one type); edgec imports only the branch taken "
+                  "where the condition, input 0 'cond', is known at compile time, but it is computed at run time "
+                  "from the dims of graph input 'input' that the model neither sizes nor names (input_dim0, "
+                  "input_dim1); fix it at compile time (edgec compile --shape input=SIZExSIZE)"));
   }
   {
     Model m = Model().x().ints("c2", {1, 0}, {2}, TensorProto::BOOL);
