@@ -19,6 +19,9 @@ std::span<const KernelEntry> indexing_kernels();       // indexing.cpp
 std::span<const KernelEntry> scatter_kernels();        // scatter.cpp
 std::span<const KernelEntry> creation_kernels();       // creation.cpp
 std::span<const KernelEntry> recurrent_kernels();      // recurrent.cpp
+std::span<const KernelEntry> detection_kernels();      // detection.cpp
+std::span<const KernelEntry> grid_sample_kernels();    // grid_sample.cpp
+std::span<const KernelEntry> unique_kernels();         // unique.cpp
 std::span<const KernelEntry> spectral_kernels();       // spectral.cpp
 
 }  // namespace edgec

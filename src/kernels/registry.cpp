@@ -16,7 +16,8 @@ struct Registry {
     for (auto family : {elementwise_kernels(), reduction_kernels(), linalg_kernels(),
                         normalization_kernels(), convolution_kernels(), pooling_kernels(),
                         resize_kernels(), shape_kernels(), indexing_kernels(), scatter_kernels(),
-                        creation_kernels(), recurrent_kernels(), spectral_kernels()}) {
+                        creation_kernels(), recurrent_kernels(), detection_kernels(), grid_sample_kernels(),
+                        unique_kernels(), spectral_kernels()}) {
       entries.insert(entries.end(), family.begin(), family.end());
     }
     std::sort(entries.begin(), entries.end(),

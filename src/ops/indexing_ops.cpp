@@ -187,6 +187,44 @@ std::vector<TensorType> nonzero_shape(const ShapeQuery& q) {
   return {TensorType(DType::Int64, {nonzero_count(x.dims, {}), Dim::fixed(x.rank())})};
 }
 
+// ---- unique ------------------------------------------------------------------------
+// src/kernels/unique.cpp: y of x's dtype ([?<=numel], or x's dims with
+// ?<=size along dim), i64 indices [?<=n], inverse [n], counts [?<=n], and
+// an i64 [3n] workspace; n is the number of elements, or of slices along dim.
+std::vector<TensorType> unique_shape(const ShapeQuery& q) {
+  expect_inputs(q, 1);
+  const TensorType& x = q.inputs[0];
+  const std::vector<int64_t>* dims = ints_attr(q, "dim");
+  // A dim whose size is decided at run time, at most `times` * n.
+  auto up_to = [](const Dim& n, int64_t times, const char* name) {
+    const auto ub = n.upper_bound();
+    int64_t b = 0;
+    if (ub && !__builtin_mul_overflow(*ub, times, &b)) return Dim::dynamic(b);
+    return Dim::symbolic(name);
+  };
+  Dim n;
+  Dims y;
+  int d = -1;
+  if (!dims) {
+    n = x.is_static() ? Dim::fixed(x.max_numel().value_or(0)) : nonzero_count(x.dims, {});
+  } else {
+    if (dims->size() != 1) op_error(q.op, "expected attribute 'dim' to hold one dim, got " + str(static_cast<int64_t>(dims->size())));
+    if (x.rank() == 0) op_error(q.op, "expected an input of rank >= 1 for a dim, got " + x.str());
+    d = wrap_dim(q, (*dims)[0], x.rank());
+    n = x.dims[d];
+    y = x.dims;
+  }
+  const Dim k = up_to(n, 1, "unique_count");
+  if (d < 0) {
+    y = {k};
+  } else {
+    y[d] = k;
+  }
+  const Dim ws = n.is_static() ? Dim::fixed(3 * n.value) : up_to(n, 3, "unique_workspace");
+  return {TensorType(x.dtype, std::move(y)), TensorType(DType::Int64, {k}), TensorType(DType::Int64, {n}),
+          TensorType(DType::Int64, {k}), TensorType(DType::Int64, {ws})};
+}
+
 // ---- scatter, scatter_nd ---------------------------------------------------------
 
 /// False only where both dims are static and differ.
@@ -289,7 +327,7 @@ std::vector<TensorType> pick_shape(const ShapeQuery& q) {
 std::vector<std::pair<std::string_view, ShapeFn>> indexing_shapes() {
   return {{"take", take_shape},       {"gather", gather_shape},   {"index", index_shape},
           {"nonzero", nonzero_shape}, {"scatter", scatter_shape}, {"scatter_nd", scatter_nd_shape},
-          {"pick", pick_shape}};
+          {"pick", pick_shape},     {"unique", unique_shape}};
 }
 
 }  // namespace edgec::ops

@@ -616,6 +616,93 @@ std::vector<TensorType> recurrent_shape(const ShapeQuery& q) {
   return {y, state, workspace};
 }
 
+// ---- non_max_suppression, roi_align, grid_sample ----------------------------------
+// src/kernels/detection.cpp and grid_sample.cpp.
+
+/// The product of the dims' upper bounds, or nullopt when one is unbounded.
+std::optional<int64_t> bound_product(std::initializer_list<std::optional<int64_t>> bounds) {
+  int64_t p = 1;
+  for (const auto& b : bounds)
+    if (!b || __builtin_mul_overflow(p, *b, &p)) return std::nullopt;
+  return p;
+}
+
+// boxes [batch, boxes, 4], scores [batch, classes, boxes] and three optional
+// scalars; i64 [n, 3] with n at most batch * classes * min(boxes,
+// max_boxes_bound), and an i64 [boxes] workspace.
+std::vector<TensorType> non_max_suppression_shape(const ShapeQuery& q) {
+  expect_inputs_between(q, 2, 5);
+  const TensorType& boxes = q.inputs[0];
+  const TensorType& scores = q.inputs[1];
+  expect_dtype(q, boxes, q.decl->dtypes, "boxes");
+  expect_dtype(q, scores, q.decl->dtypes, "scores");
+  if (boxes.rank() != 3 || (boxes.dims[2].is_static() && boxes.dims[2].value != 4))
+    op_error(q.op, "expected boxes [batch, boxes, 4], got " + boxes.str());
+  if (scores.rank() != 3) op_error(q.op, "expected scores [batch, classes, boxes], got " + scores.str());
+  for (int d : {0, 2}) {
+    const Dim& a = boxes.dims[d == 0 ? 0 : 1];
+    const Dim& b = scores.dims[d];
+    if (a.is_static() && b.is_static() && a.value != b.value)
+      op_error(q.op, "expected scores [batch, classes, boxes] for boxes " + boxes.str() + ", got " + scores.str());
+  }
+  const char* names[] = {"max_output_boxes_per_class", "iou_threshold", "score_threshold"};
+  for (size_t i = 2; i < q.inputs.size(); ++i) {
+    const TensorType& t = q.inputs[i];
+    expect_dtype(q, t, {i == 2 ? DType::Int64 : DType::Float32}, names[i - 2]);
+    const auto n = t.max_numel();
+    if (t.rank() > 1 || (t.is_static() && n && *n != 1))
+      op_error(q.op, "expected " + std::string(names[i - 2]) + " of one element (shape [] or [1]), got " + t.str());
+  }
+  std::optional<int64_t> per_class = boxes.dims[1].upper_bound();
+  const int64_t bound = int_attr(q, "max_boxes_bound");
+  if (bound >= 0) per_class = per_class ? std::min(*per_class, bound) : bound;
+  const auto rows = bound_product({boxes.dims[0].upper_bound(), scores.dims[1].upper_bound(), per_class});
+  const Dim n = rows ? Dim::dynamic(*rows) : Dim::symbolic("non_max_suppression_rows");
+  return {TensorType(DType::Int64, {n, Dim::fixed(3)}), TensorType(DType::Int64, {boxes.dims[1]})};
+}
+
+// x [N, C, H, W], rois [R, 4] of x's dtype, batch_indices [R]:
+// [R, C, output_height, output_width].
+std::vector<TensorType> roi_align_shape(const ShapeQuery& q) {
+  expect_inputs(q, 3);
+  const TensorType& x = q.inputs[0];
+  const TensorType& rois = q.inputs[1];
+  const TensorType& idx = q.inputs[2];
+  expect_dtype(q, x, q.decl->dtypes, "input");
+  expect_same_dtype(q, rois, x, "rois");
+  expect_dtype(q, idx, {DType::Int64, DType::Int32}, "batch_indices");
+  if (x.rank() != 4) op_error(q.op, "expected an input [N, C, H, W], got " + x.str());
+  if (rois.rank() != 2 || (rois.dims[1].is_static() && rois.dims[1].value != 4))
+    op_error(q.op, "expected rois [num_rois, 4], got " + rois.str());
+  if (idx.rank() != 1 ||
+      (idx.dims[0].is_static() && rois.dims[0].is_static() && idx.dims[0].value != rois.dims[0].value))
+    op_error(q.op, "expected batch_indices [" + rois.dims[0].str() + "], one per ROI, got " + idx.str());
+  return {TensorType(x.dtype, {rois.dims[0], x.dims[1], Dim::fixed(int_attr(q, "output_height")),
+                               Dim::fixed(int_attr(q, "output_width"))})};
+}
+
+// x [N, C, H, W] with grid [N, H_out, W_out, 2], or x [N, C, D, H, W] with
+// grid [N, D_out, H_out, W_out, 3]: [N, C, (D_out,) H_out, W_out].
+std::vector<TensorType> grid_sample_shape(const ShapeQuery& q) {
+  expect_inputs(q, 2);
+  const TensorType& x = q.inputs[0];
+  const TensorType& grid = q.inputs[1];
+  expect_dtype(q, x, q.decl->dtypes, "input");
+  expect_same_dtype(q, grid, x, "grid");
+  if (x.rank() != 4 && x.rank() != 5) op_error(q.op, "expected an input [N, C, H, W] or [N, C, D, H, W], got " + x.str());
+  const int64_t spatial = x.rank() - 2;
+  const Dim last = grid.rank() == x.rank() ? grid.dims.back() : Dim::fixed(0);
+  if (grid.rank() != x.rank() || (last.is_static() && last.value != spatial) ||
+      (grid.dims[0].is_static() && x.dims[0].is_static() && grid.dims[0].value != x.dims[0].value))
+    op_error(q.op, "expected a grid [" + x.dims[0].str() + ", ..., " + num(spatial) + "] of rank " + num(x.rank()) +
+                       " for an input " + x.str() + ", got " + grid.str());
+  if (q.attr("mode").string_value(q.attrs) == "cubic" && spatial != 2)
+    op_error(q.op, "expected an input [N, C, H, W] for cubic mode (2-D only), got " + x.str());
+  Dims out = {x.dims[0], x.dims[1]};
+  for (int64_t a = 1; a <= spatial; ++a) out.push_back(grid.dims[a]);
+  return {TensorType(x.dtype, std::move(out))};
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
@@ -637,7 +724,10 @@ std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
 
           {"rnn", recurrent_shape},
           {"gru", recurrent_shape},
-          {"lstm", recurrent_shape}};
+          {"lstm", recurrent_shape},
+          {"non_max_suppression", non_max_suppression_shape},
+          {"roi_align", roi_align_shape},
+          {"grid_sample", grid_sample_shape}};
 }
 
 }  // namespace edgec::ops
