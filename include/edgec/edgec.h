@@ -13,7 +13,8 @@
  * Strings and dims returned for a program live as long as the program.
  *
  * execute neither allocates nor throws; set_input allocates only on
- * failure (for the message).
+ * failure (for the message). edgec_method_cancel is the one call that may
+ * come from another thread while a method runs.
  */
 #ifndef EDGEC_EDGEC_H
 #define EDGEC_EDGEC_H
@@ -27,7 +28,7 @@
 
 /* The ABI this header describes: bumped on any change to a declaration,
  * struct or enum value below. Compare with edgec_abi_version() at run time. */
-#define EDGEC_ABI_VERSION 1
+#define EDGEC_ABI_VERSION 2
 
 #if defined(_WIN32)
 #define EDGEC_API
@@ -45,6 +46,7 @@ typedef enum edgec_status {
   EDGEC_ERROR_INTERNAL = 0x01,      /* a bug in edgec, or an unexpected exception */
   EDGEC_ERROR_NOT_SUPPORTED = 0x02,
   EDGEC_ERROR_OUT_OF_MEMORY = 0x03,
+  EDGEC_ERROR_CANCELLED = 0x04,        /* edgec_method_cancel stopped the run (ABI 2) */
   EDGEC_ERROR_INVALID_ARGUMENT = 0x10, /* a null pointer, an index out of range, ... */
   EDGEC_ERROR_INVALID_TYPE = 0x11,     /* a tensor of the wrong dtype */
   EDGEC_ERROR_INVALID_SHAPE = 0x12,    /* a tensor of the wrong rank or sizes */
@@ -153,6 +155,14 @@ EDGEC_API edgec_status edgec_method_set_input_by_name(edgec_method* method, cons
                                                       edgec_dtype dtype, const int64_t* shape, int rank);
 /* Runs the program on the bound inputs. Neither allocates nor throws. */
 EDGEC_API edgec_status edgec_method_execute(edgec_method* method);
+/* Stops the execute in progress on `method` (called from another thread:
+ * a watchdog, a control loop's supervisor): that execute returns
+ * EDGEC_ERROR_CANCELLED at its next instruction or loop iteration (a
+ * delegate call is not interrupted inside), and the method stays usable
+ * (the next execute runs in full). A cancel while no execute is in progress
+ * does nothing: it never stops a later one. Safe from any thread; neither
+ * allocates nor blocks; the method must not be freed meanwhile. (ABI 2) */
+EDGEC_API edgec_status edgec_method_cancel(edgec_method* method);
 /* Output `index` of the last successful execute. */
 EDGEC_API edgec_status edgec_method_output(const edgec_method* method, size_t index, edgec_tensor* out);
 

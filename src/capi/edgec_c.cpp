@@ -41,6 +41,7 @@ static_assert(EDGEC_OK == static_cast<int>(Error::Ok));
 static_assert(EDGEC_ERROR_INTERNAL == static_cast<int>(Error::Internal));
 static_assert(EDGEC_ERROR_NOT_SUPPORTED == static_cast<int>(Error::NotSupported));
 static_assert(EDGEC_ERROR_OUT_OF_MEMORY == static_cast<int>(Error::OutOfMemory));
+static_assert(EDGEC_ERROR_CANCELLED == static_cast<int>(Error::Cancelled));
 static_assert(EDGEC_ERROR_INVALID_ARGUMENT == static_cast<int>(Error::InvalidArgument));
 static_assert(EDGEC_ERROR_INVALID_TYPE == static_cast<int>(Error::InvalidType));
 static_assert(EDGEC_ERROR_INVALID_SHAPE == static_cast<int>(Error::InvalidShape));
@@ -329,6 +330,14 @@ edgec_status edgec_method_execute(edgec_method* method) {
   } catch (...) {
     return fail_exception("execute");
   }
+}
+
+// From another thread: touches only the Method's atomics, and sets no
+// error message (that is the calling thread's, and allocates).
+edgec_status edgec_method_cancel(edgec_method* method) {
+  if (method == nullptr || !method->method) return EDGEC_ERROR_INVALID_ARGUMENT;
+  method->method->cancel();
+  return EDGEC_OK;
 }
 
 edgec_status edgec_method_output(const edgec_method* method, size_t index, edgec_tensor* out) {

@@ -1,6 +1,7 @@
 /* The C API header compiles as strict C99 (-std=c99 -pedantic) and the
  * library links from C: versions, a failing load with its status and
- * message, then (given a program) metadata and one run on zeros. */
+ * message, cancel's argument check and status name, then (given a
+ * program) metadata and one run on zeros. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,11 @@ int main(int argc, char** argv) {
   s = edgec_program_load("/nonexistent.edgec", &program);
   if (s != EDGEC_ERROR_ACCESS_FAILED || program != NULL || strstr(edgec_last_error(), "/nonexistent.edgec") == NULL) {
     fprintf(stderr, "expected AccessFailed, got %s: %s\n", edgec_status_name(s), edgec_last_error());
+    return 1;
+  }
+  if (edgec_method_cancel(NULL) != EDGEC_ERROR_INVALID_ARGUMENT ||
+      strcmp(edgec_status_name(EDGEC_ERROR_CANCELLED), "Cancelled") != 0) {
+    fprintf(stderr, "edgec_method_cancel(NULL) or the Cancelled status is wrong\n");
     return 1;
   }
   if (argc > 1) {

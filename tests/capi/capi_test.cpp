@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -395,6 +396,82 @@ TEST_F(CApi, LastErrorIsPerThread) {
   // A call that succeeds leaves it as it was.
   ASSERT_EQ(edgec_program_find_input(program_, "x", &index), EDGEC_OK);
   EXPECT_NE(std::string(edgec_last_error()).find("'here'"), std::string::npos);
+}
+
+// edgec_method_cancel from another thread stops a loop told to run 2^40
+// iterations (y = x + trips) with EDGEC_ERROR_CANCELLED; the method then
+// runs again with the right outputs. A cancel while nothing runs does not
+// stop the next run, and cancelling allocates nothing.
+TEST(CApiCancel, AnotherThreadStopsALongLoopAndTheMethodRunsAgain) {
+  const auto bytes = compile_text(R"(
+program dialect = "edge"
+signature {
+  input user_input %x target = "x"
+  input user_input %trips target = "trips"
+  output user_output %y target = "y"
+}
+graph {
+  %x = placeholder : f32[3]
+  %trips = placeholder : i64[]
+  %go = edge.full.default(shape = [], value = 1.0, dtype = bool) : bool[]
+  %y = loop(%trips, %go, [%x], []) : f32[3]
+  region {
+    %i = placeholder : i64[]
+    %c = placeholder : bool[]
+    %h = placeholder : f32[3]
+    %one = edge.full.default(shape = [], value = 1.0, dtype = f32) : f32[]
+    %next = edge.add.Tensor(%h, %one) : f32[3]
+    %more = edge.full.default(shape = [], value = 1.0, dtype = bool) : bool[]
+    output(%more, %next)
+  }
+  output(%y)
+}
+)",
+                                  "none");
+  edgec_program* program = nullptr;
+  edgec_method* method = nullptr;
+  ASSERT_EQ(edgec_program_load_from_memory(bytes.data(), bytes.size(), &program), EDGEC_OK) << edgec_last_error();
+  ASSERT_EQ(edgec_method_create(program, 1, &method), EDGEC_OK) << edgec_last_error();
+  const float x[3] = {1.0f, -2.0f, 0.5f};
+  const int64_t shape[1] = {3};
+  int64_t trips = 0;
+  ASSERT_EQ(edgec_method_set_input_by_name(method, "x", x, EDGEC_FLOAT32, shape, 1), EDGEC_OK);
+  ASSERT_EQ(edgec_method_set_input_by_name(method, "trips", &trips, EDGEC_INT64, nullptr, 0), EDGEC_OK);
+  auto expect_runs = [&](int64_t n) {
+    trips = n;
+    ASSERT_EQ(edgec_method_execute(method), EDGEC_OK) << edgec_last_error();
+    edgec_tensor y{};
+    ASSERT_EQ(edgec_method_output(method, 0, &y), EDGEC_OK);
+    ASSERT_EQ(y.nbytes, sizeof x);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(static_cast<const float*>(y.data)[i], x[i] + static_cast<float>(n));
+  };
+  const long before = g_allocations.load();
+  EXPECT_EQ(edgec_method_cancel(method), EDGEC_OK);  // nothing runs: no effect
+  EXPECT_EQ(g_allocations.load(), before);
+  expect_runs(4);
+  EXPECT_EQ(edgec_method_cancel(nullptr), EDGEC_ERROR_INVALID_ARGUMENT);
+  for (int round = 0; round < 2; ++round) {
+    trips = int64_t{1} << 40;
+    // Cancels until the run has returned: one sent before it starts is dropped.
+    std::atomic<bool> done{false};
+    std::thread canceller([&] {
+      while (!done.load()) {
+        edgec_method_cancel(method);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+    const edgec_status status = edgec_method_execute(method);
+    done = true;
+    canceller.join();
+    EXPECT_EQ(status, EDGEC_ERROR_CANCELLED) << edgec_last_error();
+    EXPECT_STREQ(edgec_status_name(status), "Cancelled");
+    EXPECT_NE(std::string(edgec_last_error()).find("cancelled before"), std::string::npos) << edgec_last_error();
+    edgec_tensor y{};
+    EXPECT_EQ(edgec_method_output(method, 0, &y), EDGEC_ERROR_INVALID_ARGUMENT);  // no outputs from it
+    expect_runs(6);
+  }
+  edgec_method_free(method);
+  edgec_program_free(program);
 }
 
 }  // namespace
