@@ -122,6 +122,12 @@ def _fixtures():
         Fixture("gru_sequence", "small", small.build_gru_sequence, ["y", "h"],
                 "nn.GRU, 1 layer, batch first (batch 3, 9 steps, input 24, hidden 20) after a tanh projection, "
                 "a linear head on the last step: ONNX GRU with linear_before_reset 1 (opset 17)."),
+        Fixture("spectrogram", "small", small.build_spectrogram, ["logmel"],
+                "A speech front end: torch.stft of 2x16000 samples (n_fft 400 = 2^4 5^2, hop 160, periodic Hann "
+                "window, center with reflect padding), power, 40 mel filters (a constant [201, 40]) and log: "
+                "Pad (reflect), ONNX STFT (onesided), Transpose, MatMul, Log. torch 1.13 has no ONNX export of "
+                "aten::stft; nets/small.py registers the opset-17 symbolic later PyTorch releases ship "
+                "(STFT with frame_step, window and frame_length, then a transpose to torch's layout)."),
         Fixture("folded_output", "small", lambda: (small.FoldedOutput(), {"observation.state": torch.randn(1, 8)}),
                 ["action", "pos_embed", "action_scale"],
                 "Outputs: action (computed), pos_embed (a sine table that depends on no input: the exporter "

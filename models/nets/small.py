@@ -480,3 +480,67 @@ def build_script_control():
     main = case(True, 7)  # then branch, 7 trips
     cases = {"else_0": case(False, 0), "then_1": case(True, 1), "else_7": case(False, 7)}
     return torch.jit.script(ScriptControl().eval()), main, {"cases": cases}
+
+
+def mel_filterbank(n_fft, n_mels, sample_rate, f_min=0.0, f_max=None):
+    """[n_fft // 2 + 1, n_mels] triangular filters on the HTK mel scale, as
+    torchaudio.functional.melscale_fbanks builds them (norm None): a
+    constant of the model, stored as a buffer (an initializer)."""
+    f_max = f_max if f_max is not None else sample_rate / 2
+    freqs = torch.linspace(0, sample_rate / 2, n_fft // 2 + 1, dtype=torch.float64)
+
+    def mel(f):
+        return 2595.0 * math.log10(1.0 + f / 700.0)
+
+    m_pts = torch.linspace(mel(f_min), mel(f_max), n_mels + 2, dtype=torch.float64)
+    f_pts = 700.0 * (10 ** (m_pts / 2595.0) - 1.0)
+    f_diff = f_pts[1:] - f_pts[:-1]
+    slopes = f_pts.unsqueeze(0) - freqs.unsqueeze(1)
+    down = -slopes[:, :-2] / f_diff[:-1]
+    up = slopes[:, 2:] / f_diff[1:]
+    return torch.clamp(torch.min(down, up), min=0.0).float()
+
+
+def stft_symbolic(g, input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex):
+    """aten::stft at opset 17 as later PyTorch exporters write it (torch 2.x
+    symbolic_opset17.stft; torch 1.13 has none): ONNX STFT on the signal
+    [batch, length] with frame_step and frame_length constants and the
+    window, transposed to torch's [batch, bins, frames, 2]."""
+    from torch.onnx import symbolic_helper
+
+    n_fft = symbolic_helper._get_const(n_fft, "i", "n_fft")
+    hop = symbolic_helper._get_const(hop_length, "i", "hop_length")
+    if symbolic_helper._maybe_get_const(return_complex, "b"):
+        raise RuntimeError("STFT export: return_complex=True has no ONNX form")
+    if symbolic_helper._maybe_get_const(normalized, "b"):
+        raise RuntimeError("STFT export: normalized is not written by this symbolic")
+    step = g.op("Constant", value_t=torch.tensor(hop, dtype=torch.int64))
+    length = g.op("Constant", value_t=torch.tensor(n_fft, dtype=torch.int64))
+    side = symbolic_helper._maybe_get_const(onesided, "b")
+    result = g.op("STFT", input, step, window, length, onesided_i=0 if side is False else 1)
+    return g.op("Transpose", result, perm_i=[0, 2, 1, 3])
+
+
+class LogMelSpectrogram(nn.Module):
+    """A speech recognizer's front end (Whisper-, wav2letter-style): the
+    short-time Fourier transform of 16 kHz audio (torch.stft, 400-point
+    frames every 160 samples, a periodic Hann window, centered with reflect
+    padding), the power spectrum, 40 mel filters (a constant matrix) and
+    the log."""
+
+    def __init__(self, n_fft=400, hop=160, n_mels=40, sample_rate=16000):
+        super().__init__()
+        self.n_fft, self.hop = n_fft, hop
+        self.register_buffer("window", torch.hann_window(n_fft))
+        self.register_buffer("mel", mel_filterbank(n_fft, n_mels, sample_rate))
+
+    def forward(self, audio):
+        spec = torch.stft(audio, self.n_fft, hop_length=self.hop, win_length=self.n_fft, window=self.window,
+                          center=True, pad_mode="reflect", normalized=False, onesided=True, return_complex=False)
+        power = spec.pow(2).sum(-1)  # [batch, bins, frames]
+        return torch.log(torch.matmul(power.transpose(1, 2), self.mel) + 1e-6)  # [batch, frames, mels]
+
+
+def build_spectrogram():
+    torch.onnx.register_custom_op_symbolic("aten::stft", stft_symbolic, 17)
+    return LogMelSpectrogram(), {"audio": torch.randn(2, 16000) * 0.1}, {}

@@ -101,6 +101,28 @@ def main():
          [helper.make_node("AveragePool", ["x"], ["y"], count_include_pad=1, ceil_mode=1, **pool3)],
          [vi("y", None)], 19, feeds={"x": x3})
 
+    spectral_cases(ort_dir, out)
+
+
+def spectral_cases(ort_dir, out):
+    """DFT of opset 20: the axis an input (default -2, negative counted from
+    the back), dft_length padding and truncating, onesided and inverse."""
+    rng = np.random.default_rng(20)
+
+    def case(name, nodes, inits, feeds):
+        inputs = [vi(k, list(v.shape)) for k, v in feeds.items()]
+        write_case(out, name, model(nodes, inputs, [vi("y", None)], 20, inits), feeds, ort_dir)
+
+    def scalar(name, value):
+        return numpy_helper.from_array(np.array(value, dtype=np.int64), name)
+
+    case("dft_axis_input_onesided_20", [helper.make_node("DFT", ["x", "", "axis"], ["y"], onesided=1)],
+         [scalar("axis", 2)], {"x": rng.standard_normal((2, 3, 10, 1)).astype(np.float32)})
+    case("dft_default_axis_inverse_length_20", [helper.make_node("DFT", ["x", "n"], ["y"], inverse=1)],
+         [scalar("n", 16)], {"x": rng.standard_normal((2, 12, 2)).astype(np.float32)})
+    case("dft_negative_axis_truncated_20", [helper.make_node("DFT", ["x", "n", "axis"], ["y"])],
+         [scalar("n", 6), scalar("axis", -3)], {"x": rng.standard_normal((3, 8, 5, 2)).astype(np.float32)})
+
 
 if __name__ == "__main__":
     main()

@@ -186,6 +186,13 @@ std::vector<OpSchema> build() {
     b.attr("axis", int64_t{0}).attr("reduction", "none");
     out.push_back(b.types("T", all_types()).types("Tind", kIndices).done());
   }
+  {
+    // Opset 20 takes the axis as an input (default -2, negative allowed).
+    Builder b("DFT", 20);
+    b.in("input", "T1").optional_in("dft_length", "T2").optional_in("axis", "tensor(int64)").out("output", "T1");
+    b.attr("inverse", int64_t{0}).attr("onesided", int64_t{0});
+    out.push_back(b.types("T1", kFloats).types("T2", kIndices).done());
+  }
   out.push_back(unary("Mish", 18, kFloats).done());
   out.push_back(unary("Gelu", 20, kFloats).attr("approximate", "none").done());
   for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) out.push_back(bitwise(op).done());

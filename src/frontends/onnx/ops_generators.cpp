@@ -186,7 +186,9 @@ void stft(NodeContext& n) {
   if (t.rank() == 2) signal = im.emit("unsqueeze", {signal}, attrs_of({{"dims", std::vector<int64_t>{2}}}), h + "_signal");
   // positions[f, j] = f * step + j
   const auto arange = [&](int64_t end, const std::string& what) {
-    return im.emit("arange", {}, attrs_of({{"start", int64_t{0}}, {"end", end}, {"step", int64_t{1}}, {"dtype", DType::Int64}}),
+    // Bounds as the floats arange declares (so the textual IR reads back the same).
+    return im.emit("arange", {},
+                   attrs_of({{"start", 0.0}, {"end", static_cast<double>(end)}, {"step", 1.0}, {"dtype", DType::Int64}}),
                    h + what);
   };
   Value* starts = im.emit("mul", {arange(frames, "_frames"), im.full({}, static_cast<double>(step), DType::Int64, h)},
