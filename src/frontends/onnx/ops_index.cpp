@@ -4,7 +4,7 @@
 // cancels), Compress (a take by the condition's nonzero positions),
 // ReverseSequence (an `index` of the time and batch dims), TopK, ArgMax/ArgMin, the Reduce* family and the normalizations
 // composed of reductions (LpNormalization, MeanVarianceNormalization),
-// CumSum, and the scatters (ScatterND, ScatterElements and the deprecated
+// CumSum, Unique, and the scatters (ScatterND, ScatterElements and the deprecated
 // Scatter: our scatter_nd and scatter).
 //
 // torch's x[mask] is NonZero -> Transpose -> GatherND; its structure is
@@ -338,6 +338,19 @@ void cumsum(NodeContext& n) {
                                    {"reverse", n.attr_int("reverse", 0) != 0}})));
 }
 
+// Unique: edgec's unique (src/kernels/unique.cpp) has ONNX's four results
+// and a workspace, which is dropped.
+void unique(NodeContext& n) {
+  Attrs attrs = attrs_of({{"sorted", n.attr_int("sorted", 1) != 0}});
+  if (n.attr("axis")) {
+    if (n.type(0).rank() == 0) n.fail(n.typed_operand(0) + " is a scalar; expected a tensor of rank >= 1 for attribute 'axis'");
+    attrs.set("dim", std::vector<int64_t>{input_axis(n, n.attr_int("axis", 0), "attribute 'axis'")});
+  }
+  const auto outs = n.im().emit_n("unique", {n.value(0)}, attrs, n.hint());
+  for (size_t i = 0; i < 4; ++i)
+    if (n.has_output(i)) n.set_output(i, outs[i]);
+}
+
 // ---- scatters ----------------------------------------------------------------------
 
 /// ScatterND's and ScatterElements' reduction: none, add and mul from
@@ -452,6 +465,7 @@ void register_index_handlers(HandlerTable& t) {
   t["ScatterND"] = scatter_nd;
   t["ScatterElements"] = scatter_elements;
   t["Scatter"] = scatter_elements;
+  t["Unique"] = unique;
 }
 
 }  // namespace edgec::onnx_import
