@@ -2,7 +2,7 @@
 // each signal along one axis of a tensor whose last dim holds one (real) or
 // two (real, imaginary) components; the result holds two. ONNX's STFT is
 // composed of frames (take), the window (mul) and dft by the importer, and
-// MelWeightMatrix is a constant it computes (docs/semantics.md).
+// MelWeightMatrix is a constant it computes (src/frontends/onnx).
 //
 // A signal of n points (the `length` attribute, or the axis's size when it
 // is 0: a longer signal is truncated, a shorter one padded with zeros) is
