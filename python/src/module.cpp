@@ -8,7 +8,8 @@
 // machine's byte order are bound without a copy: the kernels read the numpy
 // buffer. Anything else of the right dtype is copied once
 // (numpy.ascontiguousarray); a wrong dtype is an error, never a cast.
-// execute runs with the GIL released; a Method runs one call at a time.
+// execute runs with the GIL released; a Method runs one call at a time, and
+// Method.cancel, from another thread, stops the call in progress.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -645,6 +646,15 @@ file_bytes, arena_bytes, instructions, delegates, peak_rss_kib, times_ms
 (every timed run), and with profile=True the per-operator profile.
 The inputs are bound once; `warmup` untimed runs precede `iters` timed
 ones of execute alone.)doc")
+      .def(
+          "cancel", [](PyMethod& m) { m.method->cancel(); },
+          R"doc(
+Stops the run (or bench) in progress on this Method, from another thread:
+that call raises edgec.ExecutionError with code 'Cancelled' at the
+program's next instruction or loop iteration (a delegate call is not
+interrupted inside), and the Method stays usable: the next run runs in
+full. A cancel while nothing runs does nothing (it never stops a later
+run). Takes neither the Method nor the GIL for long: safe from any thread.)doc")
       .def_property_readonly("threads", [](const PyMethod& m) { return m.threads; }, "Threads it runs on.")
       .def_property_readonly(
           "program", [](const PyMethod& m) { return m.program; }, "The Program it runs.")
