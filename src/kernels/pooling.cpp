@@ -1,5 +1,6 @@
 // Pooling kernels over NCL / NCHW / NCDHW tensors with PyTorch semantics:
 //   max_pool(x; kernel_size, stride, padding, dilation, ceil_mode)
+//   max_pool_with_indices(x; the same, storage_order)     (ONNX MaxPool's Indices)
 //   avg_pool(x; kernel_size, stride, padding, ceil_mode, count_include_pad, dilation)
 //   adaptive_avg_pool(x; output_size)                     (1-D and 2-D only)
 // max_pool and avg_pool run as 3-D pooling with a depth-1 (and for 1-D a
@@ -18,6 +19,7 @@
 
 #include "kernels/conv_spatial.h"
 #include "kernels/families.h"
+#include "kernels/kernel_checks.h"
 
 namespace edgec {
 namespace {
@@ -34,6 +36,7 @@ struct PoolDecls {
   AttrDecl kernel_size = required(attr_ints("kernel_size", AttrRule::Positive));
   AttrDecl ceil_mode = attr_bool("ceil_mode", false);
   AttrDecl count_include_pad = attr_bool("count_include_pad", true);
+  AttrDecl storage_order = attr_int("storage_order", 0, AttrRule::NonNegative);  // 0 or 1
 };
 
 /// Where the windows of a pooling operator lie, per axis (index 0 = D,
@@ -206,6 +209,96 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
       max_pool_typed<T, false>(x5, g, out, threads);
     }
   };
+  switch (x.dtype) {
+    case DType::Float32: run.operator()<float>(); break;
+    case DType::Float16: run.operator()<Half>(); break;
+    case DType::Int64: run.operator()<int64_t>(); break;
+    case DType::Int32: run.operator()<int32_t>(); break;
+    case DType::Int8: run.operator()<int8_t>(); break;
+    case DType::UInt8: run.operator()<uint8_t>(); break;
+    default:
+      return fail(Error::InvalidType, cat(kOp, ": expected a float or integer input, got ", dtype_name(x.dtype)));
+  }
+  return Error::Ok;
+}
+
+// ---- max_pool_with_indices --------------------------------------------------
+
+// ONNX MaxPool's second output: besides each window's maximum, the flat
+// index of the element it was taken from, counted over the whole input
+// N x C x spatial (padding is never counted), row major over the spatial
+// dims for storage_order 0 and column major (the first spatial dim fastest)
+// for 1, as ONNX Runtime computes it. Of equal maxima the first in the
+// window's row-major order wins; the first NaN wins over numbers, as NaN
+// does in max_pool. A window with no element inside the input (padding as
+// large as the window, which the ONNX importer refuses) gives the lowest
+// value and index -1. One loop per output element: this output feeds
+// MaxUnpool, not a hot path.
+template <typename T>
+void max_pool_indices_typed(const Tensor& x5, const PoolGeometry& g, bool column_major, Tensor& out,
+                            Tensor& indices) {
+  using A = Compute<T>;
+  const int64_t N = x5.sizes[0], C = x5.sizes[1], D = x5.sizes[2], H = x5.sizes[3], W = x5.sizes[4];
+  const int64_t plane = D * H * W;
+  T* o = out.data_as<T>();
+  int64_t* at = indices.data_as<int64_t>();
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      const T* xp = x5.data_as<T>() + n * x5.strides[0] + c * x5.strides[1];
+      const int64_t base = (n * C + c) * plane;
+      for (int64_t od = 0; od < g.out[0]; ++od) {
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            A best = lowest_value<A>();
+            int64_t found = -1;
+            for (int64_t kz = 0; kz < g.kernel[0]; ++kz) {
+              const int64_t iz = od * g.stride[0] - g.pad_begin[0] + kz * g.dilation[0];
+              if (iz < 0 || iz >= D) continue;
+              for (int64_t ky = 0; ky < g.kernel[1]; ++ky) {
+                const int64_t iy = oh * g.stride[1] - g.pad_begin[1] + ky * g.dilation[1];
+                if (iy < 0 || iy >= H) continue;
+                for (int64_t kx = 0; kx < g.kernel[2]; ++kx) {
+                  const int64_t ix = ow * g.stride[2] - g.pad_begin[2] + kx * g.dilation[2];
+                  if (ix < 0 || ix >= W) continue;
+                  const A v = widen<T>(xp[iz * x5.strides[2] + iy * x5.strides[3] + ix * x5.strides[4]]);
+                  bool take = found < 0 || v > best;
+                  if constexpr (std::is_floating_point_v<A>) take = take || (std::isnan(v) && !std::isnan(best));
+                  if (take) {
+                    best = v;
+                    found = column_major ? iz + iy * D + ix * D * H : (iz * H + iy) * W + ix;
+                  }
+                }
+              }
+            }
+            if constexpr (std::is_same_v<T, Half>) {
+              *o++ = narrow<Half>(best);
+            } else {
+              *o++ = best;
+            }
+            *at++ = found < 0 ? -1 : base + found;
+          }
+        }
+      }
+    }
+  }
+}
+
+Error max_pool_with_indices(KernelContext&, std::span<const Tensor> inputs, const Attrs& attrs,
+                            std::span<Tensor> outputs) {
+  constexpr std::string_view kOp = "max_pool_with_indices";
+  EDGEC_TRY(edgec::check_arity(kOp, inputs, 1, outputs, 2));
+  const Tensor& x = inputs[0];
+  EDGEC_TRY(check_output_dtype(kOp, outputs[0], x.dtype));
+  EDGEC_TRY(check_output_dtype(kOp, outputs[1], DType::Int64));
+  int64_t order = 0;
+  EDGEC_TRY(read_attr(kOp, attrs, declared<PoolDecls>().storage_order, order));
+  if (order > 1) return fail(Error::InvalidArgument, cat(kOp, ": expected storage_order 0 or 1, got ", order));
+  PoolGeometry g;
+  EDGEC_TRY(read_pool_geometry(kOp, x, attrs, g));
+  EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, outputs[0]));
+  EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, outputs[1]));
+  const Tensor x5 = spatial::lift_to_3d(x);
+  auto run = [&]<typename T>() { max_pool_indices_typed<T>(x5, g, order == 1, outputs[0], outputs[1]); };
   switch (x.dtype) {
     case DType::Float32: run.operator()<float>(); break;
     case DType::Float16: run.operator()<Half>(); break;
@@ -396,6 +489,12 @@ std::span<const KernelEntry> pooling_kernels() {
       {row("max_pool", {p.kernel_size, s.stride, s.padding, s.dilation, p.ceil_mode}, kNumericDTypes,
            "1-d / 2-d / 3-d max pooling"),
        max_pool},
+      {declare("max_pool_with_indices", "nn", {{"self"}},
+               {p.kernel_size, s.stride, s.padding, s.dilation, p.ceil_mode, p.storage_order},
+               kNumericDTypes, 0,
+               "max pooling and the i64 flat index of each maximum over N x C x spatial (ONNX MaxPool's Indices; "
+               "storage_order 1: column major)"),
+       max_pool_with_indices},
   };
   return kPoolingKernels;
 }

@@ -372,6 +372,17 @@ std::vector<TensorType> pool_shape(const ShapeQuery& q) {
   return {out};
 }
 
+// max_pool_with_indices: max_pool's result and, of its shape, the i64 flat
+// index of each maximum in the input (ONNX MaxPool's Indices).
+std::vector<TensorType> pool_with_indices_shape(const ShapeQuery& q) {
+  std::vector<TensorType> out = pool_shape(q);
+  expect_dtype(q, q.inputs[0], q.decl->dtypes, "input 0");
+  const int64_t order = int_attr(q, "storage_order");
+  if (order > 1) op_error(q.op, "expected storage_order 0 (row major) or 1 (column major), got " + num(order));
+  out.push_back(TensorType(DType::Int64, out[0].dims));
+  return out;
+}
+
 /// adaptive_avg_pool and the resizes: [N, C, output_size...] for a float
 /// input of rank nd + 2; an empty spatial dim cannot grow.
 std::vector<TensorType> output_size_shape(const ShapeQuery& q) {
@@ -709,6 +720,7 @@ std::vector<std::pair<std::string_view, ShapeFn>> nn_shapes() {
   return {{"conv", conv_shape},
           {"conv_transpose", conv_transpose_shape},
           {"max_pool", pool_shape},
+          {"max_pool_with_indices", pool_with_indices_shape},
           {"avg_pool", pool_shape},
           {"adaptive_avg_pool", output_size_shape},
           {"upsample_nearest", output_size_shape},

@@ -56,6 +56,7 @@ inline const std::map<std::string, std::set<int>> kShapeOperands = {
     {"ReduceSum", {1}}, {"Tile", {1}},          {"Trilu", {1}},          {"TopK", {1}},
     {"Range", {0, 1, 2}}, {"ConstantOfShape", {0}}, {"OneHot", {1}},    {"Dropout", {1, 2}},
     {"CumSum", {1}},   {"HannWindow", {0}},   {"HammingWindow", {0}},  {"BlackmanWindow", {0}},
+    {"MaxUnpool", {2}},
     {"DFT", {1, 2}},   {"STFT", {1, 3}},     {"MelWeightMatrix", {0, 1, 2, 3, 4}},
     // If's condition and Loop's trip count and condition are not among
     // them: they run at run time (docs/semantics.md §8), and the node tests

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -348,15 +349,96 @@ PoolOperands read_pool_operands(NodeContext& n) {
   return {x, std::move(kernel), std::move(win)};
 }
 
+// MaxPool: max_pool, or with the Indices output (for MaxUnpool) asked
+// for, max_pool_with_indices (flat indices over N x C x spatial,
+// storage_order 1 column major).
 void max_pool(NodeContext& n) {
   const auto [x, kernel, win] = read_pool_operands(n);
-  n.outputs_unsupported_from(1, "MaxPool's indices output");
-  n.set_output(0, n.emit("max_pool", {x},
-                         attrs_of({{"kernel_size", kernel},
-                                   {"stride", win.strides},
-                                   {"padding", win.pads},
-                                   {"dilation", win.dilations},
-                                   {"ceil_mode", n.attr_int("ceil_mode", 0) != 0}})));
+  Attrs attrs = attrs_of({{"kernel_size", kernel},
+                          {"stride", win.strides},
+                          {"padding", win.pads},
+                          {"dilation", win.dilations},
+                          {"ceil_mode", n.attr_int("ceil_mode", 0) != 0}});
+  if (n.proto().output_size() < 2 || n.proto().output(1).empty()) {
+    n.set_output(0, n.emit("max_pool", {x}, attrs));
+    return;
+  }
+  const int64_t order = n.attr_int("storage_order", 0);
+  if (order != 0 && order != 1)
+    n.fail("attribute 'storage_order' is " + std::to_string(order) + "; expected 0 (row major) or 1 (column major)");
+  attrs.set("storage_order", order);
+  auto outs = n.im().emit_n("max_pool_with_indices", {x}, attrs, n.hint());
+  n.set_output(0, outs[0]);
+  n.set_output(1, outs[1]);
+}
+
+// MaxUnpool, as ONNX's reference computes it: zeros of the unpooled shape,
+// (in - 1) * stride + kernel - pads per spatial dim (pads taken as 0 when
+// the 'output_shape' operand is given), with X's elements written at the
+// flat positions I holds (MaxPool's Indices): a scatter into the flattened
+// zeros, so that an index outside them is an error when run. An
+// 'output_shape' (known when compiling) then pads that with zeros at the end
+// of each dim; it may not be smaller.
+void max_unpool(NodeContext& n) {
+  Value* x = n.value(0);
+  const TensorType& xt = x->type();
+  const size_t nd = spatial_rank(n, x);
+  const std::vector<int64_t> kernel = pool_kernel(n, nd);
+  Window win = read_window(n, nd, xt, kernel);
+  check_pool_pads(n, kernel, win);
+  if (n.type(1).dtype != DType::Int64 || n.type(1).dims != xt.dims)
+    n.fail(n.typed_operand(1) + " does not index " + n.typed_operand(0) + "; expected i64 indices of its shape");
+  for (const Dim& d : xt.dims)
+    if (!d.is_static()) n.fail(n.typed_operand(0) + " has a symbolic dim; expected a static shape" + n.im().dim_fix(xt.dims));
+  std::optional<std::vector<int64_t>> target;
+  if (n.input(2)) {
+    target = n.ints(2, "the output shape");
+    if (target->size() != static_cast<size_t>(xt.rank()))
+      n.fail("the output shape, " + n.operand(2) + ", is " + list_str(*target) + "; expected " +
+             std::to_string(xt.rank()) + " entries, the rank of " + n.typed_operand(0));
+    win.pads.assign(2 * nd, 0);
+  }
+  std::vector<int64_t> shape = {xt.dims[0].value, xt.dims[1].value};
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t size = (xt.dims[2 + i].value - 1) * win.strides[i] + kernel[i] - win.pads[i] - win.pads[nd + i];
+    if (size < 0 || size > kMaxWindowValue)
+      n.fail("the unpooled spatial dim " + std::to_string(i) + " of " + n.typed_operand(0) + " has size " +
+             std::to_string(size) + " (attributes 'strides' " + list_str(win.strides) + ", 'kernel_shape' " +
+             list_str(kernel) + ", 'pads' " + list_str(win.pads) + "); expected a size in [0, " +
+             std::to_string(kMaxWindowValue) + "]");
+    shape.push_back(size);
+  }
+  std::vector<int64_t> pads(2 * shape.size(), 0);
+  bool padded = false;
+  if (target) {
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if ((*target)[i] < shape[i] || (*target)[i] > kMaxWindowValue)
+        n.fail("the output shape, " + n.operand(2) + ", is " + list_str(*target) + "; expected sizes in [" +
+               list_str(shape) + ", " + std::to_string(kMaxWindowValue) + "] per dim, at least the unpooled shape");
+      pads[shape.size() + i] = (*target)[i] - shape[i];
+      padded = padded || pads[shape.size() + i] > 0;
+    }
+  }
+  __int128 total = 1;
+  for (int64_t s : shape) {
+    total *= s;
+    if (total > std::numeric_limits<int64_t>::max() / 8)
+      n.fail("the unpooled shape " + list_str(shape) + " of " + n.typed_operand(0) +
+             " has more elements than a tensor can hold");
+  }
+  Importer& im = n.im();
+  const std::string h = n.hint();
+  const Attrs flat = attrs_of({{"start_dim", int64_t{0}}, {"end_dim", int64_t{-1}}});
+  Value* zeros = im.full({static_cast<int64_t>(total)}, 0.0, xt.dtype, h + "_zeros");
+  Value* y = im.emit("scatter", {zeros, im.emit("flatten", {n.value(1)}, flat, h + "_indices"),
+                                 im.emit("flatten", {x}, flat, h + "_values")},
+                     attrs_of({{"dim", int64_t{0}}}), h + "_flat");
+  if (!padded) {
+    n.set_output(0, n.emit("reshape", {y}, attrs_of({{"shape", shape}})));
+    return;
+  }
+  y = im.emit("reshape", {y}, attrs_of({{"shape", shape}}), h + "_unpooled");
+  n.set_output(0, n.emit("pad", {y}, attrs_of({{"pads", pads}, {"mode", std::string("constant")}, {"value", 0.0}})));
 }
 
 void average_pool(NodeContext& n) {
@@ -935,6 +1017,7 @@ void register_nn_handlers(HandlerTable& t) {
   t["Conv"] = conv;
   t["ConvTranspose"] = conv_transpose;
   t["MaxPool"] = max_pool;
+  t["MaxUnpool"] = max_unpool;
   t["AveragePool"] = average_pool;
   t["GlobalAveragePool"] = global_pool;
   t["GlobalMaxPool"] = global_pool;

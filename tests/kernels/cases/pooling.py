@@ -1,4 +1,5 @@
-"""Cases for max_pool, avg_pool and adaptive_avg_pool (NCL / NCHW / NCDHW, PyTorch semantics).
+"""Cases for max_pool, avg_pool and adaptive_avg_pool (NCL / NCHW / NCDHW, PyTorch semantics), and
+max_pool_with_indices (ONNX MaxPool with its Indices output).
 
 The references loop over output positions and clip each window to the input,
 written from torch's definitions: the ceil_mode rule (the last window must
@@ -333,4 +334,87 @@ def cases():
                "adaptive_avg_pool: 'output_size' entries must be in [0, ")
     pool_error('adaptive_avg_pool_error_missing', 'adaptive_avg_pool', randn(1, 2, 4, 4), {},
                "adaptive_avg_pool: 'output_size' must be an int list with 1 or 2 entries, got none")
+    return out + max_pool_with_indices_cases()
+
+
+def max_pool_indices_ref(x, kernel, stride=None, pads=None, dilation=None, ceil_mode=False, storage_order=0):
+    """ONNX MaxPool with its Indices output, from the spec and ONNX Runtime:
+    each window's maximum and the flat index of the element it came from over
+    N x C x spatial (padding not counted), row major over the spatial dims
+    (storage_order 0) or column major (1). Of equal maxima the first in the
+    window's row-major order wins; the first NaN wins over numbers."""
+    axes = window_axes(x, kernel, stride, pads, dilation, ceil_mode)
+    spatial = x.shape[2:]
+    values = np.zeros(x.shape[:2] + tuple(len(w) for w in axes), x.dtype)
+    indices = np.zeros(values.shape, np.int64)
+    plane = int(np.prod(spatial))
+    for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+        for o in itertools.product(*[range(len(w)) for w in axes]):
+            best, at = None, None
+            for pos in itertools.product(*[axes[a][o[a]][0] for a in range(len(axes))]):
+                v = x[(n, c) + pos]
+                if best is None or v > best or (np.isnan(v) and not np.isnan(best)):
+                    best, at = v, pos
+            if storage_order == 0:
+                offset = int(np.ravel_multi_index(at, spatial))
+            else:
+                offset = int(np.ravel_multi_index(at[::-1], spatial[::-1]))
+            values[(n, c) + o] = best
+            indices[(n, c) + o] = (n * x.shape[1] + c) * plane + offset
+    return values, indices
+
+
+def max_pool_with_indices_cases():
+    rng = np.random.default_rng(905)
+    out = []
+
+    def randn(*shape, dtype=np.float32):
+        return rng.standard_normal(shape).astype(dtype)
+
+    def add(name, x, kernel, stride=None, pads=None, dilation=None, ceil_mode=None, storage_order=None,
+            perm=None, tol=None):
+        attrs = {'kernel_size': list(kernel),
+                 **given(stride=None if stride is None else list(stride),
+                         padding=None if pads is None else flat_pads(pads),
+                         dilation=None if dilation is None else list(dilation), ceil_mode=ceil_mode,
+                         storage_order=storage_order)}
+        xv = x if perm is None else x.transpose(perm)
+        values, indices = max_pool_indices_ref(xv, kernel, stride, pads, dilation, bool(ceil_mode), storage_order or 0)
+        out.append(case('max_pool_with_indices_' + name, 'max_pool_with_indices', inputs=[x], attrs=attrs,
+                        outputs=[values, indices], perms=None if perm is None else [perm], **(tol or {})))
+
+    # ONNX's cases' shapes: a 5x5 window padded by 2, and strides 2 read column major.
+    add('2d_pads', randn(1, 1, 5, 5), [5, 5], [1, 1], [(2, 2), (2, 2)])
+    add('2d_strides_column_major', randn(1, 1, 5, 5), [2, 2], [2, 2], storage_order=1)
+    add('2d_batch_channels', randn(2, 3, 6, 7), [3, 2], [2, 1], [(1, 0), (0, 1)])
+    add('2d_batch_channels_column_major', randn(2, 3, 6, 7), [3, 2], [2, 1], [(1, 0), (0, 1)], storage_order=1)
+    add('2d_dilation_ceil', randn(1, 2, 9, 8), [3, 2], [2, 3], [(1, 1), (1, 1)], dilation=[2, 2], ceil_mode=True)
+    add('2d_ties_first_wins', rng.integers(0, 3, (2, 2, 6, 6)).astype(np.int32), [3, 3], [1, 1], [(1, 1), (1, 1)])
+    nan_x = randn(1, 1, 4, 4)
+    nan_x[0, 0, 1, 1] = nan_x[0, 0, 2, 3] = np.nan
+    add('2d_nan_wins', nan_x, [2, 2], [1, 1])
+    add('2d_f16', randn(1, 2, 5, 6, dtype=np.float16), [2, 3], [1, 2])
+    add('2d_i64', rng.integers(-2**40, 2**40, (1, 2, 5, 5)), [2, 2], [2, 2], ceil_mode=True)
+    add('2d_u8', rng.integers(0, 256, (1, 2, 4, 6)).astype(np.uint8), [2, 3], [2, 3])
+    add('2d_nhwc_view', randn(1, 5, 6, 3), [3, 3], [2, 2], [(1, 1), (1, 1)], perm=[0, 3, 1, 2])
+    add('1d', randn(2, 3, 11), [3], [2], [(1, 1)])
+    add('1d_column_major', randn(2, 3, 11), [3], [2], [(1, 1)], storage_order=1)
+    add('3d', randn(1, 2, 4, 5, 6), [2, 3, 2], [2, 1, 2], [(0, 1), (1, 1), (1, 0)])
+    add('3d_column_major', randn(1, 2, 4, 5, 6), [2, 3, 2], [2, 1, 2], [(0, 1), (1, 1), (1, 0)], storage_order=1)
+    add('empty_batch', randn(0, 2, 4, 4), [2, 2])
+
+    def error(name, x, attrs, message, specs=(('f32', [1]), ('i64', [1]))):
+        out.append(case('max_pool_with_indices_' + name, 'max_pool_with_indices', inputs=[x], attrs=attrs,
+                        outputs=[], error=message, out_specs=list(specs)))
+
+    error('storage_order_2', randn(1, 1, 4, 4), {'kernel_size': [2, 2], 'storage_order': 2},
+          'max_pool_with_indices: expected storage_order 0 or 1, got 2')
+    error('indices_i32', randn(1, 1, 4, 4), {'kernel_size': [2, 2]},
+          'max_pool_with_indices: expected output dtype i64, got i32', (('f32', [1]), ('i32', [1])))
+    error('one_output', randn(1, 1, 4, 4), {'kernel_size': [2, 2]},
+          'max_pool_with_indices: expected 2 outputs, got 1', (('f32', [1]),))
+    error('window_too_large', randn(1, 2, 3, 3), {'kernel_size': [4, 4]},
+          'max_pool_with_indices: window [4, 4] (dilation [1, 1]) does not fit the input [1, 2, 3, 3]')
+    error('bool', rng.integers(0, 2, (1, 1, 4, 4)).astype(bool), {'kernel_size': [2, 2]},
+          'max_pool_with_indices: expected a float or integer input, got bool', (('bool', [1]), ('i64', [1])))
     return out
