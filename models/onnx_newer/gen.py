@@ -102,6 +102,7 @@ def main():
          [vi("y", None)], 19, feeds={"x": x3})
 
     spectral_cases(ort_dir, out)
+    grid_sample_cases(ort_dir, out)
 
 
 def spectral_cases(ort_dir, out):
@@ -122,6 +123,39 @@ def spectral_cases(ort_dir, out):
          [scalar("n", 16)], {"x": rng.standard_normal((2, 12, 2)).astype(np.float32)})
     case("dft_negative_axis_truncated_20", [helper.make_node("DFT", ["x", "n", "axis"], ["y"])],
          [scalar("n", 6), scalar("axis", -3)], {"x": rng.standard_normal((3, 8, 5, 2)).astype(np.float32)})
+
+
+def grid_sample_cases(ort_dir, out):
+    """GridSample of opset 20: the modes renamed linear and cubic, and 3-D
+    inputs [N, C, D, H, W] with grids [N, D_out, H_out, W_out, 3] (linear and
+    nearest; cubic stays 2-D). Grids reach past [-1, 1] so that every
+    padding mode matters (cubic pads each of its 16 pixels, not the
+    location)."""
+    rng = np.random.default_rng(2020)
+
+    def case(name, attrs, x, grid):
+        feeds = {"x": x, "grid": grid}
+        inputs = [vi(k, list(v.shape)) for k, v in feeds.items()]
+        node = helper.make_node("GridSample", ["x", "grid"], ["y"], **attrs)
+        write_case(out, name, model([node], inputs, [vi("y", None)], 20), feeds, ort_dir)
+
+    x2 = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
+    g2 = rng.uniform(-1.3, 1.3, size=(2, 4, 7, 2)).astype(np.float32)
+    case("gridsample_linear_default_20", {}, x2, g2)
+    case("gridsample_cubic_border_20", dict(mode="cubic", padding_mode="border"), x2, g2)
+    case("gridsample_cubic_reflection_align_corners_20",
+         dict(mode="cubic", padding_mode="reflection", align_corners=1), x2, g2)
+    case("gridsample_nearest_reflection_align_corners_20",
+         dict(mode="nearest", padding_mode="reflection", align_corners=1), x2, g2)
+    x3 = rng.standard_normal((2, 2, 3, 4, 5)).astype(np.float32)
+    g3 = rng.uniform(-1.3, 1.3, size=(2, 3, 4, 2, 3)).astype(np.float32)
+    case("gridsample_3d_linear_20", dict(mode="linear"), x3, g3)
+    case("gridsample_3d_linear_border_align_corners_20", dict(mode="linear", padding_mode="border", align_corners=1),
+         x3, g3)
+    case("gridsample_3d_linear_reflection_20", dict(mode="linear", padding_mode="reflection"), x3, g3)
+    case("gridsample_3d_nearest_20", dict(mode="nearest"), x3, g3)
+    case("gridsample_3d_nearest_reflection_align_corners_20",
+         dict(mode="nearest", padding_mode="reflection", align_corners=1), x3, g3)
 
 
 if __name__ == "__main__":

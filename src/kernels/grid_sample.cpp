@@ -6,10 +6,12 @@
 // [-1, 1], x along W. Each is mapped to the input's pixels: with
 // align_corners, -1 and 1 are the centres of the corner pixels, (n + 1) / 2
 // * (size - 1); without, their outer edges, ((n + 1) * size - 1) / 2. In
-// nearest mode the location is rounded half to even first. A location
-// outside [lo, hi] (lo, hi = 0, size - 1 with align_corners, -0.5, size -
-// 0.5 without) is clamped to [0, size - 1] in border mode and reflected
-// at lo and hi in reflection mode. Then
+// nearest mode the location is rounded half to even first. In nearest and
+// linear mode, a location outside [lo, hi] (lo, hi = 0, size - 1 with
+// align_corners, -0.5, size - 0.5 without) is clamped to [0, size - 1] in
+// border mode and reflected at lo and hi in reflection mode (cubic mode
+// keeps the location and pads only its pixels, as ONNX Runtime 1.30 does).
+// Then
 //   nearest: the pixel at the location;
 //   linear:  the 2^d pixels around it, weighted by distance;
 //   cubic:   the 4x4 pixels around it with Keys' cubic (a = -0.75), 2-D only;
@@ -152,7 +154,8 @@ Error grid_sample_typed(const Tensor& x, const Tensor& grid, Tensor& y, Mode mod
         loc[a] = v;
         outside = outside || v < static_cast<C>(s.lo[a]) || v > static_cast<C>(s.hi[a]);
       }
-      if (outside) {
+      // Cubic pads each of its pixels instead (as ONNX Runtime does).
+      if (outside && mode != Mode::Cubic) {
         for (int a = 0; a < spatial; ++a) {
           if (padding == Padding::Border) {
             loc[a] = std::clamp(loc[a], C(0), static_cast<C>(s.size[a] - 1));

@@ -3,9 +3,10 @@
 The reference is written from ONNX's operator spec with ONNX Runtime's
 arithmetic: a normalized location n maps to (n + 1) / 2 * (size - 1) with
 align_corners, else ((n + 1) * size - 1) / 2; nearest rounds half to even;
-a location outside [lo, hi] (0, size - 1 with align_corners, else -0.5,
-size - 0.5) is clamped to [0, size - 1] (border) or reflected at lo and hi
-(reflection); pixels outside the input are 0 (zeros), the edge pixel
+in nearest and linear mode, a location outside [lo, hi] (0, size - 1 with
+align_corners, else -0.5, size - 0.5) is clamped to [0, size - 1] (border)
+or reflected at lo and hi (reflection), while cubic mode keeps it (ONNX
+Runtime 1.30's models/onnx_newer/gridsample_cubic_* cases show it); pixels outside the input are 0 (zeros), the edge pixel
 (border) or reflected (reflection); linear weights the 2^d neighbours,
 cubic the 4x4 with Keys' a = -0.75.
 """
@@ -82,7 +83,7 @@ def grid_sample_ref(x, grid, mode, padding, align):
                 if mode == "nearest":
                     v = np.rint(v)
                 loc.append(float(v))
-            if any(loc[a] < lo[a] or loc[a] > hi[a] for a in range(d)):
+            if mode != "cubic" and any(loc[a] < lo[a] or loc[a] > hi[a] for a in range(d)):
                 for a in range(d):
                     if padding == "border":
                         loc[a] = min(max(loc[a], 0.0), sizes[a] - 1.0)
