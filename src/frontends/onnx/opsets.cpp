@@ -2,6 +2,7 @@
 // knows itself (opsets.h).
 #include "frontends/onnx/opsets.h"
 
+#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
 #include <algorithm>
@@ -22,11 +23,14 @@ constexpr const char* kKeptOpType = "edgec_op_type";
 
 // Scan too: the converter's 8 -> 9 adapter drops the batch dim from the
 // graph's inputs (an opset-8 model's [1, 2] state became [2]); the Scan
-// handler reads opset 8's batched form itself (ops_control.cpp).
-bool kept_from_converter(const onnx::NodeProto& n) {
+// handler reads opset 8's batched form itself (ops_control.cpp). And PRelu
+// before opset 7: the converter passes it as it is, but its slope of one
+// value per channel ([C] for [N, C, ...]) is no numpy broadcast
+// (legacy_prelu).
+bool kept_from_converter(const onnx::NodeProto& n, int64_t opset) {
   return (n.domain().empty() || n.domain() == "ai.onnx") &&
          (n.op_type() == "Softmax" || n.op_type() == "LogSoftmax" || n.op_type() == "Hardmax" ||
-          (n.op_type() == "Scan"));
+          n.op_type() == "Scan" || (n.op_type() == "PRelu" && opset < 7));
 }
 
 void restore_kept(onnx::ModelProto& model) {
@@ -93,7 +97,7 @@ Conversion convert_to_handlers_opset(onnx::ModelProto& model) {
   for (const auto& o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   for (auto& n : *model.mutable_graph()->mutable_node()) {
-    if (!kept_from_converter(n) || n.output_size() == 0) continue;
+    if (!kept_from_converter(n, opset) || n.output_size() == 0) continue;
     result.kept[n.output(0)] = opset;
     auto* a = n.add_attribute();
     a->set_name(kKeptOpType);
@@ -107,16 +111,30 @@ Conversion convert_to_handlers_opset(onnx::ModelProto& model) {
     o->set_domain(kKeptDomain);
     o->set_version(1);
   }
-  try {
-    onnx::ModelProto converted =
-        onnx::version_conversion::ConvertVersion(without_weights(model), static_cast<int>(kHandlersOpset));
-    take_converted_graph(model, converted);
-  } catch (const std::exception& e) {
-    // The converter's messages can run to the whole graph; its first line
-    // says what failed.
-    result.failure = e.what();
-    if (const size_t eol = result.failure.find('\n'); eol != std::string::npos) result.failure.resize(eol);
-    if (result.failure.empty()) result.failure = "the converter gave no reason";
+  // Some adapters need their inputs' shapes (opset 6's broadcasting Add and
+  // Gemm read the ranks), which the converter does not infer itself; ONNX's
+  // Python convert_version runs shape inference first. A model that fails
+  // without it is given one more try with the shapes inferred; the shapes
+  // stay out of the model (the importer infers its own).
+  const onnx::ModelProto light = without_weights(model);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      onnx::ModelProto input = light;
+      if (attempt == 1) onnx::shape_inference::InferShapes(input);
+      onnx::ModelProto converted =
+          onnx::version_conversion::ConvertVersion(input, static_cast<int>(kHandlersOpset));
+      if (attempt == 1) *converted.mutable_graph()->mutable_value_info() = light.graph().value_info();
+      take_converted_graph(model, converted);
+      result.failure.clear();
+      break;
+    } catch (const std::exception& e) {
+      // The converter's messages can run to the whole graph; its first line
+      // says what failed. The first attempt's reason is the one reported.
+      if (attempt == 1) continue;
+      result.failure = e.what();
+      if (const size_t eol = result.failure.find('\n'); eol != std::string::npos) result.failure.resize(eol);
+      if (result.failure.empty()) result.failure = "the converter gave no reason";
+    }
   }
   restore_kept(model);
   return result;
@@ -238,6 +256,30 @@ void legacy_hardmax(NodeContext& n) {
   n.set_output(0, n.emit("reshape", {y}, attrs_of({{"shape", back}})));
 }
 
+// ---- PRelu before opset 7 -------------------------------------------------------
+
+// f(x) = x for x >= 0, slope * x otherwise, where the slope is one value
+// shared by every element or, of size C, one per channel (dim 1 of
+// [N, C, ...]); opset 7 made it a numpy broadcast, under which [C] would
+// align with the last dim. Any other slope is read as opset 7 reads it
+// (the product's broadcast refuses one that does not fit).
+void legacy_prelu(NodeContext& n) {
+  Value* x = n.value(0);
+  Value* slope = n.value(1);
+  const TensorType& xt = n.type(0);
+  const TensorType& st = n.type(1);
+  const int64_t rank = xt.rank();
+  if (rank > 2 && st.rank() == 1 && st.dims[0].is_static() && st.dims[0].value > 1 && xt.dims[1].is_static() &&
+      xt.dims[1].value == st.dims[0].value) {
+    std::vector<int64_t> shape(static_cast<size_t>(rank - 1), 1);
+    shape[0] = st.dims[0].value;
+    slope = n.emit("reshape", {slope}, attrs_of({{"shape", shape}}));
+  }
+  Value* zero = n.im().full({}, 0.0, xt.dtype, n.hint());
+  Value* positive = n.emit("ge", {x, zero});
+  n.set_output(0, n.emit("where", {positive, x, n.emit("mul", {x, slope})}));
+}
+
 }  // namespace
 
 const char* meaning_changed_since(const std::string& op_type, int64_t opset) {
@@ -250,6 +292,7 @@ const char* meaning_changed_since(const std::string& op_type, int64_t opset) {
 Handler legacy_handler(const std::string& op_type, int64_t opset) {
   if ((op_type == "Softmax" || op_type == "LogSoftmax") && opset < 13) return legacy_softmax;
   if (op_type == "Hardmax" && opset < 13) return legacy_hardmax;
+  if (op_type == "PRelu" && opset < 7) return legacy_prelu;
   return nullptr;
 }
 

@@ -10,6 +10,11 @@
 // from shape inference (it fails without one) and writes wrong for
 // symbolic dims (each becomes -1). They are imported at their own opset by
 // handlers of the old meaning instead, which see the shapes edgec knows.
+// So is PRelu before opset 7, whose slope of size C was one value per
+// channel (dim 1), not a numpy broadcast; the converter passes it as it is.
+//
+// Some adapters need shapes (opset 6's broadcasting Add and Gemm): a model
+// the converter refuses is tried once more after ONNX's shape inference.
 //
 // The converter can still fail. Then the model is imported at its own
 // opset: a node whose operator means what it means at 13 goes to its
