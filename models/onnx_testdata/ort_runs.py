@@ -8,8 +8,10 @@ onnxruntime-node (ORT_DIR/node_modules/onnxruntime-node, installed with
 compared with the set's output_*.pb (1e-4 absolute plus relative). Prints
 one line per model: "DIR/NAME ok" or "DIR/NAME refused: REASON".
 
-The lines that say ok are the list tests/frontends/onnx_testdata_models_test.cpp
-holds edgec to (models/onnx_testdata/ort_1.20.txt):
+tests/frontends/onnx_testdata_models_test.cpp prints these verdicts
+(models/onnx_testdata/ort_1.20.txt) beside edgec's; it holds edgec to every
+model, whatever ONNX Runtime does, but those models/onnx_testdata/refused.txt
+lists with their reason. Regenerate the verdicts with
 
     models/onnx_testdata/ort_runs.py /tmp/ort > models/onnx_testdata/ort_1.20.txt
 """
