@@ -87,7 +87,24 @@ Error build_cast(Ctx& c) {
   // Runtime does on a CPU without f16 arithmetic (which removes the Cast
   // pairs it puts around each f16 operator, and the model's own): in f32
   // with the f16 constants, rounding only where an f16 value leaves the
-  // delegate.
+  // delegate. A value a convolution left blocked stays so: the result
+  // shares its blocked buffer (a cast around a Resize, which the
+  // converters keep in f32, then costs no reorder to plain and back). Only
+  // where the cast is its sole reader: then no step asks whether the value
+  // is free to overwrite in place while the result still reads it
+  // (free_after sees a blocked value's storage as its own).
+  const int32_t x = c.input(0), y = c.output();
+  Delegate& d = c.d;
+  SlotState& xs = d.slots.at(static_cast<size_t>(x));
+  SlotState& ys = d.slots.at(static_cast<size_t>(y));
+  if (xs.blocked_buffer >= 0 && sole_consumer(d, x) == static_cast<int32_t>(c.index) && xs.shape == ys.shape &&
+      xs.dtype == ys.dtype && !ys.io &&
+      ys.kind == SlotKind::Activation && !ys.plain_ready && ys.blocked_buffer < 0) {
+    (void)d.src_as(x, xs.blocked);  // Marks the buffer used here.
+    ys.blocked = xs.blocked.get();
+    ys.blocked_buffer = xs.blocked_buffer;
+    return Error::Ok;
+  }
   return build_copy(c);
 }
 
