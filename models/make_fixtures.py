@@ -41,7 +41,7 @@ import onnx
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nets import act, diffusion, onnx_built, small  # noqa: E402
+from nets import act, detector, diffusion, onnx_built, small  # noqa: E402
 from nets.resnet import ResNet, calibrate_batchnorm, perturb_norm_affine  # noqa: E402
 
 OPSET = 17
@@ -128,6 +128,14 @@ def _fixtures():
                 "Pad (reflect), ONNX STFT (onesided), Transpose, MatMul, Log. torch 1.13 has no ONNX export of "
                 "aten::stft; nets/small.py registers the opset-17 symbolic later PyTorch releases ship "
                 "(STFT with frame_step, window and frame_length, then a transpose to torch's layout)."),
+        Fixture("detector", "small", detector.build_detector, ["keep", "boxes", "scores"],
+                "A tiny single-stage detector ending in torchvision.ops.nms (exported as ONNX "
+                "NonMaxSuppression, then Gather): three stride-2 convolutions over a 64x64 image, per cell of "
+                "the 8x8 map a box head (decoded around the cell centres) and a sigmoid score head, NMS at IoU "
+                "0.3. Outputs: the kept indices (int64, best first; their number is data dependent), their "
+                "boxes and scores. The image is the first seeded draw with no two scores within 1e-4 and no IoU "
+                "within 1e-3 of the threshold, so the kept set is unambiguous; ONNX Runtime 1.30 keeps the same "
+                "indices."),
         Fixture("folded_output", "small", lambda: (small.FoldedOutput(), {"observation.state": torch.randn(1, 8)}),
                 ["action", "pos_embed", "action_scale"],
                 "Outputs: action (computed), pos_embed (a sine table that depends on no input: the exporter "
