@@ -162,6 +162,7 @@ Error unique_kernel(KernelContext&, std::span<const Tensor> inputs, const Attrs&
     case DType::UInt16: return unique_typed<uint16_t>(x, dim, sorted, outputs);
     case DType::UInt32: return unique_typed<uint32_t>(x, dim, sorted, outputs);
     case DType::UInt64: return unique_typed<uint64_t>(x, dim, sorted, outputs);
+    case DType::BFloat16: break;  // a storage type only (base/dtype.h): not declared
   }
   return fail(Error::InvalidType, "unique: unsupported dtype " + std::string(dtype_name(x.dtype)));
 }
