@@ -13,10 +13,17 @@
 // passes without being listed is reported (add it). The claimed cases must
 // be at least kClaimedShare of all cases. Operands that fix shapes are
 // bound at compile time, as `edgec compile --fix-inputs` does.
+//
+// The census, in the same run: every case counts, claimed or not, and the
+// failing ones must be exactly those tests/frontends/onnx_node_census.txt
+// lists (its header says how to regenerate it); the test prints the figure.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 
@@ -308,6 +315,134 @@ bool claimed(const onnx::ModelProto& model, const std::set<std::string>& support
   return true;
 }
 
+// ---- the census ---------------------------------------------------------------------
+//
+// Every case counts, claimed or not: a refusal, an import error or a wrong
+// value is a failure, and so is a case whose graph inputs or outputs are
+// sequences or optionals (edgec's programs take and give tensors). The
+// failing cases must be exactly those kCensusFile lists, so that a fix
+// (the list must shrink) and a regression both fail the test, saying which
+// lines to take off or add. ListedCasesPass takes the census as it runs
+// the cases (each case runs once).
+
+const fs::path kCensusFile = EDGEC_SOURCE_DIR "/tests/frontends/onnx_node_census.txt";
+
+/// The census file's header (written with it: EDGEC_NODE_CENSUS_WRITE).
+const char* const kCensusHeader =
+    "# The ONNX node cases (Debian's libonnx-testdata, /usr/share/libonnx-testdata/data/node) that edgec\n"
+    "# fails, one line per case: its name, two spaces, and why (its first error, shortened).\n"
+    "# OnnxNodeTests.ListedCasesPass (tests/frontends/onnx_node_test.cpp) runs every case and checks that\n"
+    "# the failing ones are exactly these: a case that starts passing must be taken off (the test says\n"
+    "# which), and a case that starts failing is a regression (the test prints the line it would add).\n"
+    "# A refusal or an import error is a failure, and so is a case whose graph inputs or outputs are\n"
+    "# sequences or optionals. Only the names are checked; the reasons are for the reader.\n"
+    "# Regenerate it from the repository root (then read the diff: a fix should only take lines off):\n"
+    "#   EDGEC_NODE_CENSUS_WRITE=$PWD/tests/frontends/onnx_node_census.txt \\\n"
+    "#     build/bin/frontends_tests --gtest_filter=OnnxNodeTests.ListedCasesPass\n";
+
+class Census {
+ public:
+  /// Counts the case in `dir` (of `model`): passed where `problem` is empty.
+  void record(const fs::path& dir, const onnx::ModelProto& model, std::string problem) {
+    ++total_;
+    // The case's data of a sequence or optional is read as a tensor (it
+    // fails, or, which would be wrong, passes): its I/O is the reason.
+    if (const std::string io = non_tensor_io(model); !io.empty()) {
+      failing_[dir.filename().string()] = io + " (edgec's programs take and give tensors)";
+      return;
+    }
+    if (problem.empty()) {
+      ++passed_;
+      return;
+    }
+    failing_[dir.filename().string()] = reason_of(problem, dir);
+  }
+
+  /// Prints the figure and checks the failing cases against kCensusFile
+  /// (or writes it, where EDGEC_NODE_CENSUS_WRITE names a file).
+  void check() const {
+    const double percent = total_ ? 100.0 * passed_ / total_ : 0.0;
+    std::cout << "ONNX node census: " << passed_ << " of " << total_ << " cases pass ("
+              << static_cast<int>(percent * 10 + 0.5) / 10.0 << "%); " << failing_.size() << " fail\n";
+    if (const char* out = std::getenv("EDGEC_NODE_CENSUS_WRITE"); out && *out) {
+      std::ofstream f(out);
+      f << kCensusHeader << "# " << passed_ << " of " << total_ << " cases pass; these " << failing_.size()
+        << " fail.\n";
+      for (const auto& [name, reason] : failing_) f << line(name, reason) << "\n";
+      ASSERT_TRUE(f.good()) << "cannot write " << out;
+      std::cout << "wrote the census of failing cases to " << out << "\n";
+      return;
+    }
+    std::map<std::string, std::string> listed;
+    std::ifstream in(kCensusFile);
+    ASSERT_TRUE(in.good()) << "cannot read " << kCensusFile;
+    for (std::string text; std::getline(in, text);) {
+      if (text.empty() || text[0] == '#') continue;
+      const std::string name = text.substr(0, text.find_first_of(" \t"));
+      EXPECT_TRUE(listed.emplace(name, text).second) << kCensusFile.string() << " lists " << name << " twice";
+    }
+    std::string add, take_off;
+    for (const auto& [name, reason] : failing_)
+      if (!listed.count(name)) add += "  " + line(name, reason) + "\n";
+    for (const auto& [name, text] : listed)
+      if (!failing_.count(name)) take_off += "  " + text + "\n";
+    EXPECT_TRUE(add.empty()) << "cases fail that " << kCensusFile.string()
+                             << " does not list (a regression: fix it; or a case newly counted): add these lines\n"
+                             << add;
+    EXPECT_TRUE(take_off.empty()) << "cases that " << kCensusFile.string()
+                                  << " lists as failing pass now (or are no cases): take these lines off\n"
+                                  << take_off;
+    if (!add.empty() || !take_off.empty())
+      std::cout << "(EDGEC_NODE_CENSUS_WRITE=FILE writes the whole list; see " << kCensusFile.string() << ")\n";
+  }
+
+  int passed() const { return passed_; }
+  int total() const { return total_; }
+
+ private:
+  static std::string line(const std::string& name, const std::string& reason) { return name + "  " + reason; }
+
+  /// "graph input 'x' is a sequence", or "" when every graph input and
+  /// output is a tensor.
+  static std::string non_tensor_io(const onnx::ModelProto& model) {
+    const auto kind = [](const onnx::ValueInfoProto& v) -> std::string {
+      if (v.type().has_tensor_type()) return "";
+      if (v.type().has_sequence_type()) return "a sequence";
+      if (v.type().has_optional_type()) return "an optional";
+      return "not a tensor";
+    };
+    for (const auto& v : model.graph().input())
+      if (const std::string k = kind(v); !k.empty()) return "graph input '" + v.name() + "' is " + k;
+    for (const auto& v : model.graph().output())
+      if (const std::string k = kind(v); !k.empty()) return "graph output '" + v.name() + "' is " + k;
+    return "";
+  }
+
+  /// The first error, without the case's path, "node '' (#0, OP, domain
+  /// ai.onnx, opset N): " shortened to "OP: ", on one line of at most 200
+  /// characters.
+  static std::string reason_of(std::string problem, const fs::path& dir) {
+    for (const std::string& prefix : {(dir / "model.onnx").string() + ": ", dir.string() + "/", dir.string()})
+      for (size_t at = problem.find(prefix); at != std::string::npos; at = problem.find(prefix, at))
+        problem.erase(at, prefix.size());
+    if (problem.rfind("node '", 0) == 0) {
+      const size_t open = problem.find(" (#"), op = problem.find(", ", open), domain = problem.find(", domain", op),
+                   end = problem.find("): ", domain);
+      if (open != std::string::npos && op != std::string::npos && domain != std::string::npos &&
+          end != std::string::npos)
+        problem = problem.substr(op + 2, domain - op - 2) + ": " + problem.substr(end + 3);
+    }
+    for (char& c : problem)
+      if (c == '\n' || c == '\t') c = ' ';
+    constexpr size_t kMax = 200;
+    if (problem.size() > kMax) problem = problem.substr(0, kMax - 3) + "...";
+    return problem.empty() ? "(no message)" : problem;
+  }
+
+  int passed_ = 0, total_ = 0;
+  std::map<std::string, std::string> failing_;  ///< Case (directory name) -> reason.
+};
+
 TEST(OnnxNodeTests, ListedCasesPass) {
   ASSERT_TRUE(fs::is_directory(kNodeCases)) << "libonnx-testdata is not installed (" << kNodeCases << "); make installs it";
   const auto ops = onnx_supported_operators();
@@ -319,6 +454,7 @@ TEST(OnnxNodeTests, ListedCasesPass) {
   std::sort(cases.begin(), cases.end());
   int in_scope = 0, passed = 0, declined = 0;
   std::vector<std::string> unlisted, failures;
+  Census census;
   for (const fs::path& dir : cases) {
     std::string name = dir.filename().string();
     if (name.rfind("test_", 0) == 0) name = name.substr(5);
@@ -326,14 +462,16 @@ TEST(OnnxNodeTests, ListedCasesPass) {
     onnx::ModelProto model;
     ASSERT_TRUE(model.ParseFromString(bytes)) << name << ": model.onnx does not parse";
     if (auto d = kDeclined.find(name); d != kDeclined.end()) {
-      EXPECT_NE(run_case(model, bytes, dir, compare::Tolerance::either(1e-4, 1e-3)), "")
-          << name << " is declined (" << d->second << ") but passes; take it off kDeclined";
+      const std::string problem = run_case(model, bytes, dir, compare::Tolerance::either(1e-4, 1e-3));
+      census.record(dir, model, problem);
+      EXPECT_NE(problem, "") << name << " is declined (" << d->second << ") but passes; take it off kDeclined";
       EXPECT_FALSE(expected.count(name)) << name << " is both listed and declined";
       expected.erase(name);
       ++declined;
       continue;
     }
     if (!claimed(model, supported)) {
+      census.record(dir, model, run_case(model, bytes, dir, compare::Tolerance::either(1e-4, 1e-3)));
       EXPECT_FALSE(expected.count(name)) << name << " is listed but uses an operator the importer does not claim";
       expected.erase(name);
       continue;
@@ -341,6 +479,7 @@ TEST(OnnxNodeTests, ListedCasesPass) {
     ++in_scope;
     // Floats within 1e-4 absolute or 1e-3 relative; integers and booleans exact.
     const std::string problem = run_case(model, bytes, dir, compare::Tolerance::either(1e-4, 1e-3));
+    census.record(dir, model, problem);
     if (problem.empty()) {
       ++passed;
       if (!expected.count(name)) unlisted.push_back(name);
@@ -364,6 +503,10 @@ TEST(OnnxNodeTests, ListedCasesPass) {
   RecordProperty("passed", passed);
   RecordProperty("claimed", in_scope);
   RecordProperty("cases", static_cast<int>(cases.size()));
+  // The census: every case counted, the failing ones exactly the list.
+  EXPECT_EQ(census.total(), static_cast<int>(cases.size()));
+  census.check();
+  RecordProperty("census_passed", census.passed());
 }
 
 }  // namespace
