@@ -34,7 +34,7 @@ namespace edgec::onednn {
 
 /// What a support check reads of a call (runtime/call_view.h); the
 /// partitioner has already refused dynamic shapes and dtypes other than
-/// f32, but for index operands and the optional operands, which it
+/// f32 and f16 (held in f32 by the runtime), but for index operands and the optional operands, which it
 /// type-checks after the row's check (OpRow::optional_from).
 using edgec::CallView;
 
@@ -57,7 +57,7 @@ enum class BlockedReads : uint8_t {
 
 struct OpRow {
   std::string_view name;          ///< The edge operator's base name.
-  SupportCheck check = nullptr;   ///< Beyond static f32 shapes; nullptr: none.
+  SupportCheck check = nullptr;   ///< Beyond static f32/f16 shapes; nullptr: none.
   BuildFn build = nullptr;
   EltwiseFn eltwise = nullptr;    ///< Unary operators only.
   BlockedReads blocked = BlockedReads::None;
