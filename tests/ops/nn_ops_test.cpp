@@ -40,7 +40,7 @@ TEST(NnRows, Schemas) {
   const char* names[] = {"conv",       "conv_transpose", "max_pool",   "avg_pool",      "adaptive_avg_pool",
                          "upsample_nearest", "upsample_bilinear", "softmax", "log_softmax", "batch_norm",
                          "layer_norm", "group_norm",     "instance_norm", "resize",      "lrn",  "lstm",
-                         "gru",        "rnn"};
+                         "gru",        "rnn",  "non_max_suppression", "roi_align", "grid_sample"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     expect_core_row(r, n);

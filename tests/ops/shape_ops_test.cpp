@@ -67,7 +67,7 @@ TEST(ShapeRows, Schemas) {
   const char* names[] = {"concat", "reshape", "permute", "expand", "squeeze", "unsqueeze", "flatten",
                          "split",  "slice",   "select",  "pad",    "tile",    "triu",      "tril",
                          "topk",   "take",    "gather",  "index",  "nonzero", "arange",    "full",
-                         "rand_like", "scatter", "scatter_nd", "pick"};
+                         "rand_like", "scatter", "scatter_nd", "pick", "unique"};
   for (const char* n : names) {
     const OpInfo& r = row(n);
     expect_core_row(r, n);
