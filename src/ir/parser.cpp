@@ -133,7 +133,10 @@ struct PendingUse {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& file) : lex_(text, file), file_(file) { tok_ = lex_.next(); }
+  Parser(std::string_view text, const std::string& file, const ParseOptions& options)
+      : lex_(text, file), file_(file), options_(options) {
+    tok_ = lex_.next();
+  }
 
   std::unique_ptr<Program> parse() {
     auto p = parse_body(false);
@@ -267,7 +270,7 @@ class Parser {
   TensorType parse_type() {
     Token t = expect(Tok::Ident, "a tensor type like f32[2, 3]");
     auto dtype = parse_dtype(t.text);
-    if (!dtype) fail(t, "unknown dtype '" + t.text + "'; expected f32, f16, f64, i64, i32, i16, i8, u64, u32, u16, u8 or bool");
+    if (!dtype) fail(t, "unknown dtype '" + t.text + "'; expected f32, f16, bf16, f64, i64, i32, i16, i8, u64, u32, u16, u8 or bool");
     TensorType type;
     type.dtype = *dtype;
     expect_punct("[");
@@ -677,6 +680,15 @@ class Parser {
       if (!literal->splat && literal->count != numel)
         fail(kind, "dense data has " + std::to_string(literal->count) + " element(s), but " + type.str() + " needs " +
                        std::to_string(numel));
+      if (literal->splat && numel > 1 && options_.keep_splats) {
+        // One element, however many the type has (ParseOptions::keep_splats).
+        auto one = std::make_shared<std::vector<std::byte>>(dtype_size(type.dtype));
+        write_element(type.dtype, literal->first, one->data());
+        data.bytes = std::move(one);
+        data.splat = true;
+        store[target.text] = std::move(data);
+        continue;
+      }
       if (const uint64_t limit = memory_limit(); static_cast<uint64_t>(nbytes) > limit)
         fail(kind, "target \"" + target.text + "\": dense data of type " + type.str() + " is " +
                        std::to_string(nbytes) + " bytes, more than the memory limit of " + std::to_string(limit) +
@@ -699,6 +711,11 @@ class Parser {
     if (dtype == DType::Float64) {
       const double d = parse_float(t);
       std::memcpy(out, &d, 8);
+      return;
+    }
+    if (dtype == DType::BFloat16) {  // printed exactly (a bfloat16 is a float32), so read back exactly
+      const uint16_t b = double_to_bfloat16(parse_float(t));
+      std::memcpy(out, &b, 2);
       return;
     }
     if (is_floating(dtype)) {
@@ -737,12 +754,47 @@ class Parser {
   Graph* cur_ = nullptr;  // The graph being parsed (the program's or a region).
   std::vector<PendingUse> pending_;
   std::set<std::string> defined_;
+  ParseOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Program> parse_program(std::string_view text, const std::string& filename) {
-  return Parser(text, filename).parse();
+std::unique_ptr<Program> parse_program(std::string_view text, const std::string& filename,
+                                       const ParseOptions& options) {
+  return Parser(text, filename, options).parse();
+}
+
+namespace {
+
+// The limit message of dense data: `what` names it ("target \"w\": dense data").
+[[noreturn]] void over_memory_limit(const std::string& what, const TensorType& type, uint64_t nbytes,
+                                    uint64_t limit, const std::string& why) {
+  throw CompileError(what + " of type " + type.str() + " is " + std::to_string(nbytes) +
+                     " bytes, more than the memory limit of " + std::to_string(limit) +
+                     " bytes (set EDGEC_MEMORY_LIMIT to change it)" + why);
+}
+
+void expand_store(Store& store, const std::string& why) {
+  for (auto& [target, data] : store) {
+    if (!data.splat) continue;
+    const uint64_t nbytes = static_cast<uint64_t>(*data.type.max_nbytes());
+    if (const uint64_t limit = memory_limit(); nbytes > limit)
+      over_memory_limit("target \"" + target + "\": splat dense data", data.type, nbytes, limit, why);
+    const size_t esz = dtype_size(data.type.dtype);
+    auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(nbytes));
+    for (size_t at = 0; at < bytes->size(); at += esz) std::memcpy(bytes->data() + at, data.bytes->data(), esz);
+    data.bytes = std::move(bytes);
+    data.splat = false;
+  }
+}
+
+}  // namespace
+
+void expand_splats(Program& program, const std::string& why) {
+  expand_store(program.constants, why);
+  expand_store(program.state, why);
+  for (Delegate& d : program.delegates)
+    if (d.program) expand_splats(*d.program, why);
 }
 
 }  // namespace edgec

@@ -55,6 +55,7 @@ std::string element_str(DType dtype, const std::byte* p) {
   switch (dtype) {
     case DType::Float32: { float f; std::memcpy(&f, p, 4); return format_float(f, true); }
     case DType::Float16: { Half h; std::memcpy(&h.bits, p, 2); return format_float(half_to_float(h), true); }
+    case DType::BFloat16: { uint16_t b; std::memcpy(&b, p, 2); return format_float(bfloat16_to_float(b), true); }
     case DType::Int64: { int64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
     case DType::Int32: { int32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
     case DType::Int8: return std::to_string(static_cast<int>(static_cast<int8_t>(*p)));
@@ -73,6 +74,12 @@ std::string element_str(DType dtype, const std::byte* p) {
 std::string data_str(const TensorData& data, const PrintOptions& options) {
   if (!data.bytes) return "opaque<" + std::to_string(data.type.max_numel().value_or(0) * dtype_size(data.type.dtype)) + ">";
   const auto& bytes = *data.bytes;
+  if (data.splat) {  // one element standing for all (TensorData::splat)
+    const int64_t nbytes = data.type.max_nbytes().value_or(0);
+    if (options.elide_data_over_bytes >= 0 && nbytes > options.elide_data_over_bytes)
+      return "opaque<" + std::to_string(nbytes) + ">";
+    return "dense<" + element_str(data.type.dtype, bytes.data()) + ">";
+  }
   if (options.elide_data_over_bytes >= 0 && static_cast<int64_t>(bytes.size()) > options.elide_data_over_bytes)
     return "opaque<" + std::to_string(bytes.size()) + ">";
   const size_t esz = dtype_size(data.type.dtype);

@@ -335,6 +335,11 @@ struct OutputSpec {
 struct TensorData {
   TensorType type;  ///< Always static.
   std::shared_ptr<const std::vector<std::byte>> bytes;  ///< Null when elided in text.
+  /// `bytes` hold one element that every element of `type` repeats: the
+  /// textual IR's dense<v>, kept so by parse_program only when asked
+  /// (ParseOptions::keep_splats, for `edgec opt`), and expanded by
+  /// expand_splats (ir/text.h) before anything reads the elements.
+  bool splat = false;
 };
 
 /// Stored tensors by target. A hash map: every pass and the verifier look

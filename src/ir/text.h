@@ -43,9 +43,27 @@ struct PrintOptions {
 
 std::string print_program(const Program& program, const PrintOptions& options = {});
 
+struct ParseOptions {
+  /// Keep dense<v> data of more than one element as a splat (one element,
+  /// TensorData::splat) instead of writing out every element: for a caller
+  /// that only prints, or that calls expand_splats before anything reads
+  /// the elements (`edgec opt`). A 300-byte file may declare a splat of
+  /// gigabytes.
+  bool keep_splats = false;
+};
+
 /// Parses a program; throws ParseError with line:column on malformed input
 /// (including unknown operators and undefined values). Does not verify.
-std::unique_ptr<Program> parse_program(std::string_view text, const std::string& filename);
+/// Dense data is checked against the memory limit (EDGEC_MEMORY_LIMIT)
+/// before it is allocated; kept splats are not allocated.
+std::unique_ptr<Program> parse_program(std::string_view text, const std::string& filename,
+                                       const ParseOptions& options = {});
+
+/// Writes out every splat of `program` (and of its delegates) element by
+/// element, each checked against the memory limit first: a CompileError
+/// names the target and its size. `why` ends that message (what needs the
+/// elements).
+void expand_splats(Program& program, const std::string& why);
 
 /// Formats a float so that it parses back to the same value ("1.0", "1e-07").
 std::string format_float(double value, bool single_precision);

@@ -50,8 +50,16 @@ void run_opt(const OptOptions& o) {
     }
   }
   const std::string text = read_file(o.input);
-  std::unique_ptr<Program> program = parse_program(text, o.input);
+  // dense<v> stays one element until a pass may read the elements: a
+  // 300-byte file may declare a splat of gigabytes, and printing it back
+  // needs none of them.
+  ParseOptions parse;
+  parse.keep_splats = true;
+  std::unique_ptr<Program> program = parse_program(text, o.input, parse);
   if (o.verify_each) verify_after(*program, "after parsing");
+  if (!pipeline.empty())
+    expand_splats(*program, "; the passes read stored tensors element by element (edgec opt without --pass "
+                            "prints a splat as it is)");
   for (auto& [spec, pass] : pipeline) {
     pass->run(*program);
     if (o.verify_each) verify_after(*program, "after pass '" + spec + "'");
