@@ -1,5 +1,5 @@
 // `edgec bench FILE.edgec --inputs IN.npz [--iters N] [--warmup N]
-// [--threads N] [--json] [--profile]`: how long a program takes to load and
+// [--threads N] [--json] [--profile] [--timeout SECONDS]`: how long a program takes to load and
 // to run on this machine, measured through the runtime library exactly as an
 // application would use it.
 //
@@ -37,6 +37,8 @@ struct BenchOptions {
   std::string warmup = "10";
   std::string threads;  // empty: every core
   std::string rate;     // empty: back to back
+  std::string timeout;
+  bool timeout_given = false;  // else no timeout
   bool json = false;
   bool profile = false;
 };
@@ -124,6 +126,7 @@ void print_text(const BenchSettings& o, const runtime::Program& program, const B
 
 void run_bench(const BenchOptions& args) {
   const BenchSettings o = parse_settings(args);
+  const double timeout = args.timeout_given ? parse_timeout("--timeout", args.timeout) : 0;
   // Read before the clock starts: decoding the npz is the caller's work,
   // not the runtime's.
   std::vector<io::NpyArray> arrays = io::read_npz(args.inputs);
@@ -139,7 +142,17 @@ void run_bench(const BenchOptions& args) {
 
   // The same binding rules as `edgec run`: every input by name, nothing extra.
   bind_inputs(program, method, arrays, args.inputs);
-  const BenchResult r = driver::bench_method(program, method, o, load_ms);
+  // --timeout bounds every run together (warm-up, timed and profiled).
+  BenchResult r;
+  {
+    Watchdog watchdog(method, timeout);
+    try {
+      r = driver::bench_method(program, method, o, load_ms);
+    } catch (const driver::RuntimeFailure& e) {
+      rethrow_if_timed_out(watchdog, e, timeout);
+      throw;
+    }
+  }
   if (o.json) std::cout << driver::bench_json(o, program, r).dump(1) << "\n";
   else print_text(o, program, r);
 }
@@ -159,6 +172,7 @@ void add_bench_command(CLI::App& app) {
       ->type_name("HZ");
   cmd->add_flag("--json", opts->json, "print the figures as one JSON object");
   cmd->add_flag("--profile", opts->profile, "also time every instruction, by operator and delegate");
+  add_timeout_option(*cmd, opts->timeout, opts->timeout_given);
 }
 
 }  // namespace edgec::cli

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -67,6 +70,40 @@ std::map<std::string, int64_t> parse_dim_options(const std::vector<std::string>&
 /// sizes from `min_size`. Throws UsageError naming `flag`.
 std::map<std::string, std::vector<int64_t>> parse_shape_options(const std::vector<std::string>& specs,
                                                                 const std::string& flag, int64_t min_size);
+/// --timeout (run, bench): SECONDS, as text for parse_timeout; `given` is
+/// set when the flag is there (an empty value is refused, not ignored).
+void add_timeout_option(CLI::App& cmd, std::string& text, bool& given);
+/// A --timeout value: seconds, above 0 and at most a year (decimals
+/// allowed: 0.5). Throws UsageError naming `flag`.
+double parse_timeout(const std::string& flag, const std::string& text);
+/// Seconds as the messages write them ("0.5", "30").
+std::string timeout_text(double seconds);
+
+/// Cancels `method`'s run in progress once `seconds` have passed since its
+/// construction, and every run after that until it is destroyed (a thread
+/// of its own, woken by the destructor). `seconds` <= 0: no timeout, no
+/// thread.
+class Watchdog {
+ public:
+  Watchdog(runtime::Method& method, double seconds);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  /// Whether the time ran out.
+  bool fired();
+
+ private:
+  runtime::Method& method_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false, fired_ = false;
+  std::thread thread_;
+};
+
+/// When `e` is the Cancelled that `watchdog` caused, throws a RuntimeFailure
+/// naming the timeout instead; otherwise returns (the caller rethrows `e`).
+void rethrow_if_timed_out(Watchdog& watchdog, const driver::RuntimeFailure& e, double seconds);
+
 /// One line (without "error: ") for a CLI11 parse error of `app`.
 std::string describe_parse_error(const CLI::ParseError& e, const CLI::App& app);
 

@@ -20,4 +20,12 @@ void add_threads_option(CLI::App& cmd, std::string& text, const std::string& hel
   cmd.add_option("--threads", text, help)->type_name("INT:POSITIVE");
 }
 
+void add_timeout_option(CLI::App& cmd, std::string& text, bool& given) {
+  cmd.add_option("--timeout", text,
+                 "stop the program's execution after this many seconds (decimals allowed) with an error and no "
+                 "output (default: none)")
+      ->type_name("SECONDS")
+      ->each([&given](const std::string&) { given = true; });
+}
+
 }  // namespace edgec::cli
