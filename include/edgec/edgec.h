@@ -72,7 +72,8 @@ typedef enum edgec_dtype {
   EDGEC_INT16 = 8,
   EDGEC_UINT16 = 9,
   EDGEC_UINT32 = 10,
-  EDGEC_UINT64 = 11
+  EDGEC_UINT64 = 11,
+  EDGEC_BFLOAT16 = 12 /* storage only: the upper 16 bits of a float32 (ONNX Cast converts it) */
 } edgec_dtype;
 
 /* The most dims a tensor has. */

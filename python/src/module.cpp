@@ -111,6 +111,9 @@ const char* numpy_dtype_name(DType d) {
     case DType::UInt16: return "uint16";
     case DType::UInt8: return "uint8";
     case DType::Bool: return "bool";
+    // numpy has no bfloat16: its bits (a uint16 input binds to a bf16 one as
+    // bits, driver/bind.cpp).
+    case DType::BFloat16: return "uint16";
   }
   return "float32";
 }
@@ -649,12 +652,13 @@ ones of execute alone.)doc")
       .def(
           "cancel", [](PyMethod& m) { m.method->cancel(); },
           R"doc(
-Stops the run (or bench) in progress on this Method, from another thread:
-that call raises edgec.ExecutionError with code 'Cancelled' at the
-program's next instruction or loop iteration (a delegate call is not
-interrupted inside), and the Method stays usable: the next run runs in
-full. A cancel while nothing runs does nothing (it never stops a later
-run). Takes neither the Method nor the GIL for long: safe from any thread.)doc")
+Stops the run in progress on this Method, from another thread: that run
+(Method.run, or the current run of Method.bench, which then stops) raises
+edgec.ExecutionError with code 'Cancelled' at the program's next
+instruction or loop iteration (a delegate call is not interrupted inside),
+and the Method stays usable: the next run runs in full. A cancel while no
+run is in progress (before one, or between two runs of a bench) does
+nothing: it never stops a later run. Safe from any thread.)doc")
       .def_property_readonly("threads", [](const PyMethod& m) { return m.threads; }, "Threads it runs on.")
       .def_property_readonly(
           "program", [](const PyMethod& m) { return m.program; }, "The Program it runs.")

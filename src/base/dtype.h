@@ -1,6 +1,11 @@
 // Element types shared by the compiler and the runtime.
 //
 // The enum values are stable: they are written into program files.
+//
+// BFloat16 is a storage type only: values are read, written, moved and
+// converted by cast (to and from every other dtype, rounding to nearest
+// even), never computed with, so it is not among the float dtypes
+// (is_floating) and no other operator declares it.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +28,10 @@ enum class DType : uint8_t {
   UInt16 = 9,
   UInt32 = 10,
   UInt64 = 11,
+  BFloat16 = 12,
 };
 
-inline constexpr int kNumDTypes = 12;
+inline constexpr int kNumDTypes = 13;
 
 /// Bytes one element of `dtype` takes in memory.
 constexpr size_t dtype_size(DType dtype) {
@@ -42,12 +48,13 @@ constexpr size_t dtype_size(DType dtype) {
     case DType::UInt16: return 2;
     case DType::UInt32: return 4;
     case DType::UInt64: return 8;
+    case DType::BFloat16: return 2;
   }
   return 0;
 }
 
 /// Short name used by the textual IR and in messages: f32, f16, i64, i32, i8, u8, bool,
-/// f64, i16, u16, u32, u64.
+/// f64, i16, u16, u32, u64, bf16.
 constexpr std::string_view dtype_name(DType dtype) {
   switch (dtype) {
     case DType::Float32: return "f32";
@@ -62,6 +69,7 @@ constexpr std::string_view dtype_name(DType dtype) {
     case DType::UInt16: return "u16";
     case DType::UInt32: return "u32";
     case DType::UInt64: return "u64";
+    case DType::BFloat16: return "bf16";
   }
   return "?";
 }

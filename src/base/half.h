@@ -1,5 +1,8 @@
 // IEEE 754 binary16 storage. float16 tensors are stored as half and computed
-// in float32; these conversions round to nearest even like numpy's.
+// in float32; these conversions round to nearest even like numpy's. And
+// bfloat16 (the upper half of a float32's bits), a storage type that cast
+// converts: widening is exact, narrowing rounds to nearest even as ONNX's
+// Cast (opset 19 on) and PyTorch do, a NaN stays a quiet NaN of its sign.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +66,35 @@ inline Half float_to_half(float f) {
   const uint32_t rem = abs & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
   return Half{static_cast<uint16_t>(sign | h)};
+}
+
+inline float bfloat16_to_float(uint16_t bits) {
+  const uint32_t x = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+inline uint16_t float_to_bfloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+/// A double rounded once to bfloat16 (not through a float32 rounding,
+/// which can round a value just off a halfway point onto it): when the
+/// float32 nearest `d` is a bfloat16 halfway point that `d` is not, `d`
+/// lies on the side of it the float32 rounding moved it away from.
+inline uint16_t double_to_bfloat16(double d) {
+  const float f = static_cast<float>(d);
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0xffffu) == 0x8000u && (x & 0x7fffffffu) < 0x7f800000u && static_cast<double>(f) != d) {
+    const bool away = (d < 0 ? -d : d) > (f < 0 ? -static_cast<double>(f) : static_cast<double>(f));
+    return static_cast<uint16_t>((x >> 16) + (away ? 1u : 0u));
+  }
+  return float_to_bfloat16(f);
 }
 
 }  // namespace edgec

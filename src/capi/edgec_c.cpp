@@ -52,7 +52,8 @@ static_assert(EDGEC_ERROR_ACCESS_FAILED == static_cast<int>(Error::AccessFailed)
 static_assert(EDGEC_ERROR_DELEGATE_INVALID_COMPATIBILITY == static_cast<int>(Error::DelegateInvalidCompatibility));
 static_assert(EDGEC_ERROR_DELEGATE_INVALID_HANDLE == static_cast<int>(Error::DelegateInvalidHandle));
 static_assert(EDGEC_ERROR_DELEGATE_MISSING == static_cast<int>(Error::DelegateMissing));
-static_assert(EDGEC_UINT64 == static_cast<int>(edgec::DType::UInt64) && edgec::kNumDTypes == 12);
+static_assert(EDGEC_UINT64 == static_cast<int>(edgec::DType::UInt64));
+static_assert(EDGEC_BFLOAT16 == static_cast<int>(edgec::DType::BFloat16) && edgec::kNumDTypes == 13);
 static_assert(EDGEC_MAX_RANK == edgec::kMaxRank);
 
 #define EDGEC_STR2(x) #x

@@ -1,7 +1,8 @@
 // Binding inputs to a program's inputs by name (driver.h), shared by
 // `edgec run`, `edgec bench` and the Python module so that all apply the
 // same rules: every input present, nothing extra, each checked by
-// Method::set_input.
+// Method::set_input. numpy has no bfloat16: a u16 array is taken as the
+// bits of a bf16 input (as .npy files and ONNX's test data store them).
 #include <map>
 #include <set>
 
@@ -35,7 +36,11 @@ void bind_inputs(const runtime::Program& program, runtime::Method& method, std::
       throw InputError(what + ": missing input '" + in.name + "' (" + slot.type.str(program.symbols()) + ")",
                        Error::NotFound);
     }
-    const Error err = method.set_input(i, *it->second);
+    Tensor given = *it->second;
+    if (given.dtype == DType::UInt16 &&
+        program.slots()[static_cast<size_t>(in.slot)].type.dtype == DType::BFloat16)
+      given.dtype = DType::BFloat16;
+    const Error err = method.set_input(i, given);
     if (err != Error::Ok) {
       method.reset_inputs();
       throw InputError(what + ": " + error_detail() + " (" + error_name(err) + ")", err);

@@ -313,6 +313,7 @@ void dispatch_nonzero(DType dtype, Fn&& fn) {
     case DType::UInt16: fn(IntNonzero<uint16_t>{}); break;
     case DType::UInt32: fn(IntNonzero<uint32_t>{}); break;
     case DType::UInt64: fn(IntNonzero<uint64_t>{}); break;
+    case DType::BFloat16: fn(F16Nonzero{}); break;  // the same sign bit: +-0 are zero
   }
 }
 

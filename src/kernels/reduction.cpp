@@ -590,6 +590,7 @@ Error arg_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs
     case DType::UInt64: arg_typed<kMax, uint64_t>(last, plan, x, y, ctx); break;
     case DType::UInt32: arg_typed<kMax, uint32_t>(last, plan, x, y, ctx); break;
     case DType::UInt16: arg_typed<kMax, uint16_t>(last, plan, x, y, ctx); break;
+    case DType::BFloat16: return unsupported_dtype(op, x.dtype);  // a storage type (base/dtype.h)
   }
   return Error::Ok;
 }

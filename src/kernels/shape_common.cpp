@@ -152,6 +152,7 @@ uint64_t scalar_bits(DType dtype, const Number& value) {
       return bits;
     }
     case DType::Float16: return float_to_half(static_cast<float>(value.as_double())).bits;
+    case DType::BFloat16: return double_to_bfloat16(value.as_double());
     case DType::Float64: {
       const double f = value.as_double();
       uint64_t bits;

@@ -212,7 +212,8 @@ Error topk_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Attr
     case DType::UInt16: dispatch(uint16_t{}); break;
     case DType::UInt32: dispatch(uint32_t{}); break;
     case DType::UInt64: dispatch(uint64_t{}); break;
-    case DType::Bool: break;  // rejected above
+    case DType::Bool:
+    case DType::BFloat16: break;  // rejected above
   }
   return Error::Ok;
 }

@@ -81,6 +81,7 @@ std::vector<double> as_doubles(const TensorData& d) {
       case DType::UInt16: out.push_back(element<uint16_t>(p, i)); break;
       case DType::UInt32: out.push_back(element<uint32_t>(p, i)); break;
       case DType::UInt64: out.push_back(static_cast<double>(element<uint64_t>(p, i))); break;
+      case DType::BFloat16: out.push_back(bfloat16_to_float(element<uint16_t>(p, i))); break;
     }
   }
   return out;
@@ -453,18 +454,18 @@ TEST(OnnxImportErrors, UndefinedInput) {
 
 TEST(OnnxImportErrors, UnsupportedInputType) {
   auto m = relu_model();
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BFLOAT16);
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::COMPLEX64);
   const std::string msg = import_error(m);
-  EXPECT_NE(msg.find("graph input 'x' has element type bfloat16"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("graph input 'x' has element type complex64"), std::string::npos) << msg;
 }
 
-TEST(OnnxImportErrors, CastToBFloat16) {
+TEST(OnnxImportErrors, CastToComplex64) {
   auto m = relu_model();
   auto* n = m.mutable_graph()->mutable_node(0);
   n->set_op_type("Cast");
-  set_int_attr(n, "to", onnx::TensorProto::BFLOAT16);
+  set_int_attr(n, "to", onnx::TensorProto::COMPLEX64);
   const std::string msg = import_error(m);
-  EXPECT_NE(msg.find("attribute 'to' is bfloat16, which edgec does not compute with"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("attribute 'to' is complex64, which edgec does not compute with"), std::string::npos) << msg;
 }
 
 TEST(OnnxImportErrors, UndefinedGraphOutput) {

@@ -269,6 +269,71 @@ TEST(ElementwiseCast, OutOfRangeFloatsSaturate) {
             (std::vector<int64_t>{0, max64, min64, max64, min64, 3000000000, -3000000000, 300}));
 }
 
+// bfloat16 is a storage type only cast converts. Expected bits from
+// PyTorch 1.13 (x.to(torch.bfloat16)), which rounds float32 to nearest even:
+// ONNX's Cast test values, ties to even (1 + 2^-8 down, 1 + 3 * 2^-8 up),
+// the largest float (to inf), a subnormal, -0, 65504; NaN stays a quiet NaN
+// (ONNX's test data writes 0x7fc0). From float64 the rounding is once, as
+// round-to-nearest-even defines it (PyTorch goes through float32 and gives
+// 0x3f80 for 1 + 2^-8 + 2^-40, which lies above the tie); from int32 as
+// PyTorch (257 -> 256, 259 -> 260).
+TEST(ElementwiseCast, BFloat16RoundsToNearestEven) {
+  const float values[12] = {0.47892547f, 0.48033667f, 1 + 0x1p-8f, 1 + 3 * 0x1p-8f, -1 - 0x1p-8f,
+                            std::numeric_limits<float>::max(), 1e-40f, -0.0f, 65504.0f,
+                            std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                            std::nanf("")};
+  Buffer x(DType::Float32, {12});
+  std::memcpy(x.bytes.data(), values, sizeof values);
+  Buffer bf(DType::BFloat16, {12});
+  ASSERT_EQ(run("cast", {x.tensor()}, attrs_of({{"dtype", DType::BFloat16}}), bf), Error::Ok);
+  const std::vector<uint16_t> got(bf.as<uint16_t>(), bf.as<uint16_t>() + 12);
+  EXPECT_EQ(std::vector<uint16_t>(got.begin(), got.end() - 1),
+            (std::vector<uint16_t>{0x3ef5, 0x3ef6, 0x3f80, 0x3f82, 0xbf80, 0x7f80, 0x0001, 0x8000, 0x4780, 0x7f80,
+                                   0xff80}));
+  EXPECT_EQ(got.back(), 0x7fc0);
+
+  Buffer d(DType::Float64, {2});
+  const double doubles[2] = {1 + 0x1p-8 + 0x1p-40, 1 + 0x1p-8};
+  std::memcpy(d.bytes.data(), doubles, sizeof doubles);
+  Buffer from_d(DType::BFloat16, {2});
+  ASSERT_EQ(run("cast", {d.tensor()}, attrs_of({{"dtype", DType::BFloat16}}), from_d), Error::Ok);
+  EXPECT_EQ((std::vector<uint16_t>(from_d.as<uint16_t>(), from_d.as<uint16_t>() + 2)),
+            (std::vector<uint16_t>{0x3f81, 0x3f80}));
+
+  Buffer i(DType::Int32, {4});
+  const int32_t ints[4] = {257, 259, -7, 16777217};
+  std::memcpy(i.bytes.data(), ints, sizeof ints);
+  Buffer from_i(DType::BFloat16, {4});
+  ASSERT_EQ(run("cast", {i.tensor()}, attrs_of({{"dtype", DType::BFloat16}}), from_i), Error::Ok);
+  EXPECT_EQ((std::vector<uint16_t>(from_i.as<uint16_t>(), from_i.as<uint16_t>() + 4)),
+            (std::vector<uint16_t>{0x4380, 0x4382, 0xc0e0, 0x4b80}));
+}
+
+// Widening is exact: bits << 16 (PyTorch's .float() of the same bits), then
+// as any float32 (to int32 truncating, to bool != 0).
+TEST(ElementwiseCast, BFloat16Widens) {
+  const uint16_t bits[6] = {0x3ef5, 0xc2f7, 0x0001, 0x8000, 0x4380, 0x7f80};
+  Buffer x(DType::BFloat16, {6});
+  std::memcpy(x.bytes.data(), bits, sizeof bits);
+  Buffer f(DType::Float32, {6});
+  ASSERT_EQ(run("cast", {x.tensor()}, attrs_of({{"dtype", DType::Float32}}), f), Error::Ok);
+  EXPECT_EQ((std::vector<float>(f.as<float>(), f.as<float>() + 6)),
+            (std::vector<float>{0.478515625f, -123.5f, 9.183549615799121e-41f, -0.0f, 256.0f,
+                                std::numeric_limits<float>::infinity()}));
+  EXPECT_TRUE(std::signbit(f.as<float>()[3]));
+  Buffer i(DType::Int32, {5});
+  Buffer x5(DType::BFloat16, {5});
+  std::memcpy(x5.bytes.data(), bits, 5 * sizeof(uint16_t));
+  ASSERT_EQ(run("cast", {x5.tensor()}, attrs_of({{"dtype", DType::Int32}}), i), Error::Ok);
+  EXPECT_EQ((std::vector<int32_t>(i.as<int32_t>(), i.as<int32_t>() + 5)), (std::vector<int32_t>{0, -123, 0, 0, 256}));
+  Buffer b(DType::Bool, {5});
+  ASSERT_EQ(run("cast", {x5.tensor()}, attrs_of({{"dtype", DType::Bool}}), b), Error::Ok);
+  EXPECT_EQ((std::vector<uint8_t>(b.as<uint8_t>(), b.as<uint8_t>() + 5)), (std::vector<uint8_t>{1, 1, 1, 0, 1}));
+  // Another operator refuses bf16: it is a storage type.
+  Buffer r(DType::BFloat16, {5});
+  EXPECT_NE(run("relu", {x5.tensor()}, {}, r), Error::Ok);
+}
+
 // A bool byte read from a file may be any value; nonzero means true, and
 // bool outputs are always 0 or 1.
 TEST(ElementwiseBool, NonCanonicalBytesAreTrue) {

@@ -126,6 +126,7 @@ inline int64_t load_int(const ArrayView& a, int64_t i) {
     case DType::UInt16: return load<uint16_t>(a.data, i);
     case DType::UInt8:
     case DType::Bool: return load<uint8_t>(a.data, i);
+    case DType::BFloat16: return load<uint16_t>(a.data, i);  // a storage type: its bits, exactly
     case DType::Float32:
     case DType::Float16:
     case DType::Float64: break;

@@ -122,7 +122,12 @@ inline std::vector<TensorData> run_file(std::span<const std::byte> bytes, std::m
     TensorData& d = it->second;
     const auto shape = d.type.static_shape();
     auto* data = d.bytes ? const_cast<std::byte*>(d.bytes->data()) : nullptr;
-    const Tensor t = make_tensor(d.type.dtype, shape, data, d.bytes ? d.bytes->size() : 0);
+    Tensor t = make_tensor(d.type.dtype, shape, data, d.bytes ? d.bytes->size() : 0);
+    // ONNX's test data stores a bfloat16 tensor as uint16 (its bits), as
+    // `edgec run` takes one from a .npy file (driver/bind.cpp).
+    if (t.dtype == DType::UInt16 && program.slots()[static_cast<size_t>(program.inputs()[i].slot)].type.dtype ==
+                                        DType::BFloat16)
+      t.dtype = DType::BFloat16;
     if ((*method)->set_input(i, t) != Error::Ok) throw CompileError("set_input: " + error_detail());
   }
   if ((*method)->execute() != Error::Ok) throw CompileError("execute: " + error_detail());
@@ -211,7 +216,10 @@ inline std::string run_case(const onnx::ModelProto& model, const std::string& by
                std::to_string(expected_outputs) + " (output_*.pb)";
       for (size_t i = 0; i < outputs.size(); ++i) {
         const auto t = read_tensor(data / ("output_" + std::to_string(i) + ".pb"));
-        const TensorData want = onnx_import::tensor_from_proto(t, "output");
+        TensorData want = onnx_import::tensor_from_proto(t, "output");
+        // A bfloat16 output is stored as uint16 (its bits), as for inputs.
+        if (want.type.dtype == DType::UInt16 && outputs[i].type.dtype == DType::BFloat16)
+          want.type.dtype = DType::BFloat16;
         const std::string problem = compare::compare_arrays(
             data.filename().string() + " output " + std::to_string(i), view_of(outputs[i]), view_of(want), tolerance);
         if (!problem.empty()) problems += (problems.empty() ? "" : "; ") + problem;

@@ -306,7 +306,7 @@ class ModelImporter {
     if (!dtype)
       refuse(where + " has element type " + onnx_import::onnx_type_name(tt.elem_type()) +
              ", which edgec does not support (float, float16, double, int64, int32, int16, int8, uint64, "
-             "uint32, uint16, uint8, bool)");
+             "uint32, uint16, uint8, bool, and bfloat16 for Cast)");
     if (!tt.has_shape()) refuse(where + " has no shape; re-export the model with a fixed rank");
     if (tt.shape().dim_size() > kMaxRank)
       refuse(where + " has rank " + std::to_string(tt.shape().dim_size()) + "; edgec supports ranks up to " +

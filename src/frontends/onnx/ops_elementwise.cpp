@@ -211,8 +211,8 @@ void cast(NodeContext& n) {
   // CastLike's target is a tensor of ours, whose dtype is one we support.
   if (!dtype)
     n.fail("attribute 'to' is " + onnx_type_name(static_cast<int32_t>(to)) +
-           ", which edgec does not compute with; expected float, float16, double, int64, int32, int16, "
-           "int8, uint64, uint32, uint16, uint8 or bool");
+           ", which edgec does not compute with; expected float, float16, bfloat16, double, int64, int32, "
+           "int16, int8, uint64, uint32, uint16, uint8 or bool");
   Entry& in = n.required(0);
   if (in.type.dtype == *dtype) {
     n.forward(0, 0);

@@ -51,6 +51,7 @@ constexpr std::pair<int32_t, DType> kElemTypes[] = {
     {onnx::TensorProto::BOOL, DType::Bool},     {onnx::TensorProto::DOUBLE, DType::Float64},
     {onnx::TensorProto::INT16, DType::Int16},   {onnx::TensorProto::UINT16, DType::UInt16},
     {onnx::TensorProto::UINT32, DType::UInt32}, {onnx::TensorProto::UINT64, DType::UInt64},
+    {onnx::TensorProto::BFLOAT16, DType::BFloat16},
 };
 
 }  // namespace
@@ -310,6 +311,7 @@ TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what
         break;
       case DType::UInt32: narrow_each.operator()<uint32_t>(t.uint64_data()); break;
       case DType::Float16:
+      case DType::BFloat16:
       case DType::Int16:
       case DType::UInt16: narrow_each.operator()<uint16_t>(t.int32_data()); break;
       case DType::Int8:
@@ -353,6 +355,7 @@ void store_element(std::byte* out, size_t i, DType dtype, V v) {
     case DType::UInt16: put(static_cast<uint16_t>(v)); break;
     case DType::UInt32: put(static_cast<uint32_t>(v)); break;
     case DType::UInt64: put(static_cast<uint64_t>(v)); break;
+    case DType::BFloat16: put(double_to_bfloat16(static_cast<double>(v))); break;
   }
 }
 
@@ -397,6 +400,9 @@ std::vector<R> convert_all(const TensorData& d) {
       break;
     case DType::Float16:
       for_each_element<Half>(d, [&](Half h) { out.push_back(static_cast<R>(half_to_float(h))); });
+      break;
+    case DType::BFloat16:
+      for_each_element<uint16_t>(d, [&](uint16_t b) { out.push_back(static_cast<R>(bfloat16_to_float(b))); });
       break;
     case DType::Int64:
       for_each_element<int64_t>(d, push);
