@@ -67,7 +67,7 @@ const char* const kExpectedToPass[] = {
     "bitshift_left_uint64", "bitshift_left_uint8", "bitshift_right_uint16", "bitshift_right_uint32",
     "bitshift_right_uint64", "bitshift_right_uint8", "blackmanwindow",
     "blackmanwindow_expanded", "blackmanwindow_symmetric", "blackmanwindow_symmetric_expanded",
-    "cast_DOUBLE_to_FLOAT", "cast_DOUBLE_to_FLOAT16", "cast_FLOAT16_to_DOUBLE", "cast_FLOAT16_to_FLOAT",
+    "cast_BFLOAT16_to_FLOAT", "cast_DOUBLE_to_FLOAT", "cast_DOUBLE_to_FLOAT16", "cast_FLOAT16_to_DOUBLE", "cast_FLOAT16_to_FLOAT",
     "cast_FLOAT_to_DOUBLE", "cast_FLOAT_to_FLOAT16", "castlike_DOUBLE_to_FLOAT", "castlike_DOUBLE_to_FLOAT16",
     "castlike_DOUBLE_to_FLOAT16_expanded", "castlike_DOUBLE_to_FLOAT_expanded", "castlike_FLOAT16_to_DOUBLE",
     "castlike_FLOAT16_to_DOUBLE_expanded", "castlike_FLOAT16_to_FLOAT", "castlike_FLOAT16_to_FLOAT_expanded",
@@ -279,7 +279,12 @@ const char* const kExpectedToPass[] = {
 // Cases of claimed operators that edgec declines, each refused with a clear
 // error naming node and attribute: by design, training-mode
 // BatchNormalization and Dropout with a nonzero ratio (random; edgec
-// compiles inference graphs); and features not done yet, marked so.
+// compiles inference graphs); and features not done yet, marked so. And
+// bfloat16 cases whose data this ONNX release (1.12) wrote against what
+// ONNX specifies: FLOAT to BFLOAT16 truncated where Cast rounds to nearest
+// even (ONNX's Cast from opset 19 says so, its later test data and PyTorch
+// do it, and so does edgec: kernels' ElementwiseCast.BFloat16*), and
+// CastLike's 'like' given as [1] where the model declares [3, 4].
 // They are not counted as claimed, and must keep failing.
 /// The least share of all node cases that the importer claims (a ratchet).
 constexpr double kClaimedShare = 0.75;
@@ -291,6 +296,11 @@ const std::map<std::string, std::string> kDeclined = {
     {"training_dropout_default", "training-mode Dropout of ratio 0.5"},
     {"training_dropout_default_mask", "training-mode Dropout of ratio 0.5"},
     {"training_dropout_mask", "training-mode Dropout of ratio 0.75"},
+    {"cast_FLOAT_to_BFLOAT16", "ONNX 1.12's expected bfloat16 truncates; Cast rounds to nearest even"},
+    {"castlike_FLOAT_to_BFLOAT16", "input 'like' given as [1], declared [3, 4]; its output truncates"},
+    {"castlike_FLOAT_to_BFLOAT16_expanded", "input 'like' given as [1], declared [3, 4]; its output truncates"},
+    {"castlike_BFLOAT16_to_FLOAT", "input 'like' given as [1], declared [3, 4]"},
+    {"castlike_BFLOAT16_to_FLOAT_expanded", "input 'like' given as [1], declared [3, 4]"},
 };
 
 /// True when the case is for what the importer claims (see the file
