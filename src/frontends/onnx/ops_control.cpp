@@ -52,6 +52,31 @@ Value* constant_scalar(NodeContext& n, DType dtype, int64_t value, const std::st
   return n.im().materialize(name);
 }
 
+/// Why an If or a Loop runs at run time (follows "because"): its
+/// condition or trip count computed at run time, and where from.
+std::string runs_at_run_time_because(NodeContext& n) {
+  Importer& im = n.im();
+  const bool is_if = n.proto().op_type() == "If";
+  for (size_t i = 0; i < (is_if ? 1u : 2u); ++i)
+    if (n.input(i) && !n.data(i))
+      return std::string(is_if ? "its condition, " : i == 0 ? "its trip count, " : "its condition, ") + n.operand(i) +
+             ", is computed at run time " + im.run_time_sources(n.proto().input(static_cast<int>(i)));
+  return "its body's condition is computed at run time, or it runs more trips than edgec unrolls";
+}
+
+/// Refuses a sequence crossing the edge of a region that runs at run time
+/// (a program holds tensors only; a sequence is known element by element
+/// when compiling, which an If or Loop that runs at run time cannot keep).
+[[noreturn]] void refuse_sequence_in_region(NodeContext& n, const std::string& which, const Entry& e) {
+  const bool is_if = n.proto().op_type() == "If";
+  n.fail(which + " is a sequence (of " + std::to_string(e.seq->count) + " " + std::string(dtype_name(e.seq->dtype)) +
+         " tensors), and the " + n.proto().op_type() + " runs at run time because " + runs_at_run_time_because(n) +
+         "; edgec holds a sequence only while it is known when compiling, so " +
+         (is_if ? "export the branches returning tensors (e.g. torch.stack of the list, or ConcatFromSequence)"
+                : "a Loop cannot carry a sequence whose length depends on run-time data: export it with a fixed "
+                  "trip count, or returning a stacked tensor (a scan output) instead of appending to a list"));
+}
+
 /// Imports `g` into region `active` of `scope`, its inputs defined as
 /// `inputs` (one per graph input, in order); `finish` runs inside the
 /// region on its outputs (read through captures where they are enclosing
@@ -72,6 +97,8 @@ std::vector<Value*> import_region(NodeContext& n, RegionScope& scope, size_t act
     if (!im.has_entry(name))
       n.fail(what + " output " + std::to_string(k) + " '" + name +
              "' is not produced by any node or initializer of it, nor a value of the enclosing graph");
+    if (const Entry& e = im.entry(name); e.seq && e.unavailable.empty())
+      refuse_sequence_in_region(n, what + " output " + std::to_string(k) + " '" + name + "'", e);
     outs.push_back(im.materialize(name));
   }
   return finish(std::move(outs));
@@ -145,16 +172,30 @@ void loop_at_run_time(NodeContext& n, const onnx::GraphProto& body, size_t carri
   Value* cond = n.input(1) ? as_flag(n, n.value(1), DType::Bool, "the condition, " + n.typed_operand(1) + ",")
                            : constant_scalar(n, DType::Bool, 1, n.hint() + "_always");
   Dim stack_dim = Dim::dynamic(-1);
+  // Why the scan outputs cannot be read, or "": their rows are a symbol
+  // that no --dim or --max-dim sizes (the program could not be planned).
+  std::string unbounded_rows;
   if (scans > 0) {
     // The scan outputs get a row per iteration: at most a known trip
     // count, or else a symbol of their own, NAME_rows, that --max-dim
-    // bounds (the memory plan names it when it is not).
+    // bounds.
     const TensorData* m = n.input(0) ? n.data(0) : nullptr;
-    stack_dim = m ? Dim::dynamic(static_cast<int64_t>(data_as_doubles(*m).at(0)))
-                  : Dim::symbolic(sanitize_name(n.proto().name().empty() ? n.hint() : n.proto().name()) + "_rows");
+    const std::string rows = sanitize_name(n.proto().name().empty() ? n.hint() : n.proto().name()) + "_rows";
+    stack_dim = m ? Dim::dynamic(static_cast<int64_t>(data_as_doubles(*m).at(0))) : Dim::symbolic(rows);
+    if (!m && !im.options().dim_sizes.count(rows) && !im.options().dim_bounds.count(rows))
+      unbounded_rows =
+          "the Loop stacks one row per trip into it, and " +
+          (n.input(0) ? "its trip count, " + n.operand(0) + ", is computed at run time " +
+                            im.run_time_sources(n.proto().input(0))
+                      : std::string("it has no trip count (it runs while its condition holds)")) +
+          "; or bound the rows (edgec compile --max-dim " + rows + "=MAX, the most trips it may run)";
   }
   std::vector<Value*> initial;
-  for (size_t k = 0; k < carried; ++k) initial.push_back(n.value(2 + k));
+  for (size_t k = 0; k < carried; ++k) {
+    if (const Entry* e = n.input(2 + k); e && e->seq)
+      refuse_sequence_in_region(n, "carried value " + std::to_string(k) + ", " + n.operand(2 + k) + ",", *e);
+    initial.push_back(n.value(2 + k));
+  }
   auto region = std::make_unique<Graph>(im.program().graph);
   Graph& g = *region;
   std::vector<Value*> args = {g.add_placeholder(body.input(0).name(), TensorType{DType::Int64, {}})->result(),
@@ -176,8 +217,20 @@ void loop_at_run_time(NodeContext& n, const onnx::GraphProto& body, size_t carri
   std::vector<std::string> names;
   for (size_t i = 0; i < n.num_outputs(); ++i) names.push_back(n.hint(i));
   Node* loop = create_loop(im.graph(), trips, cond, initial, scope.captured, std::move(region), stack_dim, names);
-  for (size_t i = 0; i < n.num_outputs(); ++i)
-    if (n.has_output(i)) n.set_output(i, loop->result(i));
+  for (size_t i = 0; i < n.num_outputs(); ++i) {
+    if (!n.has_output(i)) continue;
+    if (i < carried || unbounded_rows.empty()) {
+      n.set_output(i, loop->result(i));
+      continue;
+    }
+    // A scan output of unbounded rows is refused where it is read (here,
+    // not by the memory plan); one nothing reads is left out.
+    Entry e;
+    e.unavailable = "'" + n.proto().output(static_cast<int>(i)) + "' (scan output " + std::to_string(i - carried) +
+                    " of the Loop" + (n.proto().name().empty() ? "" : " '" + n.proto().name() + "'") +
+                    ") has no bound on its rows: " + unbounded_rows;
+    im.define(n.proto().output(static_cast<int>(i)), std::move(e));
+  }
 }
 
 void if_node(NodeContext& n) {

@@ -533,6 +533,12 @@ void add_importer_cases(std::vector<Case>& c) {
                     g.mutable_output(0)->set_name("t_int");
                   }, false),
                   "If", "the branches give i64[1, 2, 4, 4] and f32[1, 2, 4, 4]; expected one dtype and rank"));
+    add(node_case("if at run time, a branch returning a sequence", if_of(m, [](onnx::GraphProto& g) {
+                    add_node(&g, "to_seq", "SequenceConstruct", {"t_out"}, {"t_seq"});
+                    g.mutable_output(0)->set_name("t_seq");
+                  }, false),
+                  "If", "then_branch output 0 't_seq' is a sequence (of 1 f32 tensors), and the If runs at run "
+                        "time because its condition"));
   }
   {
     Model m;
@@ -683,6 +689,43 @@ void add_importer_cases(std::vector<Case>& c) {
                 "Loop", "body output 1 'indices@loop0': "));
   add(node_case("loop scan of no iteration", loop_of(0, [](Model&, onnx::GraphProto&) {}), "Loop",
                 "scan output 0 of a Loop that runs no iteration has no element to give it a shape"));
+  // A run-time trip count and no --max-dim for the scan output's rows: the
+  // output is refused where it is read (a graph output, or a node).
+  const auto run_time_trips = [](Model& m, onnx::GraphProto&) {
+    m.g()->mutable_initializer()->DeleteSubrange(0, 1);
+    m.input("trips", {}, TensorProto::INT64);
+  };
+  add(graph_case("loop scan rows unbounded, as graph output", loop_of(2, run_time_trips),
+                 {"graph output 'scan': 'scan' (scan output 0 of the Loop '/t') has no bound on its rows",
+                  "its trip count, input 0 'M' (value 'trips'), is computed at run time from graph input 'trips'",
+                  "--max-dim t_rows=MAX"}));
+  {
+    Model m = loop_of(2, run_time_trips, {"y", "scan"});
+    m.g()->mutable_output()->RemoveLast();
+    m.node("Neg", {"scan"}, {"z"}, "/neg");
+    m.output("z");
+    add(graph_case("loop scan rows unbounded, read", m,
+                   {"node '/neg' (#", "'scan' (scan output 0 of the Loop '/t') has no bound on its rows"}));
+  }
+  {
+    Model m = Model().x();
+    m.input("trips", {}, TensorProto::INT64).ints("go", {1}, {}, TensorProto::BOOL);
+    m.node("SequenceConstruct", {"x"}, {"s0"}, "/seq");
+    onnx::GraphProto body;
+    body.set_name("body");
+    add_input(&body, "i", {}, TensorProto::INT64);
+    add_input(&body, "c", {}, TensorProto::BOOL);
+    body.add_input()->set_name("s");
+    add_node(&body, "append", "SequenceInsert", {"s", "x"}, {"s_out"});
+    body.add_output()->set_name("c");
+    body.add_output()->set_name("s_out");
+    set_graph_attr(m.node("Loop", {"trips", "go", "s0"}, {"s_end"}), "body", body);
+    attr(m.node("ConcatFromSequence", {"s_end"}, {"y"}, "/cat"), "axis", int64_t{0});
+    m.output("y");
+    add(node_case("loop at run time carrying a sequence", m, "Loop",
+                  "carried value 0, input 2 'v_initial' (value 's0'), is a sequence (of 1 f32 tensors), and the Loop "
+                  "runs at run time because its trip count"));
+  }
   // Node '/t': Scan(init f32[2], xs f32[3, 2]) with body (s, e) -> (s + e,
   // s + e): a running sum and its scan output. At opset 8 the inputs have a
   // batch dim first and input 0 is sequence_lens. `edit` changes the model

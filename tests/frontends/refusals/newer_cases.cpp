@@ -312,6 +312,107 @@ void add_newer_cases(std::vector<Case>& c) {
     add(node_case("window size negative", m, "BlackmanWindow",
                   "the window size, input 0 'size' (value 's'), is -3; expected a size in [0, 16777216]"));
   }
+  // DFT, STFT and MelWeightMatrix (ops_generators.cpp).
+  const auto dft = [](const std::vector<std::string>& signal, const std::function<void(Model&)>& edit,
+                      std::vector<std::string> ins = {"x"}) {
+    Model m;
+    m.input("x", signal);
+    edit(m);
+    m.node("DFT", ins, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = dft({"1", "8", "1"}, [](Model&) {});
+    attr(t_node(m), "axis", int64_t{2});
+    add(node_case("dft axis on the components", m, "DFT",
+                  "the axis is 2; expected one in [-3, -2] or [0, 1] for input 0 'input' (value 'x', f32[1, 8, 1])"));
+  }
+  add(node_case("dft length 0", dft({"1", "8", "1"}, [](Model& m) { m.ints("n", {0}, {}); }, {"x", "n"}), "DFT",
+                "the DFT length, input 1 'dft_length' (value 'n'), is 0; expected >= 1"));
+  {
+    Model m = dft({"1", "8", "2"}, [](Model&) {});
+    attr(t_node(m), "inverse", int64_t{1});
+    attr(t_node(m), "onesided", int64_t{1});
+    add(node_case("dft inverse onesided", m, "DFT", "attributes 'inverse' and 'onesided' are both 1"));
+  }
+  // STFT(x, step = 4, window w, frame_length n) of x: f32[1, 64, 1] unless
+  // `edit` gives another (before the node).
+  const auto stft = [](const std::function<void(Model&)>& edit, std::vector<std::string> ins = {"x", "step", "w"}) {
+    Model m;
+    m.ints("step", {4}, {});
+    edit(m);
+    m.node("STFT", ins, {"y"});
+    m.output("y");
+    return m;
+  };
+  const auto signal = [](Model& m) { m.input("x", {"1", "64", "1"}); };
+  add(node_case("stft signal rank", stft([](Model& m) { m.input("x", {"64"}).weight("w", {16}); }), "STFT",
+                "input 0 'signal' (value 'x', f32[64]) is not a signal [batch, length, 1 or 2]"));
+  add(node_case("stft signal length symbolic", stft([](Model& m) { m.input("x", {"1", "n", "1"}).weight("w", {16}); }),
+                "STFT", "the signal's length, dim 1 of input 0 'signal' (value 'x', f32[1, n, 1]), must be static"));
+  add(node_case("stft step 0", stft([&](Model& m) {
+                  signal(m);
+                  m.g()->mutable_initializer(0)->set_int64_data(0, 0);
+                  m.weight("w", {16});
+                }),
+                "STFT", "the frame step, input 1 'frame_step' (value 'step'), is 0; expected >= 1"));
+  add(node_case("stft window of two dims", stft([&](Model& m) { signal(m); m.weight("w", {2, 8}); }), "STFT",
+                "input 2 'window' (value 'w', f32[2, 8]) is not a window of static size [frame_length]"));
+  add(node_case("stft window and frame length differ", stft([&](Model& m) {
+                  signal(m);
+                  m.weight("w", {16}).ints("n", {8}, {});
+                }, {"x", "step", "w", "n"}),
+                "STFT", "the frame length, input 3 'frame_length' (value 'n'), is 8 but the window"));
+  add(node_case("stft no frame length", stft(signal, {"x", "step"}), "STFT",
+                "neither a window (input 2) nor a frame length (input 3) is given"));
+  add(node_case("stft frame longer than the signal", stft([&](Model& m) {
+                  signal(m);
+                  m.ints("n", {100}, {});
+                }, {"x", "step", "", "n"}),
+                "STFT", "the frame length is 100; expected one in [1, 64]"));
+  add(node_case("stft window of another type", stft([&](Model& m) {
+                  signal(m);
+                  auto* w = m.g()->add_initializer();
+                  w->set_name("w");
+                  w->set_data_type(TensorProto::DOUBLE);
+                  w->add_dims(16);
+                  for (int i = 0; i < 16; ++i) w->add_double_data(1.0);
+                }),
+                "STFT", "window"));
+  // MelWeightMatrix(bins, dft_length, rate, lower, upper), initializers
+  // unless `edit` makes one another.
+  const auto mel = [](int64_t bins, int64_t length, int64_t rate, float lower, float upper,
+                      const std::function<void(Model&)>& edit = {}) {
+    Model m;
+    m.ints("bins", {bins}, {}).ints("len", {length}, {}).ints("rate", {rate}, {});
+    if (edit) {
+      edit(m);
+    } else {
+      m.floats("lo", {lower}, {}).floats("hi", {upper}, {});
+    }
+    m.node("MelWeightMatrix", {"bins", "len", "rate", "lo", "hi"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  add(node_case("mel lower edge at run time", mel(8, 16, 8000, 0, 0, [](Model& m) {
+                  m.input("lo", {}).floats("hi", {4000}, {});
+                }),
+                "MelWeightMatrix", "the lower edge, input 3 'lower_edge_hertz' (value 'lo'), must be known at import time"));
+  add(node_case("mel edge of two values", mel(8, 16, 8000, 0, 0, [](Model& m) {
+                  m.floats("lo", {0, 1}).floats("hi", {4000}, {});
+                }),
+                "MelWeightMatrix", "input 3 'lower_edge_hertz' (value 'lo', f32[2]) holds 2 values; expected one"));
+  add(node_case("mel no bins", mel(0, 16, 8000, 0, 4000), "MelWeightMatrix",
+                "the number of mel bins, input 0 'num_mel_bins' (value 'bins'), is 0; expected one in [1, 16777216]"));
+  add(node_case("mel dft length 0", mel(8, 0, 8000, 0, 4000), "MelWeightMatrix",
+                "the DFT length, input 1 'dft_length' (value 'len'), is 0; expected one in [1, 16777216]"));
+  add(node_case("mel sample rate 0", mel(8, 16, 0, 0, 4000), "MelWeightMatrix",
+                "the sample rate, input 2 'sample_rate' (value 'rate'), is 0; expected >= 1"));
+  add(node_case("mel edges reversed", mel(8, 16, 8000, 3000, 1000), "MelWeightMatrix",
+                "expected 0 <= lower < upper <= half the sample rate (8000 Hz)"));
+  add(node_case("mel matrix too large", mel(1 << 24, 1 << 20, 8000, 0, 4000), "MelWeightMatrix",
+                "values; expected at most 16777216"));
 }
 
 }  // namespace edgec::refusal_cases
