@@ -23,6 +23,46 @@ void add_elementwise_index_cases(std::vector<Case>& c) {
   }
   {
     Model m;
+    m.input("a", {"2"}, TensorProto::UINT8).input("b", {"2"}, TensorProto::UINT8);
+    attr(m.node("BitShift", {"a", "b"}, {"y"}), "direction", "UP");
+    m.output("y");
+    add(node_case("bit shift direction", m, "BitShift", "attribute 'direction' is 'UP'; expected 'LEFT' or 'RIGHT'"));
+  }
+  // ---- Compress and ReverseSequence (ops_index.cpp) ----
+  auto compress = [](const std::vector<std::string>& x_dims, const std::vector<std::string>& cond_dims,
+                     std::optional<int64_t> axis) {
+    Model m;
+    m.input("x", x_dims).input("cond", cond_dims, TensorProto::BOOL);
+    auto* n = m.node("Compress", {"x", "cond"}, {"y"});
+    if (axis) attr(n, "axis", *axis);
+    m.output("y");
+    return m;
+  };
+  add(node_case("compress condition of rank 2", compress({"2", "3"}, {"2", "1"}, 0), "Compress",
+                "is not a 1-D bool tensor; expected a condition of rank 1 and type bool"));
+  add(node_case("compress of a scalar along an axis", compress({}, {"1"}, 0), "Compress",
+                "is a scalar; expected a tensor of rank >= 1 for an axis"));
+  add(node_case("compress condition longer than the axis", compress({"2", "3"}, {"3"}, 0), "Compress",
+                "is longer than the 2 slices along axis 0"));
+  auto reverse = [](const std::vector<std::string>& x_dims, int64_t lens, int64_t time, int64_t batch) {
+    Model m;
+    m.input("x", x_dims).input("lens", {std::to_string(lens)}, TensorProto::INT64);
+    auto* n = m.node("ReverseSequence", {"x", "lens"}, {"y"});
+    attr(n, "time_axis", time);
+    attr(n, "batch_axis", batch);
+    m.output("y");
+    return m;
+  };
+  add(node_case("reverse sequence of rank 1", reverse({"4"}, 4, 0, 0), "ReverseSequence",
+                "has rank 1; expected rank >= 2 (time and batch)"));
+  add(node_case("reverse sequence with one axis twice", reverse({"4", "2"}, 2, 0, 0), "ReverseSequence",
+                "attributes 'time_axis' and 'batch_axis' are 0 and 0; expected 0 and 1, or 1 and 0"));
+  add(node_case("reverse sequence of a symbolic time dim", reverse({"t", "2"}, 2, 0, 1), "ReverseSequence",
+                "has a symbolic time or batch dim; expected static ones"));
+  add(node_case("reverse sequence with lengths of another batch", reverse({"4", "2"}, 3, 0, 1), "ReverseSequence",
+                "is not one integer length per batch entry; expected an i64 tensor [2]"));
+  {
+    Model m;
     m.x().input("mode", {}, TensorProto::BOOL).node("Dropout", {"x", "", "mode"}, {"y"});
     m.output("y");
     add(node_case("dropout mode at run time", m, "Dropout", "input 2 'training_mode' (value 'mode')"));

@@ -309,19 +309,19 @@ void add_importer_cases(std::vector<Case>& c) {
   // ---- values the importer does not compute (context.cpp, node_context.cpp) ----
   {
     Model m;
-    m.x();
-    attr(m.node("MaxPool", {"x"}, {"y", "i"}), "kernel_shape", std::vector<int64_t>{2, 2});
+    m.x().weight("s", {2}).weight("b", {2}).weight("mu", {2}).weight("var", {2});
+    m.node("BatchNormalization", {"x", "s", "b", "mu", "var"}, {"y", "i"});
     m.output("i");
     add(graph_case("uncomputed output as graph output", m,
-                   {"graph output 'i'", "'i' (output 1 of MaxPool node '/t') is not computed"}));
+                   {"graph output 'i'", "'i' (output 1 of BatchNormalization node '/t') is not computed"}));
   }
   {
     Model m;
-    m.x();
-    attr(m.node("MaxPool", {"x"}, {"y", "i"}, "/pool"), "kernel_shape", std::vector<int64_t>{2, 2});
+    m.x().weight("s", {2}).weight("b", {2}).weight("mu", {2}).weight("var", {2});
+    m.node("BatchNormalization", {"x", "s", "b", "mu", "var"}, {"y", "i"}, "/norm");
     m.node("Neg", {"i"}, {"z"});
     m.output("z");
-    add(node_case("uncomputed output read", m, "Neg", "'i' (output 1 of MaxPool node '/pool')"));
+    add(node_case("uncomputed output read", m, "Neg", "'i' (output 1 of BatchNormalization node '/norm')"));
   }
   {
     Model m;
@@ -604,13 +604,14 @@ void add_importer_cases(std::vector<Case>& c) {
                   g.mutable_output(0)->set_name("nowhere");
                 }),
                 "If", "then_branch output 0 'nowhere' is not produced by any node or initializer of the branch"));
-  add(node_case("if branch output unavailable", if_of(Model().x(), [](onnx::GraphProto& g) {
-                  g.clear_node();
-                  auto* pool = add_node(&g, "pool", "MaxPool", {"x"}, {"pooled", "indices"});
-                  attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
-                  g.mutable_output(0)->set_name("indices");
-                }),
-                "If", "then_branch output 0 'indices': "));
+  add(node_case("if branch output unavailable",
+                if_of(Model().x().weight("s", {2}).weight("b", {2}).weight("mu", {2}).weight("var", {2}),
+                      [](onnx::GraphProto& g) {
+                        g.clear_node();
+                        add_node(&g, "norm", "BatchNormalization", {"x", "s", "b", "mu", "var"}, {"normed", "mean"});
+                        g.mutable_output(0)->set_name("mean");
+                      }),
+                "If", "then_branch output 0 'mean': "));
   add(node_case("if branch sparse initializer", if_of(Model().x(), [](onnx::GraphProto& g) {
                   g.add_sparse_initializer()->mutable_values()->set_name("sp");
                 }),
@@ -681,12 +682,12 @@ void add_importer_cases(std::vector<Case>& c) {
                   b.mutable_output(1)->set_name("nowhere");
                 }),
                 "Loop", "body output 1 'nowhere' is not produced by any node or initializer of the body"));
-  add(node_case("loop body output unavailable", loop_of(2, [](Model&, onnx::GraphProto& b) {
-                  auto* pool = add_node(&b, "pool", "MaxPool", {"v"}, {"pooled", "indices"});
-                  attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
-                  b.mutable_output(1)->set_name("indices");
+  add(node_case("loop body output unavailable", loop_of(2, [](Model& m, onnx::GraphProto& b) {
+                  m.weight("s", {2}).weight("b", {2}).weight("mu", {2}).weight("var", {2});
+                  add_node(&b, "norm", "BatchNormalization", {"v", "s", "b", "mu", "var"}, {"normed", "mean"});
+                  b.mutable_output(1)->set_name("mean");
                 }),
-                "Loop", "body output 1 'indices@loop0': "));
+                "Loop", "body output 1 'mean@loop0': "));
   add(node_case("loop scan of no iteration", loop_of(0, [](Model&, onnx::GraphProto&) {}), "Loop",
                 "scan output 0 of a Loop that runs no iteration has no element to give it a shape"));
   // A run-time trip count and no --max-dim for the scan output's rows: the

@@ -26,6 +26,56 @@ void add_nn_cases(std::vector<Case>& c) {
     attr(t_node(m), "strides", std::vector<int64_t>{0, 0});
     add(node_case("conv strides 0", m, "Conv", "attribute 'strides' is [0, 0]"));
   }
+  // ---- Det, MaxPool's Indices output, MaxUnpool ----
+  auto det = [](const std::vector<std::string>& dims) {
+    Model m;
+    m.input("x", dims).node("Det", {"x"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  add(node_case("det of a vector", det({"4"}), "Det", "has rank 1; expected [..., n, n]"));
+  add(node_case("det of a symbolic size", det({"n", "n"}), "Det",
+                "has a symbolic matrix size; expected a static n in [..., n, n]"));
+  {
+    Model m;
+    m.x();
+    auto* n = m.node("MaxPool", {"x"}, {"y", "i"});
+    attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+    attr(n, "storage_order", int64_t{2});
+    m.output("y").output("i");
+    add(node_case("max pool storage order 2", m, "MaxPool",
+                  "attribute 'storage_order' is 2; expected 0 (row major) or 1 (column major)"));
+  }
+  auto unpool = [](const std::vector<std::string>& x_dims, const std::vector<std::string>& i_dims,
+                   const std::vector<int64_t>& kernel, const std::vector<int64_t>& pads,
+                   std::optional<std::vector<int64_t>> output_shape) {
+    Model m;
+    m.input("x", x_dims).input("i", i_dims, TensorProto::INT64);
+    if (output_shape) m.ints("shape", *output_shape);
+    auto* n = m.node("MaxUnpool", output_shape ? std::vector<std::string>{"x", "i", "shape"}
+                                                : std::vector<std::string>{"x", "i"},
+                     {"y"});
+    attr(n, "kernel_shape", kernel);
+    if (!pads.empty()) attr(n, "pads", pads);
+    m.output("y");
+    return m;
+  };
+  add(node_case("max unpool indices of another shape", unpool({"1", "2", "2", "2"}, {"1", "2", "2", "3"}, {2, 2}, {}, {}),
+                "MaxUnpool", "; expected i64 indices of its shape"));
+  add(node_case("max unpool of a symbolic dim", unpool({"n", "2", "2", "2"}, {"n", "2", "2", "2"}, {2, 2}, {}, {}),
+                "MaxUnpool", "has a symbolic dim; expected a static shape"));
+  add(node_case("max unpool output shape of 2 entries",
+                unpool({"1", "2", "2", "2"}, {"1", "2", "2", "2"}, {2, 2}, {}, std::vector<int64_t>{4, 4}), "MaxUnpool",
+                "is [4, 4]; expected 4 entries, the rank of"));
+  add(node_case("max unpool to a negative size", unpool({"1", "1", "1", "1"}, {"1", "1", "1", "1"}, {3, 3}, {2, 2, 2, 2}, {}),
+                "MaxUnpool", "the unpooled spatial dim 0 of"));
+  add(node_case("max unpool output shape below the unpooled one",
+                unpool({"1", "2", "2", "2"}, {"1", "2", "2", "2"}, {2, 2}, {}, std::vector<int64_t>{1, 2, 2, 2}),
+                "MaxUnpool", "is [1, 2, 2, 2]; expected sizes in [[1, 2, 3, 3]"));
+  add(node_case("max unpool of too many elements",
+                unpool({"1048576", "1048576", "1", "1", "1"}, {"1048576", "1048576", "1", "1", "1"},
+                       {2147483648, 2147483648, 2147483648}, {}, {}),
+                "MaxUnpool", "has more elements than a tensor can hold"));
   {
     Model m;
     m.input("a", {"1", "2", "3", "4"}).weight("b", {4, 4}).node("Gemm", {"a", "b"}, {"y"});
