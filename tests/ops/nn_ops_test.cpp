@@ -37,7 +37,8 @@ void expect_error(const std::string& op, std::vector<TensorType> inputs, const A
 // ---- schemas -----------------------------------------------------------------
 
 TEST(NnRows, Schemas) {
-  const char* names[] = {"conv",       "conv_transpose", "max_pool",   "avg_pool",      "adaptive_avg_pool",
+  const char* names[] = {"conv",       "conv_transpose", "max_pool",   "max_pool_with_indices", "avg_pool",
+                         "adaptive_avg_pool",
                          "upsample_nearest", "upsample_bilinear", "softmax", "log_softmax", "batch_norm",
                          "layer_norm", "group_norm",     "instance_norm", "resize",      "lrn",  "lstm",
                          "gru",        "rnn",  "non_max_suppression", "roi_align", "grid_sample"};
