@@ -2,10 +2,10 @@
 //
 // The enum values are stable: they are written into program files.
 //
-// BFloat16 is a storage type only: values are read, written, moved and
-// converted by cast (to and from every other dtype, rounding to nearest
-// even), never computed with, so it is not among the float dtypes
-// (is_floating) and no other operator declares it.
+// BFloat16 is a storage type only: values are converted by cast (to and
+// from every other dtype, rounding to nearest even) and copied by clone,
+// never computed with, so it is not among the float dtypes (is_floating)
+// and no other operator declares it.
 #pragma once
 
 #include <cstddef>

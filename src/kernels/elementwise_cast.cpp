@@ -6,10 +6,10 @@
 // C++ leaves undefined (NaN or out-of-range float to integer) is defined
 // here: NaN gives 0 and out-of-range values saturate.
 //
-// bfloat16 is a storage type that only cast reads and writes (its bits in
-// uint16_t): to another dtype through float32, which holds every bfloat16
-// exactly; from one rounding to nearest even, once (half.h; 64-bit integers
-// past 2^53 are first rounded to float64).
+// bfloat16 is a storage type that only cast converts and clone copies (its
+// bits in uint16_t): to another dtype through float32, which holds every
+// bfloat16 exactly; from one rounding to nearest even, once (half.h; 64-bit
+// integers past 2^53 are first rounded to float64).
 #include <type_traits>
 
 #include "kernels/elementwise_common.h"
@@ -41,7 +41,7 @@ Error clone_kernel(KernelContext& ctx, std::span<const Tensor> inputs, const Att
   EDGEC_TRY(check_operands(op, inputs, 1, outputs, 1));
   const Tensor& x = inputs[0];
   Tensor& out = outputs[0];
-  EDGEC_TRY(check_dtype_in(op, x, AllTypes{}));
+  if (x.dtype != DType::BFloat16) EDGEC_TRY(check_dtype_in(op, x, AllTypes{}));
   EDGEC_TRY(check_output_dtype(op, out, x.dtype));
   EDGEC_TRY(resize_output(op, out, x.shape()));
   copy_elements(ctx, x, out);
@@ -124,8 +124,8 @@ std::span<const KernelEntry> elementwise_copy_kernels() {
                         "converts to dtype (float to int truncates toward zero; to bf16 rounds to nearest even)",
                         {required(attr_dtype("dtype", DType::Float32))}),
        cast_kernel},
-      {elementwise_decl("clone", "default", {{"self"}}, dtype_set(AllTypes{}), ResultRule::SameAsInput,
-                        "a contiguous copy"),
+      {elementwise_decl("clone", "default", {{"self"}}, dtype_set(AllTypes{}) | DTypeSet{DType::BFloat16},
+                        ResultRule::SameAsInput, "a contiguous copy"),
        clone_kernel},
   };
   return kCopyKernels;
