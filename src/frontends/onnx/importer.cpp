@@ -741,8 +741,9 @@ class ModelImporter {
                     "ONNX's version converter could not bring the model from opset " + std::to_string(opset) +
                         " to " + std::to_string(onnx_import::kHandlersOpset) + " (" + conversion_failure_ +
                         "), and edgec reads this " + n.op_type() + " only through it: " + changed +
-                        "; convert the model with onnx.version_converter.convert_version(model, 13) after giving "
-                        "its values shapes (onnx.shape_inference), or re-export it at opset 13 or later");
+                        " (edgec already retried after ONNX's shape inference); re-export the model at opset 13 or "
+                        "later, or convert it with onnx.version_converter.convert_version(model, 13) and fix "
+                        "what that reports");
   }
 
   /// What ONNX's checker (and so ONNX Runtime) requires of a node, in
