@@ -229,6 +229,16 @@ void add_elementwise_index_cases(std::vector<Case>& c) {
     add(node_case("scatter_elements rank", m, "ScatterElements", "input 1 'indices' (value 'i', i64[1]) has rank 1"));
   }
 
+  // ---- Unique (ops_index.cpp) ----
+  {
+    Model m;
+    m.input("x", {}).node("Unique", {"x"}, {"y"});
+    attr(t_node(m), "axis", int64_t{0});
+    m.output("y");
+    add(node_case("unique of a scalar along an axis", m, "Unique",
+                  "is a scalar; expected a tensor of rank >= 1 for attribute 'axis'"));
+  }
+
   // ---- LpNormalization (ops_index.cpp) ----
   {
     Model m;

@@ -76,6 +76,67 @@ void add_nn_cases(std::vector<Case>& c) {
                 unpool({"1048576", "1048576", "1", "1", "1"}, {"1048576", "1048576", "1", "1", "1"},
                        {2147483648, 2147483648, 2147483648}, {}, {}),
                 "MaxUnpool", "has more elements than a tensor can hold"));
+  // ---- NonMaxSuppression, RoiAlign, GridSample ----
+  auto nms = [](const std::vector<int64_t>& max_boxes) {
+    Model m;
+    m.input("boxes", {"1", "3", "4"}).input("scores", {"1", "1", "3"}).ints("k", max_boxes);
+    m.node("NonMaxSuppression", {"boxes", "scores", "k"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = nms({1});
+    attr(t_node(m), "center_point_box", int64_t{2});
+    add(node_case("nms center_point_box 2", m, "NonMaxSuppression", "attribute 'center_point_box' is 2; expected 0 or 1"));
+  }
+  add(node_case("nms max_output_boxes_per_class of 2 values", nms({1, 2}), "NonMaxSuppression",
+                "input 2 'max_output_boxes_per_class' (value 'k', i64[2]) holds 2 values; expected one"));
+  auto roi_align = [](const std::vector<std::string>& x_dims) {
+    Model m;
+    m.input("x", x_dims).floats("rois", {0, 0, 1, 1}, {1, 4}).ints("b", {0});
+    m.node("RoiAlign", {"x", "rois", "b"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = roi_align({"1", "2", "4", "4"});
+    attr(t_node(m), "mode", "min");
+    add(node_case("roi_align mode min", m, "RoiAlign", "attribute 'mode' is 'min'; expected one of avg, max"));
+  }
+  {
+    Model m = roi_align({"1", "2", "4", "4"});
+    attr(t_node(m), "output_height", int64_t{0});
+    add(node_case("roi_align output height 0", m, "RoiAlign",
+                  "attributes 'output_height' and 'output_width' are 0 and 1; expected sizes of at least 1"));
+  }
+  {
+    Model m = roi_align({"1", "2", "4", "4"});
+    attr(t_node(m), "sampling_ratio", int64_t{-1});
+    add(node_case("roi_align negative sampling ratio", m, "RoiAlign",
+                  "attribute 'sampling_ratio' is -1; expected 0 (adaptive) or more"));
+  }
+  add(node_case("roi_align of rank 3", roi_align({"1", "2", "4"}), "RoiAlign",
+                "input 0 'X' (value 'x', f32[1, 2, 4]) has rank 3; expected [N, C, H, W]"));
+  auto grid_sample = [](int64_t opset, const std::vector<std::string>& x_dims, const std::vector<std::string>& grid_dims) {
+    Model m(opset);
+    m.input("x", x_dims).input("grid", grid_dims);
+    m.node("GridSample", {"x", "grid"}, {"y"});
+    m.output("y");
+    return m;
+  };
+  {
+    Model m = grid_sample(17, {"1", "2", "4", "4"}, {"1", "3", "3", "2"});
+    attr(t_node(m), "align_corners", int64_t{2});
+    add(node_case("grid_sample align_corners 2", m, "GridSample", "attribute 'align_corners' is 2; expected 0 or 1"));
+  }
+  add(node_case("grid_sample of rank 5 before opset 20", grid_sample(17, {"1", "2", "4", "4", "4"}, {"1", "3", "3", "3", "3"}),
+                "GridSample", "has rank 5; expected [N, C, H, W] (3-D inputs from opset 20)"));
+  {
+    Model m = grid_sample(20, {"1", "2", "4", "4", "4"}, {"1", "3", "3", "3", "3"});
+    attr(t_node(m), "mode", "cubic");
+    add(node_case("grid_sample cubic of a 3-D input", m, "GridSample",
+                  "; cubic mode is for 2-D inputs [N, C, H, W]", 20));
+  }
   {
     Model m;
     m.input("a", {"1", "2", "3", "4"}).weight("b", {4, 4}).node("Gemm", {"a", "b"}, {"y"});
