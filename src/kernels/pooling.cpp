@@ -112,6 +112,23 @@ void tap_columns(int64_t in, int64_t s, int64_t pb, int64_t d, int64_t t, int64_
 
 // ---- max_pool ---------------------------------------------------------------
 
+// Calls run.operator()<T>() for the dtypes max pooling takes (max_pool and
+// max_pool_with_indices declare the same ones), or fails naming `op`.
+template <typename Run>
+Error dispatch_max_pool_dtype(std::string_view op, DType dtype, Run& run) {
+  switch (dtype) {
+    case DType::Float32: run.template operator()<float>(); break;
+    case DType::Float16: run.template operator()<Half>(); break;
+    case DType::Int64: run.template operator()<int64_t>(); break;
+    case DType::Int32: run.template operator()<int32_t>(); break;
+    case DType::Int8: run.template operator()<int8_t>(); break;
+    case DType::UInt8: run.template operator()<uint8_t>(); break;
+    default:
+      return fail(Error::InvalidType, cat(op, ": expected a float or integer input, got ", dtype_name(dtype)));
+  }
+  return Error::Ok;
+}
+
 // A select, not a branch, so that the row loops below vectorize.
 template <typename A>
 inline void take_max(A& m, A v) {
@@ -209,17 +226,7 @@ Error max_pool(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& 
       max_pool_typed<T, false>(x5, g, out, threads);
     }
   };
-  switch (x.dtype) {
-    case DType::Float32: run.operator()<float>(); break;
-    case DType::Float16: run.operator()<Half>(); break;
-    case DType::Int64: run.operator()<int64_t>(); break;
-    case DType::Int32: run.operator()<int32_t>(); break;
-    case DType::Int8: run.operator()<int8_t>(); break;
-    case DType::UInt8: run.operator()<uint8_t>(); break;
-    default:
-      return fail(Error::InvalidType, cat(kOp, ": expected a float or integer input, got ", dtype_name(x.dtype)));
-  }
-  return Error::Ok;
+  return dispatch_max_pool_dtype(kOp, x.dtype, run);
 }
 
 // ---- max_pool_with_indices --------------------------------------------------
@@ -299,17 +306,7 @@ Error max_pool_with_indices(KernelContext&, std::span<const Tensor> inputs, cons
   EDGEC_TRY(spatial::resize_spatial(x, x.sizes[1], g.out, g.nd, outputs[1]));
   const Tensor x5 = spatial::lift_to_3d(x);
   auto run = [&]<typename T>() { max_pool_indices_typed<T>(x5, g, order == 1, outputs[0], outputs[1]); };
-  switch (x.dtype) {
-    case DType::Float32: run.operator()<float>(); break;
-    case DType::Float16: run.operator()<Half>(); break;
-    case DType::Int64: run.operator()<int64_t>(); break;
-    case DType::Int32: run.operator()<int32_t>(); break;
-    case DType::Int8: run.operator()<int8_t>(); break;
-    case DType::UInt8: run.operator()<uint8_t>(); break;
-    default:
-      return fail(Error::InvalidType, cat(kOp, ": expected a float or integer input, got ", dtype_name(x.dtype)));
-  }
-  return Error::Ok;
+  return dispatch_max_pool_dtype(kOp, x.dtype, run);
 }
 
 // ---- avg_pool ---------------------------------------------------------------
