@@ -327,6 +327,7 @@ using HandlerTable = std::unordered_map<std::string, Handler>;
 void register_elementwise_handlers(HandlerTable& table);  // ops_elementwise.cpp
 void register_shape_handlers(HandlerTable& table);        // ops_shape.cpp
 void register_nn_handlers(HandlerTable& table);           // ops_nn.cpp
+void register_detection_handlers(HandlerTable& table);    // ops_detection.cpp
 void register_index_handlers(HandlerTable& table);        // ops_index.cpp
 void register_einsum_handlers(HandlerTable& table);       // ops_einsum.cpp
 void register_newer_handlers(HandlerTable& table);        // ops_newer.cpp

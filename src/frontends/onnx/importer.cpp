@@ -96,6 +96,7 @@ const HandlerTable& handlers() {
     onnx_import::register_elementwise_handlers(t);
     onnx_import::register_shape_handlers(t);
     onnx_import::register_nn_handlers(t);
+    onnx_import::register_detection_handlers(t);
     onnx_import::register_index_handlers(t);
     onnx_import::register_einsum_handlers(t);
     onnx_import::register_newer_handlers(t);
