@@ -34,13 +34,13 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <queue>
 #include <set>
 #include <unordered_set>
 
 #include "base/memory_limit.h"
 #include "frontends/onnx/context.h"
 #include "frontends/onnx/input_dims.h"
+#include "frontends/onnx/node_order.h"
 #include "frontends/onnx/opsets.h"
 #include "frontends/onnx/refusal.h"
 #include "ir/control_flow.h"
@@ -500,11 +500,7 @@ class ModelImporter {
     const int count = g.node_size();
     // The nodes each node reads from, as edges {producer, value name},
     // node by node (node i's are edges[first[i], first[i + 1])).
-    struct Edge {
-      int producer;
-      std::string_view value;
-    };
-    std::vector<Edge> edges;
+    std::vector<onnx_import::NodeEdge> edges;
     std::vector<size_t> first(static_cast<size_t>(count) + 1, 0);
     bool sorted = true;
     std::vector<std::string_view> outer;
@@ -532,55 +528,16 @@ class ModelImporter {
     for (int i = 0; i < count; ++i) order[static_cast<size_t>(i)] = i;
     if (sorted) return order;
 
-    // Kahn's algorithm, the smallest ready index first.
-    std::vector<size_t> waiting(static_cast<size_t>(count));  // edges not yet satisfied
-    std::vector<std::vector<int>> readers(static_cast<size_t>(count));
-    for (int i = 0; i < count; ++i) {
-      const size_t at = static_cast<size_t>(i);
-      waiting[at] = first[at + 1] - first[at];
-      for (size_t e = first[at]; e < first[at + 1]; ++e) readers[static_cast<size_t>(edges[e].producer)].push_back(i);
-    }
-    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-    for (int i = 0; i < count; ++i)
-      if (waiting[static_cast<size_t>(i)] == 0) ready.push(i);
-    order.clear();
-    std::vector<bool> done(static_cast<size_t>(count), false);
-    while (!ready.empty()) {
-      const int i = ready.top();
-      ready.pop();
-      order.push_back(i);
-      done[static_cast<size_t>(i)] = true;
-      for (int r : readers[static_cast<size_t>(i)])
-        if (--waiting[static_cast<size_t>(r)] == 0) ready.push(r);
-    }
-    if (order.size() == static_cast<size_t>(count)) return order;
+    onnx_import::NodeCycle found;
+    if (onnx_import::topological_order(count, edges, first, order, found)) return order;
 
-    // A cycle: from the first node left, follow what it reads from nodes
-    // left (each such node reads one) until a node repeats.
-    int at = 0;
-    while (done[static_cast<size_t>(at)]) ++at;
-    std::vector<int> walk;           // walk[k] reads via[k] from walk[k + 1]
-    std::vector<std::string_view> via;
-    std::vector<int> pos(static_cast<size_t>(count), -1);
-    while (pos[static_cast<size_t>(at)] < 0) {
-      pos[static_cast<size_t>(at)] = static_cast<int>(walk.size());
-      walk.push_back(at);
-      const size_t a = static_cast<size_t>(at);
-      size_t e = first[a];
-      while (done[static_cast<size_t>(edges[e].producer)]) ++e;
-      via.push_back(edges[e].value);
-      at = edges[e].producer;
-    }
-    // The cycle is walk[pos[at]...]; spelled from its first node in the
-    // file, in the direction values flow (against the walk).
-    const size_t begin = static_cast<size_t>(pos[static_cast<size_t>(at)]), len = walk.size() - begin;
-    size_t start = begin;
-    for (size_t k = begin; k < walk.size(); ++k)
-      if (walk[k] < walk[start]) start = k;
+    // The cycle, spelled from its first node in the file, in the direction
+    // values flow (against the reads).
+    const size_t len = found.nodes.size();
     const auto label = [&](int i) { return "node '" + g.node(i).name() + "' (#" + std::to_string(i) + ")"; };
-    const int node = walk[start];
-    const std::string value(via[start]);
-    const int producer = walk[begin + (start - begin + 1) % len];
+    const int node = found.nodes[0];
+    const std::string value(found.values[0]);
+    const int producer = found.nodes[1 % len];
     std::string cycle = label(node);
     constexpr size_t kSpelled = 20;  // steps spelled out of a long cycle, before its last
     for (size_t k = 1; k <= len; ++k) {
@@ -588,8 +545,8 @@ class ModelImporter {
         cycle += " -> ... (" + std::to_string(len) + " nodes in all)";
         k = len;
       }
-      const size_t reader = begin + (start - begin + len - k) % len;  // reads what the one before gives
-      cycle += " -> '" + std::string(via[reader]) + "' -> " + label(walk[reader]);
+      const size_t reader = (len - k) % len;  // reads what the one before gives
+      cycle += " -> '" + std::string(found.values[reader]) + "' -> " + label(found.nodes[reader]);
     }
     const onnx::NodeProto& n = g.node(node);
     NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema_of(n));
