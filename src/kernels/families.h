@@ -23,5 +23,8 @@ std::span<const KernelEntry> detection_kernels();      // detection.cpp
 std::span<const KernelEntry> grid_sample_kernels();    // grid_sample.cpp
 std::span<const KernelEntry> unique_kernels();         // unique.cpp
 std::span<const KernelEntry> spectral_kernels();       // spectral.cpp
+std::span<const KernelEntry> quantized_kernels();          // quantized.cpp
+std::span<const KernelEntry> quantized_conv_kernels();     // quantized_conv.cpp
+std::span<const KernelEntry> quantized_matmul_kernels();   // quantized_matmul.cpp
 
 }  // namespace edgec

@@ -17,7 +17,8 @@ struct Registry {
                         normalization_kernels(), convolution_kernels(), pooling_kernels(),
                         resize_kernels(), shape_kernels(), indexing_kernels(), scatter_kernels(),
                         creation_kernels(), recurrent_kernels(), detection_kernels(), grid_sample_kernels(),
-                        unique_kernels(), spectral_kernels()}) {
+                        unique_kernels(), spectral_kernels(), quantized_kernels(), quantized_conv_kernels(),
+                        quantized_matmul_kernels()}) {
       entries.insert(entries.end(), family.begin(), family.end());
     }
     std::sort(entries.begin(), entries.end(),
