@@ -117,6 +117,15 @@ struct OpInfo : OpDecl {
   }
 };
 
+/// docs/semantics.md §3.1: whether a call of `op` whose operands are all
+/// known may be folded into constants (by constant_prop and the importer):
+/// core, neither random nor an allocation, and not dequantize_linear, whose
+/// int8 operand is a weight that stays int8 in the program file, stored
+/// once (fuse_qdq absorbs it into an integer operator, or it runs).
+inline bool folds_on_constants(const OpDecl& op) {
+  return op.core && !(op.flags & (kOpRandom | kOpAllocation)) && op.name != "dequantize_linear";
+}
+
 inline constexpr std::string_view kAtenDialect = "aten";
 inline constexpr std::string_view kEdgeDialect = "edge";
 

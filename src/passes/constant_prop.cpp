@@ -6,7 +6,8 @@
 // mutates, and results of calls on constant values and literals only.
 // Parameters and persistent buffers are never read: the user may replace
 // them at load time. Calls whose operator is in the skip set (random and
-// allocation operators, plus any the caller names) are left alone.
+// allocation operators, dequantize_linear, plus any the caller names) are
+// left alone (folds_on_constants).
 //
 // Only the frontier is materialized: a folded value becomes a placeholder
 // only where something non-constant (a kept call or the output) reads it, so
@@ -390,8 +391,7 @@ class ConstantPropagation : public Pass {
       return true;
     }
     const OpInfo* op = op_of(n);
-    if (!op || !op->core) return false;
-    if (op->flags & (kOpRandom | kOpAllocation)) return false;
+    if (!op || !folds_on_constants(*op)) return false;
     if (skip_.count(op->name)) return false;
     for (const Value* v : n.inputs())
       if (!known.count(v)) return false;

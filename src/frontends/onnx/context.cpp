@@ -174,7 +174,8 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
 }
 
 // A call of constants only is folded here, as constant_prop would fold it
-// later (docs/semantics.md §3: not random or allocation operators, not parameters),
+// later (docs/semantics.md §3: not random or allocation operators, not
+// dequantize_linear, not parameters),
 // into constants named as constant_prop names them: an export without
 // constant folding (or a model of many literal tensors) would otherwise make
 // a call and its input placeholders per node only for constant_prop to
@@ -183,7 +184,7 @@ std::vector<Value*> Importer::emit_n(const std::string& op, const std::vector<Va
 std::optional<std::vector<TensorData>> Importer::fold_data(const OpInfo& row, std::span<const TensorData* const> inputs,
                                                            std::span<const OperandGroup> groups, const Attrs& attrs,
                                                            const std::string& hint) {
-  if (!row.core || (row.flags & (kOpRandom | kOpAllocation))) return std::nullopt;
+  if (!folds_on_constants(row)) return std::nullopt;
   int64_t total = 0;
   SmallVector<const TensorType*, 4> types;
   for (const TensorData* d : inputs) {
