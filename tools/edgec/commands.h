@@ -27,6 +27,7 @@ void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_quantize_command(CLI::App& app);
 
 /// Adds the subcommand `name`, whose options fill an Options that its
 /// callback passes to `run`. Returns the subcommand, to add the options to,

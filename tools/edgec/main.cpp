@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   edgec::cli::add_bench_command(app);
   edgec::cli::add_eval_command(app);
   edgec::cli::add_opt_command(app);
+  edgec::cli::add_quantize_command(app);
   // The runtime falls back to the machine's memory, silently, when
   // EDGEC_MEMORY_LIMIT is not a size: say so here.
   if (const char* limit = std::getenv("EDGEC_MEMORY_LIMIT"); limit && edgec::runtime::parse_memory_size(limit) == 0)
