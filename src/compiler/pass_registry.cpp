@@ -32,6 +32,10 @@ const std::vector<PassInfo>& registry() {
        create_constant_prop_pass},
       {"fuse_gelu", "turns GELU written out with erf, x * 0.5 * (1 + erf(x / sqrt(2))), into one gelu call",
        no_options("fuse_gelu", create_fuse_gelu_pass)},
+      {"fuse_qdq",
+       "turns dequantize_linear -> float operator -> quantize_linear into the integer operator (qlinear_conv, "
+       "qlinear_matmul, ...) or the operator on the integers (docs/semantics.md, QDQ fusion)",
+       no_options("fuse_qdq", create_fuse_qdq_pass)},
       {"dce", "removes calls whose results nothing reads", no_options("dce", create_dce_pass)},
       {"partition",
        "tags the calls each backend takes, in priority order (docs/semantics.md §4); options: the --backends list, "

@@ -56,10 +56,11 @@ std::unique_ptr<Program> import_model(const std::string& path, const LowerOption
 
 namespace {
 // What the pipeline still needs of `options` after an importer applied the
-// dimension options: the target.
+// dimension options: the target and which passes run.
 LowerOptions target_only(const LowerOptions& options) {
   LowerOptions out;
   out.target = options.target;
+  out.fuse_qdq = options.fuse_qdq;
   return out;
 }
 }  // namespace

@@ -11,6 +11,7 @@ std::unique_ptr<Pass> create_to_edge_pass(std::string_view options);
 std::unique_ptr<Pass> create_dce_pass(std::string_view options);
 std::unique_ptr<Pass> create_constant_prop_pass(std::string_view options);
 std::unique_ptr<Pass> create_fuse_gelu_pass(std::string_view options);
+std::unique_ptr<Pass> create_fuse_qdq_pass(std::string_view options);
 std::unique_ptr<Pass> create_memory_plan_pass(std::string_view options);
 
 }  // namespace edgec

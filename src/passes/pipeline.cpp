@@ -60,6 +60,7 @@ void optimize_program(Program& program, const LowerOptions& options) {
   specialize_symbols(program, options);
   verify_or_throw(program);
   run_pass_verified(program, "to_edge", *create_to_edge_pass(""));
+  if (options.fuse_qdq) run_pass_verified(program, "fuse_qdq", *create_fuse_qdq_pass(""));
   run_pass_verified(program, "constant_prop", *create_constant_prop_pass(""));
   run_pass_verified(program, "fuse_gelu", *create_fuse_gelu_pass(""));
   run_pass_verified(program, "dce", *create_dce_pass(""));

@@ -20,6 +20,9 @@ struct LowerOptions {
   /// The machine the program is compiled for (`--target`): it picks the
   /// default delegates and the backends that may take calls.
   Target target = kHostTarget;
+  /// Run fuse_qdq (`edgec compile --keep-qdq` turns it off, to compare the
+  /// fused program with the QDQ graph run as written).
+  bool fuse_qdq = true;
 };
 
 /// Rewrites the user inputs' symbolic dims per `options` and re-infers types.
@@ -27,7 +30,7 @@ struct LowerOptions {
 void specialize_symbols(Program& program, const LowerOptions& options);
 
 /// Runs the passes before partitioning in place: specialize_symbols, then
-/// to_edge, constant_prop, dce, verifying after each. Throws CompileError
+/// to_edge, fuse_qdq, constant_prop, fuse_gelu, dce, verifying after each. Throws CompileError
 /// (naming the pass) on failure.
 void optimize_program(Program& program, const LowerOptions& options = {});
 

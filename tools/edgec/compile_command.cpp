@@ -27,6 +27,7 @@ struct CompileOptions {
   std::string backends;
   std::string target;
   std::string emit_ir;
+  bool keep_qdq = false;
 };
 
 // The same file named twice (links and relative paths resolved, as far as
@@ -41,6 +42,7 @@ bool same_file(const std::string& a, const std::string& b) {
 void run_compile(const CompileOptions& o) {
   prefer_large_pages();
   LowerOptions lower;
+  lower.fuse_qdq = !o.keep_qdq;
   lower.dim_sizes = parse_dim_options(o.dims, "--dim");
   lower.dim_bounds = parse_dim_options(o.max_dims, "--max-dim");
   if (!o.target.empty()) {
@@ -104,6 +106,9 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--emit-ir", opts->emit_ir,
                   "also write the lowered program as textual IR (tensors over 64 bytes elided) to this file, or - "
                   "for stdout");
+  cmd->add_flag("--keep-qdq", opts->keep_qdq,
+                "run a QDQ model's QuantizeLinear / DequantizeLinear pairs as written, around float operators, "
+                "instead of fusing them into integer operators (the fuse_qdq pass; for comparing the two)");
 }
 
 }  // namespace edgec::cli
