@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "base/diagnostic.h"
@@ -41,22 +42,32 @@ onnx::ModelProto read_model(const std::string& path) {
   return converted;
 }
 
-// Constant nodes holding a tensor become initializers of the same name.
+// Constant nodes holding a tensor become initializers of the same name, and
+// so do Identity nodes of an initializer (PyTorch's exporter writes one for
+// a parameter shared by two modules): ORT's quantize_static quantizes
+// initializers only, and its recommended pre-processing removes both.
 void hoist_constants(onnx::ModelProto& model) {
   auto* graph = model.mutable_graph();
-  std::set<std::string> outputs;
+  std::set<std::string> outputs, inputs;
   for (const auto& o : graph->output()) outputs.insert(o.name());
+  for (const auto& i : graph->input()) inputs.insert(i.name());
+  std::map<std::string, int> initializers;
+  for (int i = 0; i < graph->initializer_size(); ++i)
+    if (!inputs.count(graph->initializer(i).name())) initializers[graph->initializer(i).name()] = i;
   std::vector<onnx::NodeProto> kept;
   for (auto& n : *graph->mutable_node()) {
-    const bool plain = n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
-                       n.output_size() == 1 && n.attribute_size() == 1 && n.attribute(0).name() == "value" &&
-                       !outputs.count(n.output(0));
-    if (!plain) {
+    const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
+    const bool constant = standard && n.op_type() == "Constant" && n.output_size() == 1 && n.attribute_size() == 1 &&
+                          n.attribute(0).name() == "value" && !outputs.count(n.output(0));
+    const bool identity = standard && n.op_type() == "Identity" && n.input_size() == 1 && n.output_size() == 1 &&
+                          initializers.count(n.input(0)) && !outputs.count(n.output(0));
+    if (!constant && !identity) {
       kept.push_back(std::move(n));
       continue;
     }
-    onnx::TensorProto t = n.attribute(0).t();
+    onnx::TensorProto t = constant ? n.attribute(0).t() : graph->initializer(initializers.at(n.input(0)));
     t.set_name(n.output(0));
+    initializers[n.output(0)] = graph->initializer_size();
     *graph->add_initializer() = std::move(t);
   }
   graph->clear_node();
