@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -43,10 +45,13 @@ inline int64_t numel(const std::vector<int64_t>& shape) {
 class Ir {
  public:
   explicit Ir(uint32_t seed = 1) : rng_(seed) {}
-  Ir& input(const std::string& name, std::vector<int64_t> shape, float lo = -2.f, float hi = 2.f) {
+  /// An input of `dtype`: random values in [lo, hi] (for an integer dtype,
+  /// uniform integers there).
+  Ir& input(const std::string& name, std::vector<int64_t> shape, float lo = -2.f, float hi = 2.f,
+            DType dtype = DType::Float32) {
     sig_ += "  input user_input %" + name + " target = \"" + name + "\"\n";
-    ph_ += "  %" + name + " = placeholder : f32" + shape_str(shape) + "\n";
-    inputs_.push_back({shape, lo, hi});
+    ph_ += "  %" + name + " = placeholder : " + std::string(dtype_name(dtype)) + shape_str(shape) + "\n";
+    inputs_.push_back({shape, lo, hi, dtype});
     return *this;
   }
   Ir& constant(const std::string& name, std::vector<int64_t> shape, float lo = -1.f, float hi = 1.f) {
@@ -57,9 +62,20 @@ class Ir {
     return add_constant(name, "f32", shape, values.str());
   }
   Ir& index_constant(const std::string& name, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
+    return int_constant(name, DType::Int64, shape, values);
+  }
+  /// A constant of integer `dtype` with the given values.
+  Ir& int_constant(const std::string& name, DType dtype, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
     std::string v;
     for (size_t i = 0; i < values.size(); ++i) v += (i ? ", " : "") + std::to_string(values[i]);
-    return add_constant(name, "i64", shape, v);
+    return add_constant(name, std::string(dtype_name(dtype)), shape, v);
+  }
+  /// An f32 constant with the given values.
+  Ir& float_constant(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& values) {
+    std::ostringstream v;
+    v.precision(9);
+    for (size_t i = 0; i < values.size(); ++i) v << (i ? ", " : "") << values[i];
+    return add_constant(name, "f32", shape, v.str());
   }
   Ir& op(const std::string& line) {
     graph_ += "  " + line + "\n";
@@ -77,6 +93,7 @@ class Ir {
   struct InputSpec {
     std::vector<int64_t> shape;
     float lo, hi;
+    DType dtype = DType::Float32;
   };
   const std::vector<InputSpec>& inputs() const { return inputs_; }
 
@@ -94,7 +111,7 @@ class Ir {
 };
 
 struct RunResult {
-  std::vector<std::vector<float>> outputs;  // f32 (compile_and_run refuses other dtypes)
+  std::vector<std::vector<float>> outputs;  // f32, or u8, i8, i32 values as floats (exactly)
   std::vector<std::vector<int64_t>> shapes;
   std::vector<std::string> delegated;  // kernel names of the first listed backend's delegates' calls
   std::vector<std::string> steps;      // every delegate's step names
@@ -124,22 +141,39 @@ inline RunResult compile_and_run(const Ir& ir, const std::vector<std::string>& o
     for (auto& name : (*m)->delegate_step_names(i)) r.steps.push_back(name);
   std::mt19937 rng(7);
   std::vector<std::vector<float>> data;
+  std::vector<std::vector<std::byte>> int_data;  // integer inputs, in their dtype
   for (const auto& spec : ir.inputs()) {
-    std::uniform_real_distribution<float> u(spec.lo, spec.hi);
+    const bool integer = spec.dtype != DType::Float32;
+    std::uniform_real_distribution<float> u(spec.lo, integer ? spec.hi + 1.f : spec.hi);
     auto& v = data.emplace_back(static_cast<size_t>(numel(spec.shape)));
-    for (float& x : v) x = u(rng);
+    for (float& x : v) x = integer ? std::min(std::floor(u(rng)), spec.hi) : u(rng);
+    auto& b = int_data.emplace_back(integer ? v.size() * dtype_size(spec.dtype) : 0);
+    for (size_t k = 0; integer && k < v.size(); ++k) {
+      const auto x = static_cast<int32_t>(v[k]);
+      if (spec.dtype == DType::UInt8) b[k] = static_cast<std::byte>(static_cast<uint8_t>(x));
+      else if (spec.dtype == DType::Int8) b[k] = static_cast<std::byte>(static_cast<int8_t>(x));
+      else std::memcpy(&b[k * sizeof x], &x, sizeof x);
+    }
   }
   // Twice: the handle's primitives and bindings are reused.
   for (int round = 0; round < 2; ++round) {
-    for (size_t i = 0; i < data.size(); ++i)
-      EXPECT_EQ((*m)->set_input(i, make_tensor(DType::Float32, ir.inputs()[i].shape, data[i].data(), 0)), Error::Ok)
-          << error_detail();
+    for (size_t i = 0; i < data.size(); ++i) {
+      const DType dtype = ir.inputs()[i].dtype;
+      void* at = dtype == DType::Float32 ? static_cast<void*>(data[i].data()) : static_cast<void*>(int_data[i].data());
+      EXPECT_EQ((*m)->set_input(i, make_tensor(dtype, ir.inputs()[i].shape, at, 0)), Error::Ok) << error_detail();
+    }
     EXPECT_EQ((*m)->execute(), Error::Ok) << error_detail();
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& t = (*m)->output(i);
-    EXPECT_EQ(t.dtype, DType::Float32) << outputs[i] << ": these tests read f32 outputs only";
-    r.outputs.emplace_back(t.data_as<float>(), t.data_as<float>() + (t.dtype == DType::Float32 ? t.numel() : 0));
+    auto& out = r.outputs.emplace_back();
+    switch (t.dtype) {
+      case DType::Float32: out.assign(t.data_as<float>(), t.data_as<float>() + t.numel()); break;
+      case DType::UInt8: out.assign(t.data_as<uint8_t>(), t.data_as<uint8_t>() + t.numel()); break;
+      case DType::Int8: out.assign(t.data_as<int8_t>(), t.data_as<int8_t>() + t.numel()); break;
+      case DType::Int32: out.assign(t.data_as<int32_t>(), t.data_as<int32_t>() + t.numel()); break;
+      default: ADD_FAILURE() << outputs[i] << ": these tests read f32, u8, i8 and i32 outputs only";
+    }
     r.shapes.emplace_back(t.shape().begin(), t.shape().end());
   }
   return r;

@@ -12,6 +12,7 @@
 
 #include "runtime/delegate_geometry.h"
 #include "backends/onednn/runtime_build.h"
+#include "backends/onednn/runtime_quant.h"
 #include "kernels/registry.h"
 
 namespace edgec::onednn {
@@ -317,6 +318,12 @@ std::vector<OpRow> make_table() {
       {"index", check_index, rt::build_gather, nullptr, BlockedReads::None, 1},
       // recurrent layers (runtime_rnn.cpp)
       recurrent("lstm"), recurrent("gru"), recurrent("rnn"),
+      // integer convolution and matmul (runtime_quant.cpp); qlinear_conv's
+      // bias is optional
+      {"qlinear_conv", check_qlinear_conv, rt::build_qlinear_conv, nullptr, BlockedReads::First, -1, false, nullptr, 8,
+       true},
+      {"qlinear_matmul", check_qlinear_matmul, rt::build_qlinear_matmul, nullptr, BlockedReads::None, -1, false, nullptr,
+       -1, true},
   };
   return sorted_op_rows(std::move(rows), "onednn");
 }

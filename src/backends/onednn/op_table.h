@@ -71,6 +71,10 @@ struct OpRow {
   /// can give the reason that matters (sequence_lens is an integer
   /// tensor).
   int optional_from = -1;
+  /// An integer operator (qlinear_conv, qlinear_matmul: runtime_quant.h):
+  /// its operands and results are u8, i8, i32 or f32 (scales), which the
+  /// row's check types, rather than f32 data.
+  bool quantized = false;
 };
 
 /// Every row, sorted by name.

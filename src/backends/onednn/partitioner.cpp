@@ -9,6 +9,7 @@
 #include "lowering/call_view.h"
 #include "lowering/mask_rules.h"
 #include "backends/onednn/op_table.h"
+#include "backends/onednn/runtime_quant.h"
 #include "base/diagnostic.h"
 #include "ir/operator.h"
 
@@ -20,10 +21,31 @@ using Reason = std::optional<std::string>;
 std::string num(int64_t v) { return std::to_string(v); }
 
 // Static shapes, no empty tensor, and f32 or f16 data (integer indices for
-// an index operand).
-Reason check_type(const TensorType& t, const std::string& what, bool is_index) {
-  static constexpr DType kData[] = {DType::Float32, DType::Float16}, kIndex[] = {DType::Int64, DType::Int32};
-  return static_type_refusal(t, what, is_index ? std::span<const DType>(kIndex) : std::span<const DType>(kData));
+// an index operand; the integer types and f32 scales of a quantized row,
+// whose check says which operand takes which).
+Reason check_type(const TensorType& t, const std::string& what, bool is_index, bool quantized = false) {
+  static constexpr DType kData[] = {DType::Float32, DType::Float16}, kIndex[] = {DType::Int64, DType::Int32},
+                         kQuantized[] = {DType::UInt8, DType::Int8, DType::Int32, DType::Float32};
+  return static_type_refusal(t, what,
+                             quantized  ? std::span<const DType>(kQuantized)
+                             : is_index ? std::span<const DType>(kIndex)
+                                        : std::span<const DType>(kData));
+}
+
+// A quantized row's operand that must hold zeros only (the weights' zero
+// point: oneDNN's int8 primitives have none), read from the constant.
+Reason nonzero_refusal(const Program& program, const Node& call, int operand) {
+  const Value* v = call.input(static_cast<size_t>(operand));
+  const InputSpec* spec = program.input_spec_of(v);
+  auto data = spec ? program.constants.find(spec->target) : program.constants.end();
+  if (data == program.constants.end() || !data->second.bytes)
+    return "input " + num(operand) + " (the weights' zero point) is not a constant with data";
+  for (std::byte b : *data->second.bytes)
+    if (b != std::byte{0})
+      return "input " + num(operand) +
+             " (the weights' zero point) is not all 0 (oneDNN's int8 primitives take symmetric int8 weights, "
+             "as ONNX Runtime's quantizer writes them)";
+  return std::nullopt;
 }
 
 class OnednnPartitioner final : public Partitioner {
@@ -58,14 +80,18 @@ class OnednnPartitioner final : public Partitioner {
       const bool is_index = row->index_from >= 0 && i >= static_cast<size_t>(row->index_from);
       TensorType t = call.input(i)->type();
       if (optional(i)) t.dtype = DType::Float32;  // checked below
-      if (auto r = check_type(t, "input " + num(static_cast<int64_t>(i)), is_index)) return r;
+      if (auto r = check_type(t, "input " + num(static_cast<int64_t>(i)), is_index, row->quantized)) return r;
     }
     for (size_t i = 0; i < call.num_results(); ++i)
-      if (auto r = check_type(call.result(i)->type(), "result " + num(static_cast<int64_t>(i)), false)) return r;
+      if (auto r = check_type(call.result(i)->type(), "result " + num(static_cast<int64_t>(i)), false, row->quantized))
+        return r;
     if (auto r = onednn::check_call(*row, call_view_of(program, call, name->name, row->decl))) return r;
     for (size_t i = 0; i < call.inputs().size(); ++i)
       if (optional(i) && !absent(i))
-        if (auto r = check_type(call.input(i)->type(), "input " + num(static_cast<int64_t>(i)), false)) return r;
+        if (auto r = check_type(call.input(i)->type(), "input " + num(static_cast<int64_t>(i)), false, row->quantized))
+          return r;
+    if (const int zero = onednn::quantized_zero_operand(name->name); row->quantized && zero >= 0)
+      if (auto r = nonzero_refusal(program, call, zero)) return r;
     return std::nullopt;
   }
 };

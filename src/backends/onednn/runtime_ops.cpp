@@ -848,9 +848,10 @@ Error build_instruction(Delegate& d, const Program& program, size_t index) {
       throw InvalidPayload(std::string(role) + " " + std::to_string(i) + " (slot " + std::to_string(slot) + ") is " +
                            std::string(dtype_name(t)) + ", expected f32");
   };
-  for (size_t i = 0; i < in.inputs.size(); ++i)
+  // (A quantized row's builder checks its own operands' types.)
+  for (size_t i = 0; i < in.inputs.size() && !row->quantized; ++i)
     if (row->index_from < 0 || i < static_cast<size_t>(row->index_from)) f32(in.inputs[i], "operand", i);
-  for (size_t i = 0; i < in.outputs.size(); ++i) f32(in.outputs[i], "result", i);
+  for (size_t i = 0; i < in.outputs.size() && !row->quantized; ++i) f32(in.outputs[i], "result", i);
   // Primitives are created for the threads they run with (oneDNN sizes its
   // work split at creation).
   d.step_threads = threads_for(c);

@@ -1,0 +1,45 @@
+// The onednn delegate's integer operators (runtime_quant.cpp): qlinear_conv
+// and qlinear_matmul on oneDNN 2.6's int8 convolution and matmul (u8 or s8
+// source, s8 weights, int32 accumulation, requantized through output
+// scales and zero points). The checks are the operator table's (op_table.cpp,
+// shared by the partitioner and the runtime); the builders run at init.
+// docs/architecture.md, "The built-in backends", says what is exact where.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "runtime/call_view.h"
+
+namespace edgec::runtime::onednn {
+struct Ctx;
+}  // namespace edgec::runtime::onednn
+
+namespace edgec::onednn {
+
+/// What oneDNN's int8 convolution needs beyond static shapes: u8 or s8
+/// source, constant s8 weights, constant per-tensor scales and zero points
+/// for x and y, a per-tensor or per-output-channel weight scale, an int32
+/// bias. (That the weights' zero point is all 0 needs its values: the
+/// partitioner checks it, partitioner.cpp.)
+std::optional<std::string> check_qlinear_conv(const CallView& call);
+/// The same for qlinear_matmul: a of rank 2 or more, constant s8 b with
+/// batch dims of 1, b's scale per tensor or per column.
+std::optional<std::string> check_qlinear_matmul(const CallView& call);
+/// The operand that must hold zeros only (the weights' zero point) of a
+/// quantized row, or -1 for another operator.
+int quantized_zero_operand(std::string_view op);
+
+}  // namespace edgec::onednn
+
+namespace edgec::runtime::onednn {
+
+Error build_qlinear_conv(Ctx& c);
+Error build_qlinear_matmul(Ctx& c);
+/// Whether oneDNN's int8 kernels on this machine (as the delegate holds
+/// it: EDGEC_ISA=avx2 holds oneDNN to AVX2) use VNNI, where u8 x s8 sums
+/// are exact. Without it the delegate picks oneDNN's exact reference
+/// implementation (runtime_quant.cpp says why).
+bool int8_vnni();
+
+}  // namespace edgec::runtime::onednn

@@ -1,0 +1,455 @@
+// The onednn delegate's integer operators (backends/onednn/runtime_quant.cpp):
+// qlinear_conv and qlinear_matmul on oneDNN's int8 primitives, compared
+// with the portable kernels over many shapes (strides, padding, dilation,
+// groups, depthwise, 1x1, 1-D; per-tensor and per-channel weight scales;
+// u8 and i8 sources and results; zero points at their extremes;
+// saturation). Integer outputs must be equal, except where the exact
+// product float(acc) * m lies halfway between two integers and y's zero
+// point is odd: oneDNN adds the zero point before it rounds (to nearest
+// even), ONNX after, so there the two are one step apart; each such
+// element is checked to be such a tie, from the accumulator computed here
+// from the definition, and the ties are counted. Which implementation oneDNN
+// picked (VNNI exactly where /proc/cpuinfo has it and oneDNN is not held to
+// AVX2) is checked too. The backends.avx2.* twin runs all of it with
+// oneDNN held to AVX2.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "backends/delegate_harness.h"
+#include "backends/onednn/compiler.h"
+#include "backends/onednn/runtime_quant.h"
+
+namespace edgec {
+namespace {
+
+std::string ints(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+struct ConvCase {
+  std::vector<int64_t> x;  // N, C, spatial...
+  int64_t cout = 8;
+  std::vector<int64_t> k, stride, pad, dil;  // pad: begins then ends
+  int64_t groups = 1;
+  DType xdt = DType::UInt8, ydt = DType::UInt8;
+  bool per_channel = false, bias = true;
+  int32_t x_zp = 0, y_zp = 0;
+  float x_scale = 0.02f, y_scale = 0.05f;
+  uint32_t seed = 1;
+};
+
+// What a run gives back and what the tie check needs.
+struct Built {
+  Ir ir;
+  std::vector<int64_t> w, y;
+  std::vector<int64_t> wv, bias;  // the constants' values
+  std::vector<float> m;           // per output channel
+};
+
+int64_t lo_of(DType t) { return t == DType::UInt8 ? 0 : -128; }
+int64_t hi_of(DType t) { return t == DType::UInt8 ? 255 : 127; }
+
+Built conv_program(const ConvCase& c) {
+  Built b;
+  const size_t nd = c.x.size() - 2;
+  b.w = {c.cout, c.x[1] / c.groups};
+  b.w.insert(b.w.end(), c.k.begin(), c.k.end());
+  b.y = {c.x[0], c.cout};
+  for (size_t i = 0; i < nd; ++i)
+    b.y.push_back((c.x[2 + i] + c.pad[i] + c.pad[nd + i] - c.dil[i] * (c.k[i] - 1) - 1) / c.stride[i] + 1);
+  std::mt19937 rng(c.seed);
+  std::uniform_int_distribution<int> w8(-128, 127), bias(-3000, 3000);
+  std::uniform_real_distribution<float> ws(0.002f, 0.02f);
+  b.wv.resize(static_cast<size_t>(numel(b.w)));
+  for (auto& v : b.wv) v = w8(rng);
+  b.bias.resize(static_cast<size_t>(c.cout));
+  for (auto& v : b.bias) v = bias(rng);
+  std::vector<float> wscale(c.per_channel ? static_cast<size_t>(c.cout) : 1);
+  for (auto& v : wscale) v = ws(rng);
+  for (int64_t o = 0; o < c.cout; ++o) b.m.push_back(c.x_scale * wscale[c.per_channel ? o : 0] / c.y_scale);
+  const std::vector<int64_t> pshape = c.per_channel ? std::vector<int64_t>{c.cout} : std::vector<int64_t>{};
+  b.ir.input("x", c.x, static_cast<float>(lo_of(c.xdt)), static_cast<float>(hi_of(c.xdt)), c.xdt);
+  b.ir.float_constant("xs", {}, {c.x_scale}).int_constant("xz", c.xdt, {}, {c.x_zp});
+  b.ir.int_constant("w", DType::Int8, b.w, b.wv).float_constant("ws", pshape, wscale);
+  b.ir.int_constant("wz", DType::Int8, pshape, std::vector<int64_t>(wscale.size(), 0));
+  b.ir.float_constant("ys", {}, {c.y_scale}).int_constant("yz", c.ydt, {}, {c.y_zp});
+  if (c.bias) b.ir.int_constant("b", DType::Int32, {c.cout}, b.bias);
+  b.ir.op("%y = edge.qlinear_conv.default(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz" + std::string(c.bias ? ", %b" : "") +
+          ", stride = " + ints(c.stride) + ", padding = " + ints(c.pad) + ", dilation = " + ints(c.dil) +
+          ", groups = " + std::to_string(c.groups) + ") : " + std::string(dtype_name(c.ydt)) + shape_str(b.y));
+  if (!c.bias) b.bias.assign(static_cast<size_t>(c.cout), 0);
+  return b;
+}
+
+// float(acc) * m of output element `e`, acc from the definition.
+float conv_product(const ConvCase& c, const Built& b, const std::vector<float>& x, int64_t e) {
+  const size_t nd = c.x.size() - 2;
+  std::vector<int64_t> idx(b.y.size());
+  for (size_t d = b.y.size(), r = static_cast<size_t>(e); d-- > 0;) {
+    idx[d] = static_cast<int64_t>(r) % b.y[d];
+    r /= static_cast<size_t>(b.y[d]);
+  }
+  const int64_t n = idx[0], o = idx[1], cg = c.x[1] / c.groups, g = o / (c.cout / c.groups);
+  int64_t acc = b.bias[static_cast<size_t>(o)];
+  const int64_t taps = numel(c.k);
+  for (int64_t ci = 0; ci < cg; ++ci)
+    for (int64_t t = 0; t < taps; ++t) {
+      int64_t xoff = n * c.x[1] + g * cg + ci, woff = o * cg + ci, rest = t;
+      bool inside = true;
+      std::vector<int64_t> kk(nd);
+      for (size_t d = nd; d-- > 0;) {
+        kk[d] = rest % c.k[d];
+        rest /= c.k[d];
+      }
+      for (size_t d = 0; d < nd; ++d) {
+        const int64_t pos = idx[2 + d] * c.stride[d] - c.pad[d] + kk[d] * c.dil[d];
+        inside = inside && pos >= 0 && pos < c.x[2 + d];
+        xoff = xoff * c.x[2 + d] + pos;
+        woff = woff * c.k[d] + kk[d];
+      }
+      if (inside)
+        acc += (static_cast<int64_t>(x[static_cast<size_t>(xoff)]) - c.x_zp) * b.wv[static_cast<size_t>(woff)];
+    }
+  return static_cast<float>(acc) * b.m[static_cast<size_t>(o)];
+}
+
+// Compares the delegate's output with the portable kernel's: equal, or one
+// step apart where the product p = float(acc) * m plus y's zero point is
+// halfway between two integers, or within a few float32 steps of it
+// (oneDNN adds the zero point in float32 before it rounds, ONNX rounds p
+// and adds it: rne(2.5 + 1) = 4, rne(2.5) + 1 = 3; and 94.4999924 + 131
+// is 225.5 in float32). Returns the number of such ties.
+int64_t expect_equal_but_ties(const RunResult& got, const RunResult& want, int32_t y_zp,
+                              const std::function<float(int64_t)>& product, const std::string& context) {
+  EXPECT_EQ(got.shapes, want.shapes) << context;
+  if (got.outputs.empty() || want.outputs.empty() || got.outputs[0].size() != want.outputs[0].size()) {
+    ADD_FAILURE() << "no output to compare\n" << context;
+    return 0;
+  }
+  int64_t ties = 0, bad = 0;
+  for (size_t e = 0; e < want.outputs[0].size(); ++e) {
+    const float g = got.outputs[0][e], w = want.outputs[0][e];
+    if (g == w) continue;
+    const float p = product(static_cast<int64_t>(e));
+    const double shifted = static_cast<double>(p) + y_zp;
+    const double ulp = std::nextafter(static_cast<float>(std::fabs(shifted)) + 1.f, INFINITY) -
+                       (static_cast<float>(std::fabs(shifted)) + 1.f);
+    const bool tie = std::fabs(g - w) == 1.f && std::fabs(shifted - std::floor(shifted) - 0.5) <= 4 * ulp;
+    ties += tie;
+    if (!tie && bad++ < 5)
+      ADD_FAILURE() << "element " << e << ": onednn " << g << ", portable " << w << " (float(acc) * m = " << p
+                    << ", y zero point " << y_zp << ")\n"
+                    << context;
+  }
+  return ties;
+}
+
+// The first run's inputs, regenerated as compile_and_run makes them.
+std::vector<float> first_input(const Ir& ir) {
+  std::mt19937 rng(7);
+  const auto& spec = ir.inputs()[0];
+  std::uniform_real_distribution<float> u(spec.lo, spec.hi + 1.f);
+  std::vector<float> v(static_cast<size_t>(numel(spec.shape)));
+  for (float& x : v) x = std::min(std::floor(u(rng)), spec.hi);
+  return v;
+}
+
+int64_t run_conv_case(const ConvCase& c, int64_t* elements = nullptr) {
+  Built b = conv_program(c);
+  const std::string text = b.ir.text({"y"});
+  const RunResult want = compile_and_run(b.ir, {"y"}, "none");
+  const RunResult got = compile_and_run(b.ir, {"y"}, "onednn");
+  EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), "qlinear_conv"), got.delegated.end())
+      << "qlinear_conv was not delegated\n" << text;
+  EXPECT_EQ(got.portable, 0u) << text;
+  const std::vector<float> x = first_input(b.ir);
+  if (elements) *elements += numel(b.y);
+  return expect_equal_but_ties(got, want, c.y_zp, [&](int64_t e) { return conv_product(c, b, x, e); }, text);
+}
+
+ConvCase conv2d(std::vector<int64_t> x, int64_t cout, int64_t k, int64_t stride, int64_t pad, int64_t groups = 1) {
+  ConvCase c;
+  c.x = std::move(x);
+  c.cout = cout;
+  c.k = {k, k};
+  c.stride = {stride, stride};
+  c.pad = {pad, pad, pad, pad};
+  c.dil = {1, 1};
+  c.groups = groups;
+  return c;
+}
+
+// Many geometries, each with u8 and i8 sources and results, per-tensor and
+// per-channel weight scales, and zero points inside and at the ends of
+// their range.
+TEST(OnednnInt8, ConvMatchesThePortableKernel) {
+  std::vector<ConvCase> shapes = {
+      conv2d({1, 16, 9, 9}, 32, 3, 1, 1),     // ResNet's 3x3
+      conv2d({2, 8, 10, 11}, 16, 3, 2, 1),    // strided, batch 2, odd sizes
+      conv2d({1, 64, 7, 7}, 64, 1, 1, 0),     // 1x1
+      conv2d({1, 24, 8, 8}, 24, 3, 1, 1, 24), // depthwise
+      conv2d({1, 16, 8, 8}, 32, 3, 1, 1, 4),  // grouped
+      conv2d({1, 3, 17, 17}, 16, 7, 2, 3),    // a stem: 3 input channels, 7x7
+      conv2d({1, 32, 6, 6}, 8, 1, 2, 0),      // 1x1 strided (a downsample)
+  };
+  ConvCase asym = conv2d({1, 8, 9, 7}, 8, 3, 1, 0);
+  asym.pad = {1, 0, 0, 2};  // begins h, w; ends h, w
+  asym.dil = {2, 1};
+  shapes.push_back(asym);
+  ConvCase conv1d;
+  conv1d.x = {2, 8, 20};
+  conv1d.cout = 16;
+  conv1d.k = {3};
+  conv1d.stride = {2};
+  conv1d.pad = {1, 1};
+  conv1d.dil = {1};
+  shapes.push_back(conv1d);
+  struct Quant {
+    DType xdt, ydt;
+    int32_t x_zp, y_zp;
+    bool per_channel;
+  };
+  const Quant quants[] = {
+      {DType::UInt8, DType::UInt8, 128, 131, false}, {DType::UInt8, DType::UInt8, 0, 0, true},
+      {DType::UInt8, DType::Int8, 255, -3, true},    {DType::Int8, DType::Int8, 0, 0, false},
+      {DType::Int8, DType::UInt8, -128, 255, true},  {DType::Int8, DType::Int8, 127, -128, true},
+  };
+  int64_t ties = 0, elements = 0;
+  uint32_t seed = 1;
+  for (const ConvCase& shape : shapes)
+    for (const Quant& q : quants) {
+      ConvCase c = shape;
+      c.xdt = q.xdt;
+      c.ydt = q.ydt;
+      c.x_zp = q.x_zp;
+      c.y_zp = q.y_zp;
+      c.per_channel = q.per_channel;
+      c.bias = seed % 3 != 0;
+      c.seed = seed++;
+      SCOPED_TRACE("case " + std::to_string(c.seed));
+      ties += run_conv_case(c, &elements);
+    }
+  // Ties need an exact halfway product: with these scales, rare.
+  std::cout << "[ onednn int8 ] conv: " << ties << " ties in " << elements << " elements\n";
+}
+
+// Saturation both ways: large scales push most results past the dtype's
+// range, and sources at the ends of theirs with weights at -128 and 127
+// make the largest sums (what saturates the int16 pair sums of u8 x s8
+// without VNNI).
+TEST(OnednnInt8, ConvSaturates) {
+  int64_t ties = 0;
+  for (DType xdt : {DType::UInt8, DType::Int8})
+    for (DType ydt : {DType::UInt8, DType::Int8}) {
+      ConvCase c = conv2d({1, 32, 6, 6}, 16, 3, 1, 1);
+      c.xdt = xdt;
+      c.ydt = ydt;
+      c.x_zp = xdt == DType::UInt8 ? 0 : -128;
+      c.y_zp = ydt == DType::UInt8 ? 100 : 0;
+      c.y_scale = 0.0005f;  // most results past the range
+      c.seed = 40 + static_cast<uint32_t>(xdt) + static_cast<uint32_t>(ydt);
+      SCOPED_TRACE(std::string(dtype_name(xdt)) + " to " + std::string(dtype_name(ydt)));
+      ties += run_conv_case(c);
+      c.y_scale = 2.0f;  // the largest sums, within range
+      ties += run_conv_case(c);
+    }
+  EXPECT_EQ(ties, 0) << "no result of a saturating case lies between two integers";
+}
+
+// Scales whose product is a power of two make float(acc) * m a tie often
+// (m = 0.5 * 0.25 / 1 = 1/8: every acc = 4 mod 8). The delegate rounds
+// p + y_zp where ONNX rounds p and adds y_zp: with an odd zero point every
+// tie whose two roundings stay distinct after saturation is one step away,
+// and nothing else; with an even one, nothing.
+TEST(OnednnInt8, TiesAreOneStepAwayOnlyWithAnOddZeroPoint) {
+  for (int32_t y_zp : {0, 7, 100, 101}) {
+    SCOPED_TRACE("y zero point " + std::to_string(y_zp));
+    ConvCase c = conv2d({1, 8, 6, 6}, 8, 3, 1, 1);
+    c.x_zp = 3;
+    c.y_zp = y_zp;
+    c.seed = 77;
+    Built b = conv_program(c);  // its weights and bias, with exact scales below
+    Built e;
+    e.w = b.w;
+    e.y = b.y;
+    e.wv = b.wv;
+    e.bias = b.bias;
+    e.m.assign(static_cast<size_t>(c.cout), 0.125f);
+    e.ir.input("x", c.x, 0.f, 255.f, DType::UInt8);
+    e.ir.float_constant("xs", {}, {0.5f}).int_constant("xz", DType::UInt8, {}, {c.x_zp});
+    e.ir.int_constant("w", DType::Int8, e.w, e.wv).float_constant("ws", {}, {0.25f});
+    e.ir.int_constant("wz", DType::Int8, {}, {0});
+    e.ir.float_constant("ys", {}, {1.f}).int_constant("yz", DType::UInt8, {}, {y_zp});
+    e.ir.int_constant("b", DType::Int32, {c.cout}, e.bias);
+    e.ir.op("%y = edge.qlinear_conv.default(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b, stride = [1, 1], padding = [1, "
+            "1, 1, 1], dilation = [1, 1], groups = 1) : u8" + shape_str(e.y));
+    const RunResult want = compile_and_run(e.ir, {"y"}, "none");
+    const RunResult got = compile_and_run(e.ir, {"y"}, "onednn");
+    const std::vector<float> xv = first_input(e.ir);
+    auto product = [&](int64_t k) { return conv_product(c, e, xv, k); };
+    const int64_t ties = expect_equal_but_ties(got, want, y_zp, product, e.ir.text({"y"}));
+    int64_t halfway = 0, apart = 0;
+    auto sat = [](float v) { return std::min(255.f, std::max(0.f, v)); };
+    for (int64_t k = 0; k < numel(e.y); ++k) {
+      const float p = product(k);
+      if (p - std::floor(p) != 0.5f) continue;
+      ++halfway;
+      apart += sat(std::nearbyint(p) + static_cast<float>(y_zp)) != sat(std::nearbyint(p + static_cast<float>(y_zp)));
+    }
+    std::cout << "[ onednn int8 ] y zero point " << y_zp << ": " << ties << " of " << numel(e.y)
+              << " elements one step away; " << halfway << " products halfway\n";
+    EXPECT_GT(halfway, 0) << "the case makes ties";
+    EXPECT_EQ(ties, y_zp % 2 == 0 ? 0 : apart);
+  }
+}
+
+struct MatmulCase {
+  std::vector<int64_t> a;  // ..., M, K
+  int64_t n = 16;
+  DType adt = DType::UInt8, ydt = DType::UInt8;
+  bool per_column = false;
+  int32_t a_zp = 0, y_zp = 0;
+  uint32_t seed = 1;
+};
+
+TEST(OnednnInt8, MatmulMatchesThePortableKernel) {
+  const std::vector<std::vector<int64_t>> shapes = {{5, 32}, {2, 3, 7, 24}, {197, 64}, {1, 100}};
+  struct Quant {
+    DType adt, ydt;
+    int32_t a_zp, y_zp;
+    bool per_column;
+  };
+  const Quant quants[] = {{DType::UInt8, DType::UInt8, 128, 131, false}, {DType::UInt8, DType::Int8, 255, -128, true},
+                          {DType::Int8, DType::Int8, 0, 5, true}, {DType::Int8, DType::UInt8, -128, 0, false}};
+  int64_t ties = 0, elements = 0;
+  uint32_t seed = 100;
+  for (const auto& shape : shapes)
+    for (const Quant& q : quants) {
+      const int64_t K = shape.back(), N = 24;
+      std::mt19937 rng(seed++);
+      std::uniform_int_distribution<int> w8(-128, 127);
+      std::uniform_real_distribution<float> ws(0.002f, 0.02f);
+      std::vector<int64_t> bv(static_cast<size_t>(K * N));
+      for (auto& v : bv) v = w8(rng);
+      std::vector<float> bscale(q.per_column ? static_cast<size_t>(N) : 1);
+      for (auto& v : bscale) v = ws(rng);
+      const float as = 0.03f, ys = 0.04f;
+      std::vector<float> m;
+      for (int64_t j = 0; j < N; ++j) m.push_back(as * bscale[q.per_column ? j : 0] / ys);
+      const std::vector<int64_t> pshape = q.per_column ? std::vector<int64_t>{N} : std::vector<int64_t>{};
+      std::vector<int64_t> yshape = shape;
+      yshape.back() = N;
+      Ir ir;
+      ir.input("a", shape, static_cast<float>(lo_of(q.adt)), static_cast<float>(hi_of(q.adt)), q.adt);
+      ir.float_constant("as", {}, {as}).int_constant("az", q.adt, {}, {q.a_zp});
+      ir.int_constant("b", DType::Int8, {K, N}, bv).float_constant("bs", pshape, bscale);
+      ir.int_constant("bz", DType::Int8, pshape, std::vector<int64_t>(bscale.size(), 0));
+      ir.float_constant("ys", {}, {ys}).int_constant("yz", q.ydt, {}, {q.y_zp});
+      ir.op("%y = edge.qlinear_matmul.default(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : " +
+            std::string(dtype_name(q.ydt)) + shape_str(yshape));
+      const std::string text = ir.text({"y"});
+      SCOPED_TRACE(text);
+      const RunResult want = compile_and_run(ir, {"y"}, "none");
+      const RunResult got = compile_and_run(ir, {"y"}, "onednn");
+      EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), "qlinear_matmul"), got.delegated.end());
+      EXPECT_EQ(got.portable, 0u);
+      const std::vector<float> a = first_input(ir);
+      auto product = [&](int64_t e) {
+        const int64_t row = e / N, j = e % N;
+        int64_t acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += (static_cast<int64_t>(a[static_cast<size_t>(row * K + k)]) - q.a_zp) * bv[static_cast<size_t>(k * N + j)];
+        return static_cast<float>(acc) * m[static_cast<size_t>(j)];
+      };
+      ties += expect_equal_but_ties(got, want, q.y_zp, product, text);
+      elements += numel(yshape);
+    }
+  std::cout << "[ onednn int8 ] matmul: " << ties << " ties in " << elements << " elements\n";
+}
+
+// The partitioner's reasons for what oneDNN's int8 primitives cannot take.
+TEST(OnednnInt8, Refusals) {
+  const std::string conv_ops =
+      "x:u8[1, 4, 5, 5]; xs:f32[]; xz:u8[]; w:i8[4, 4, 3, 3]; ws:f32[]; wz:i8[]; ys:f32[]; yz:u8[]";
+  const std::string conv_call =
+      "%y = edge.qlinear_conv.default(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, stride = [1, 1], padding = [1, 1, 1, 1], "
+      "dilation = [1, 1], groups = 1) : u8[1, 4, 5, 5]";
+  // Weights that are user inputs.
+  auto reason = first_call_refusal(onednn_backend_compiler(), one_op(conv_ops, conv_call));
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("weights are not a constant"), std::string::npos) << *reason;
+  // u8 weights; a weights' zero point other than 0.
+  auto with_constants = [](const std::string& wdt, int64_t wz) {
+    Ir ir;
+    ir.input("x", {1, 4, 5, 5}, 0.f, 255.f, DType::UInt8);
+    ir.float_constant("xs", {}, {0.1f}).int_constant("xz", DType::UInt8, {}, {3});
+    ir.int_constant("w", wdt == "u8" ? DType::UInt8 : DType::Int8, {4, 4, 3, 3}, std::vector<int64_t>(144, 1));
+    ir.float_constant("ws", {}, {0.1f}).int_constant("wz", wdt == "u8" ? DType::UInt8 : DType::Int8, {}, {wz});
+    ir.float_constant("ys", {}, {0.1f}).int_constant("yz", DType::UInt8, {}, {0});
+    ir.op("%y = edge.qlinear_conv.default(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, stride = [1, 1], padding = [1, 1, 1, "
+          "1], dilation = [1, 1], groups = 1) : u8[1, 4, 5, 5]");
+    return first_call_refusal(onednn_backend_compiler(), ir.text({"y"}));
+  };
+  reason = with_constants("u8", 0);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("dtype u8"), std::string::npos) << *reason;
+  EXPECT_NE(reason->find("QInt8"), std::string::npos) << *reason;
+  reason = with_constants("i8", 2);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("not all 0"), std::string::npos) << *reason;
+  EXPECT_EQ(with_constants("i8", 0), std::nullopt);
+}
+
+// Which implementation oneDNN picked for the delegate's int8 convolution
+// and matmul (the step's name carries oneDNN's impl_info_str): VNNI exactly
+// where the CPU has AVX-512 VNNI or AVX-VNNI and oneDNN is not held to
+// AVX2 (EDGEC_ISA=avx2, the backends.avx2.* run); oneDNN's exact
+// reference code otherwise (runtime_quant.cpp says why).
+TEST(OnednnInt8, VnniExactlyWhereTheCpuHasIt) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  bool cpu_vnni = false;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line);
+      for (std::string w; words >> w;) cpu_vnni = cpu_vnni || w == "avx512_vnni" || w == "avx_vnni";
+      break;
+    }
+  const char* isa = std::getenv("EDGEC_ISA");
+  const bool held = isa && std::string(isa) == "avx2";
+  const bool expect_vnni = cpu_vnni && !held;
+  ConvCase c = conv2d({1, 16, 8, 8}, 16, 3, 1, 1);
+  c.x_zp = 5;
+  c.y_zp = 3;
+  Built b = conv_program(c);
+  const RunResult conv = compile_and_run(b.ir, {"y"}, "onednn");
+  Ir mm;
+  mm.input("a", {8, 32}, 0.f, 255.f, DType::UInt8);
+  mm.float_constant("as", {}, {0.1f}).int_constant("az", DType::UInt8, {}, {9});
+  mm.int_constant("b", DType::Int8, {32, 16}, std::vector<int64_t>(512, -3)).float_constant("bs", {}, {0.01f});
+  mm.int_constant("bz", DType::Int8, {}, {0}).float_constant("ys", {}, {0.2f}).int_constant("yz", DType::UInt8, {}, {1});
+  mm.op("%y = edge.qlinear_matmul.default(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : u8[8, 16]");
+  const RunResult matmul = compile_and_run(mm, {"y"}, "onednn");
+  EXPECT_EQ(runtime::onednn::int8_vnni(), expect_vnni);
+  for (const RunResult* r : {&conv, &matmul}) {
+    // Besides reorders of the activations to and from oneDNN's layouts.
+    auto it = std::find_if(r->steps.begin(), r->steps.end(), [](const std::string& s) { return s.rfind("qlinear_", 0) == 0; });
+    ASSERT_NE(it, r->steps.end());
+    const std::string& step = *it;
+    std::cout << "[ onednn int8 ] step: " << step << " (cpu vnni " << cpu_vnni << ", held to avx2 " << held << ")\n";
+    EXPECT_EQ(step.find("vnni") != std::string::npos, expect_vnni) << step;
+    if (!expect_vnni) {
+      EXPECT_NE(step.find("(ref"), std::string::npos) << step;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgec
