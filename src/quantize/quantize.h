@@ -108,5 +108,8 @@ std::string report_text(const Report& report);
 /// "minmax", "percentile" or "percentile=P" (0 < P <= 100) into `options`;
 /// throws driver::UsageError naming --method.
 void parse_method(const std::string& text, Options& options);
+/// --keep-float's value: node names separated by commas; throws
+/// driver::UsageError naming `flag` for an empty name.
+std::vector<std::string> parse_node_list(const std::string& text, const std::string& flag);
 
 }  // namespace edgec::quantize

@@ -72,6 +72,20 @@ void parse_method(const std::string& text, Options& options) {
                            text + "'");
 }
 
+std::vector<std::string> parse_node_list(const std::string& text, const std::string& flag) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty())
+      throw driver::UsageError(flag + ": expected ONNX node names separated by commas, got '" + text + "'");
+    names.push_back(name);
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
 nlohmann::ordered_json report_json(const Report& r) {
   nlohmann::ordered_json j;
   j["model"] = r.model;

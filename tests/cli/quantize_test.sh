@@ -19,6 +19,8 @@
 #   - edgec's report compares the two models, both compiled by edgec, with
 #     cosine >= 0.99 per output, and lists the layers that lose most;
 #   - --keep-float leaves the named Conv in float32;
+#   - edgec compile --quantize int8 compiles the quantized model, whose
+#     outputs have cosine >= 0.99 against ONNX Runtime's of the float one;
 #   - usage errors: a missing folder, an npz without an input, an unknown
 #     --keep-float node, a bad --method, too many held back.
 #   quantize_test.sh EDGEC NODE_MODULES FIXTURES
@@ -252,6 +254,39 @@ else
   fail "edgec quantize --keep-float $conv: $(cat kept.txt)"
 fi
 
+# edgec compile --quantize int8: quantized in memory, compiled, run on the
+# held-back files; its outputs against ONNX Runtime 1.30's of the float model.
+if "$edgec" compile "$fixtures/act.onnx" --quantize int8 --calibration cal_act -o act.int8.edgec >c.txt 2>&1 &&
+    "$edgec" compile "$fixtures/act.onnx" -o act.f32.edgec >>c.txt 2>&1; then
+  for k in 08 09; do
+    "$edgec" run act.int8.edgec --inputs cal_act/sample$k.npz --outputs int8_$k.npz >>c.txt 2>&1 ||
+      fail "edgec run of the --quantize int8 program: $(cat c.txt)"
+  done
+  echo "program files: int8 $(stat -c %s act.int8.edgec) bytes, float32 $(stat -c %s act.f32.edgec) bytes"
+  $py - "$fixtures/act.onnx" "$node_modules" "$root/models" <<'EOF' || fail "compile --quantize int8: outputs"
+import sys
+import numpy as np
+model, node_modules, models = sys.argv[1:]
+sys.path.insert(0, models)
+from check_ort import run_ort
+uv = uu = vv = 0.0
+for k in ("08", "09"):
+    want = run_ort(model, dict(np.load(f"cal_act/sample{k}.npz")), node_modules)["action"].astype(np.float64).ravel()
+    got = np.load(f"int8_{k}.npz")["action"].astype(np.float64).ravel()
+    uv += want @ got; uu += want @ want; vv += got @ got
+cos = uv / np.sqrt(uu * vv)
+print(f"compile --quantize int8: action: cosine {cos:.6f} against ONNX Runtime 1.30's float32 outputs")
+sys.exit(0 if cos >= 0.99 else 1)
+EOF
+else
+  fail "edgec compile --quantize int8: $(cat c.txt)"
+fi
+expect_error 2 60 "--quantize: expected int8, got 'int4'" \
+  compile "$fixtures/act.onnx" --quantize int4 --calibration cal_act -o x.edgec || true
+expect_error 2 60 "--quantize int8 needs --calibration DIR" compile "$fixtures/act.onnx" --quantize int8 -o x.edgec || true
+expect_error 2 60 "--calibration, --method and --keep-float apply with --quantize int8" \
+  compile "$fixtures/act.onnx" --calibration cal_act -o x.edgec || true
+
 # Usage errors.
 expect_error 2 60 "--calibration 'nowhere' is not a folder" \
   quantize "$fixtures/act.onnx" --calibration nowhere -o x.onnx || true
@@ -270,5 +305,5 @@ expect_error 2 60 "--method: expected percentile=P with P above 0 and at most 10
   quantize "$fixtures/act.onnx" --calibration cal_act -o x.onnx --method percentile=101 || true
 expect_error 2 60 "leaving none to calibrate with" \
   quantize "$fixtures/act.onnx" --calibration cal_act -o x.onnx --holdout 10 || true
-[ ! -e x.onnx ] || fail "a refused quantize left x.onnx behind"
+[ ! -e x.onnx ] && [ ! -e x.edgec ] || fail "a refused command left x.onnx or x.edgec behind"
 report_failures

@@ -11,6 +11,7 @@
 #include "base/diagnostic.h"
 #include "ir/text.h"
 #include "compiler/pipeline.h"
+#include "quantize/quantize.h"
 #include "serialize/writer.h"
 
 namespace edgec::cli {
@@ -28,7 +29,28 @@ struct CompileOptions {
   std::string target;
   std::string emit_ir;
   bool keep_qdq = false;
+  std::string quantize, calibration, method = "minmax", keep_float;
 };
+
+// --quantize int8 --calibration DIR: the model quantized in memory as
+// `edgec quantize` writes it (every calibration file used, no report), then
+// compiled.
+std::unique_ptr<Program> compile_quantized(const CompileOptions& o, const LowerOptions& lower,
+                                           const ImportFlags& flags) {
+  if (o.quantize != "int8") throw UsageError("--quantize: expected int8, got '" + o.quantize + "'");
+  if (o.calibration.empty())
+    throw UsageError("--quantize int8 needs --calibration DIR (a folder of .npz files keyed by the model's input names)");
+  if (driver::is_textual_ir(o.input)) throw UsageError("--quantize applies to ONNX models, not to textual IR");
+  quantize::Options options;
+  quantize::parse_method(o.method, options);
+  if (!o.keep_float.empty()) options.keep_float = quantize::parse_node_list(o.keep_float, "--keep-float");
+  options.report = false;
+  options.import_flags = flags;
+  options.backends = o.backends;
+  const quantize::Result q = quantize::quantize_model(o.input, o.calibration, options);
+  return driver::compile_onnx_bytes(std::as_bytes(std::span(q.model)), o.input + " (quantized)", lower, flags,
+                                    o.backends);
+}
 
 // The same file named twice (links and relative paths resolved, as far as
 // they exist).
@@ -61,7 +83,10 @@ void run_compile(const CompileOptions& o) {
   } else if (!o.shapes.empty() || !o.max_shapes.empty()) {
     flags.shapes[""];  // Refused for textual IR by compile_model, before the values are read.
   }
-  std::unique_ptr<Program> program = driver::compile_model(o.input, lower, flags, o.backends);
+  if (o.quantize.empty() && (!o.calibration.empty() || !o.keep_float.empty() || o.method != "minmax"))
+    throw UsageError("--calibration, --method and --keep-float apply with --quantize int8");
+  std::unique_ptr<Program> program = o.quantize.empty() ? driver::compile_model(o.input, lower, flags, o.backends)
+                                                        : compile_quantized(o, lower, flags);
   std::string text;
   if (!o.emit_ir.empty()) {
     PrintOptions print;
@@ -109,6 +134,14 @@ void add_compile_command(CLI::App& app) {
   cmd->add_flag("--keep-qdq", opts->keep_qdq,
                 "run a QDQ model's QuantizeLinear / DequantizeLinear pairs as written, around float operators, "
                 "instead of fusing them into integer operators (the fuse_qdq pass; for comparing the two)");
+  cmd->add_option("--quantize", opts->quantize,
+                  "int8: quantize the float32 model first, as edgec quantize does (QDQ, per-channel int8 weights), "
+                  "from --calibration's samples");
+  cmd->add_option("--calibration", opts->calibration,
+                  "with --quantize: a folder of .npz files, one per sample, keyed by the model's input names");
+  cmd->add_option("--method", opts->method, "with --quantize: minmax (default) or percentile[=P] (see edgec quantize)");
+  cmd->add_option("--keep-float", opts->keep_float,
+                  "with --quantize: ONNX node names to leave in float32, comma-separated");
 }
 
 }  // namespace edgec::cli

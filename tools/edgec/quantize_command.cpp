@@ -3,7 +3,6 @@
 // a report of what it costs on held-back calibration samples (printed, and
 // with --report as JSON).
 #include <iostream>
-#include <sstream>
 
 #include "commands.h"
 #include "io/pending_files.h"
@@ -29,11 +28,7 @@ void run_quantize(const QuantizeOptions& o) {
   prefer_large_pages();
   quantize::Options options;
   quantize::parse_method(o.method, options);
-  std::stringstream names(o.keep_float);
-  for (std::string name; std::getline(names, name, ',');) {
-    if (name.empty()) throw UsageError("--keep-float: expected node names separated by commas, got '" + o.keep_float + "'");
-    options.keep_float.push_back(name);
-  }
+  if (!o.keep_float.empty()) options.keep_float = quantize::parse_node_list(o.keep_float, "--keep-float");
   if (o.holdout_given) options.holdout = parse_integer("--holdout", o.holdout, 0, 1'000'000'000);
   options.worst_layers = parse_integer("--layers", o.layers, 0, 1'000'000'000);
   options.backends = o.backends;
