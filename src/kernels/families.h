@@ -26,5 +26,6 @@ std::span<const KernelEntry> spectral_kernels();       // spectral.cpp
 std::span<const KernelEntry> quantized_kernels();          // quantized.cpp
 std::span<const KernelEntry> quantized_conv_kernels();     // quantized_conv.cpp
 std::span<const KernelEntry> quantized_matmul_kernels();   // quantized_matmul.cpp
+std::span<const KernelEntry> quantized_ms_kernels();   // quantized_ms.cpp
 
 }  // namespace edgec

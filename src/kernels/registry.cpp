@@ -18,7 +18,7 @@ struct Registry {
                         resize_kernels(), shape_kernels(), indexing_kernels(), scatter_kernels(),
                         creation_kernels(), recurrent_kernels(), detection_kernels(), grid_sample_kernels(),
                         unique_kernels(), spectral_kernels(), quantized_kernels(), quantized_conv_kernels(),
-                        quantized_matmul_kernels()}) {
+                        quantized_matmul_kernels(), quantized_ms_kernels()}) {
       entries.insert(entries.end(), family.begin(), family.end());
     }
     std::sort(entries.begin(), entries.end(),

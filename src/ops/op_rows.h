@@ -38,6 +38,7 @@ std::vector<std::pair<std::string_view, ShapeFn>> shape_shapes();        // shap
 std::vector<std::pair<std::string_view, ShapeFn>> indexing_shapes();     // indexing_ops.cpp
 std::vector<std::pair<std::string_view, ShapeFn>> creation_shapes();     // creation_ops.cpp
 std::vector<std::pair<std::string_view, ShapeFn>> quantized_shapes();    // quantized_ops.cpp
+std::vector<std::pair<std::string_view, ShapeFn>> quantized_ms_shapes(); // quantized_ms_ops.cpp
 
 /// The rows of the composite operators (core = false), each with its family.
 std::vector<OpInfo> composite_rows();  // composite_ops.cpp

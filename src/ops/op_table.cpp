@@ -30,7 +30,7 @@ struct Table {
     std::unordered_map<std::string_view, ShapeFn> custom;
     for (auto family : {ops::elementwise_shapes(), ops::reduction_shapes(), ops::linalg_shapes(), ops::nn_shapes(),
                         ops::shape_shapes(), ops::indexing_shapes(), ops::creation_shapes(),
-                        ops::quantized_shapes()})
+                        ops::quantized_shapes(), ops::quantized_ms_shapes()})
       for (auto [name, fn] : family)
         if (!custom.emplace(name, fn).second)
           throw CompileError("operator table: two shape functions for '" + std::string(name) + "'");
