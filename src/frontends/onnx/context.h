@@ -336,6 +336,7 @@ void register_generator_handlers(HandlerTable& table);    // ops_generators.cpp
 void register_control_handlers(HandlerTable& table);      // ops_control.cpp
 void register_sequence_handlers(HandlerTable& table);     // ops_sequence.cpp
 void register_recurrent_handlers(HandlerTable& table);    // ops_recurrent.cpp
+void register_quantized_handlers(HandlerTable& table);    // ops_quantized.cpp
 
 // Attribute-building shorthands.
 Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items);

@@ -105,6 +105,7 @@ const HandlerTable& handlers() {
     onnx_import::register_sequence_handlers(t);
     onnx_import::register_control_handlers(t);
     onnx_import::register_recurrent_handlers(t);
+    onnx_import::register_quantized_handlers(t);
     return t;
   }();
   return table;

@@ -193,6 +193,39 @@ std::vector<OpSchema> build() {
     b.attr("inverse", int64_t{0}).attr("onesided", int64_t{0});
     out.push_back(b.types("T1", kFloats).types("T2", kIndices).done());
   }
+  {
+    // Opset 19 admits f16 and bf16 inputs and scales (and float8, which
+    // ONNX 1.12 cannot name) and adds saturate (float8 only); opset 21
+    // separates the scale's type, adds block_size and output_dtype, and
+    // int16 / uint16 (and int4). The handlers refuse what edgec does not
+    // compute (ops_quantized.cpp).
+    const std::vector<std::string> floats = {"tensor(float)", "tensor(float16)", "tensor(bfloat16)"};
+    const std::vector<std::string> q19 = {"tensor(int8)", "tensor(uint8)"};
+    const std::vector<std::string> q21 = {"tensor(int8)", "tensor(uint8)", "tensor(int16)", "tensor(uint16)"};
+    std::vector<std::string> x19 = floats;
+    x19.push_back("tensor(int32)");
+    for (int since : {19, 21}) {
+      Builder q("QuantizeLinear", since);
+      q.in("x", "T1").in("y_scale", since == 19 ? "T1" : "T2").optional_in("y_zero_point", since == 19 ? "T2" : "T3");
+      q.out("y", since == 19 ? "T2" : "T3").attr("axis", int64_t{1}).attr("saturate", int64_t{1});
+      if (since == 21) q.attr("block_size", int64_t{0}).attr("output_dtype", int64_t{0});
+      q.types("T1", x19);
+      if (since == 19) {
+        q.types("T2", q19);
+      } else {
+        std::vector<std::string> scales = floats;
+        scales.push_back("tensor(int32)");
+        q.types("T2", scales).types("T3", q21);
+      }
+      out.push_back(q.done());
+      Builder d("DequantizeLinear", since);
+      d.in("x", "T1").in("x_scale", "T2").optional_in("x_zero_point", "T1").out("y", "T2").attr("axis", int64_t{1});
+      if (since == 21) d.attr("block_size", int64_t{0});
+      std::vector<std::string> xs = since == 19 ? q19 : q21;
+      xs.push_back("tensor(int32)");
+      out.push_back(d.types("T1", xs).types("T2", floats).done());
+    }
+  }
   out.push_back(unary("Mish", 18, kFloats).done());
   out.push_back(unary("Gelu", 20, kFloats).attr("approximate", "none").done());
   for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) out.push_back(bitwise(op).done());

@@ -161,26 +161,27 @@ size_t spatial_rank(NodeContext& n, Value* x) {
   return static_cast<size_t>(rank - 2);
 }
 
-/// Conv's and ConvTranspose's weight: the input's rank, and kernel_shape
-/// (when given) its spatial sizes.
-void check_weight(NodeContext& n, Value* x, Value* w) {
+/// Conv's and ConvTranspose's weight (input `wi`): the input's rank, and
+/// kernel_shape (when given) its spatial sizes.
+void check_weight(NodeContext& n, Value* x, Value* w, size_t wi = 1) {
   if (w->type().rank() != x->type().rank())
-    n.fail(n.typed_operand(1) + " has rank " + std::to_string(w->type().rank()) + "; expected rank " +
+    n.fail(n.typed_operand(wi) + " has rank " + std::to_string(w->type().rank()) + "; expected rank " +
            std::to_string(x->type().rank()) + ", that of " + n.typed_operand(0));
   auto ks = n.attr_ints("kernel_shape");
   if (!ks) return;
   const auto& dims = w->type().dims;
   if (ks->size() + 2 != dims.size())
     n.fail("attribute 'kernel_shape' is " + list_str(*ks) + "; expected " + std::to_string(dims.size() - 2) +
-           " entries, the spatial dims of " + n.typed_operand(1));
+           " entries, the spatial dims of " + n.typed_operand(wi));
   for (size_t i = 0; i < ks->size(); ++i)
     if (dims[i + 2].is_static() && dims[i + 2].value != (*ks)[i])
-      n.fail("attribute 'kernel_shape' is " + list_str(*ks) + "; expected the spatial sizes of " + n.typed_operand(1));
+      n.fail("attribute 'kernel_shape' is " + list_str(*ks) + "; expected the spatial sizes of " + n.typed_operand(wi));
 }
 
 /// Conv's group divides the channels: input C = weight's C/group * group,
-/// and the output channels (weight dim 0) are a multiple of it.
-int64_t read_group(NodeContext& n, Value* x, Value* w, bool transposed) {
+/// and the output channels (weight dim 0) are a multiple of it. The weight
+/// is input `wi`.
+int64_t read_group(NodeContext& n, Value* x, Value* w, bool transposed, size_t wi = 1) {
   const int64_t group = n.attr_int("group", 1);
   if (group < 1 || group > kMaxWindowValue)
     n.fail("attribute 'group' is " + std::to_string(group) + "; expected a group count in [1, " +
@@ -191,13 +192,13 @@ int64_t read_group(NodeContext& n, Value* x, Value* w, bool transposed) {
     n.fail("attribute 'group' is " + std::to_string(group) + ", which does not divide the " + std::to_string(c.value) +
            " channels of " + n.typed_operand(0));
   if (!transposed && c.is_static() && wc.is_static() && wc.value * group != c.value)
-    n.fail(n.typed_operand(1) + " has " + std::to_string(wc.value) + " input channels per group; expected " +
+    n.fail(n.typed_operand(wi) + " has " + std::to_string(wc.value) + " input channels per group; expected " +
            std::to_string(c.value / group) + " (the " + std::to_string(c.value) + " channels of " + n.typed_operand(0) +
            " in " + std::to_string(group) + " groups, attribute 'group')");
   const Dim& m = w->type().dims[0];
   if (!transposed && m.is_static() && m.value % group != 0)
     n.fail("attribute 'group' is " + std::to_string(group) + ", which does not divide the " + std::to_string(m.value) +
-           " output channels of " + n.typed_operand(1));
+           " output channels of " + n.typed_operand(wi));
   return group;
 }
 
@@ -916,6 +917,16 @@ void resize(NodeContext& n) {
 }
 
 }  // namespace
+
+Attrs conv_window_attrs(NodeContext& n, size_t wi) {
+  Value* x = n.value(0);
+  Value* w = n.value(wi);
+  const size_t nd = spatial_rank(n, x);
+  check_weight(n, x, w, wi);
+  const int64_t group = read_group(n, x, w, false, wi);
+  const Window win = read_window(n, nd, x->type(), weight_kernel(w));
+  return attrs_of({{"stride", win.strides}, {"padding", win.pads}, {"dilation", win.dilations}, {"groups", group}});
+}
 
 void register_nn_handlers(HandlerTable& t) {
   t["MatMul"] = matmul;

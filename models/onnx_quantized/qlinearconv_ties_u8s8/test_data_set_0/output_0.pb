@@ -1,0 +1,1 @@
+ByJ`nRXjZZb`\jf^dd^Ph`Ze]\dd[ljjt^`_dnf[BKQ:XS@T>D<OPSNCE4PN:J97G@FBLEP0XJYnluomjlwnxhtrrkn~jrxkspunvqileus|jgkjiplljkpjrhnlkhlujppipmpnplhjdolthfh
