@@ -98,13 +98,11 @@ struct RowTap {
   }
 };
 
-/// Gathers col[k, j] = x[ci, iz, iy, ix] - x_zp (0 in the padding) for rows
-/// [k0, k0 + kc) and output positions [j0, j0 + nc) of one image and group
-/// (xg), into the paired layout of quantized_gemm.h with ncp columns; rows
-/// kc to 2 kp - 1 and columns nc to ncp - 1 are zero.
+/// Gathers row[j] = x[ci, iz, iy, ix] - x_zp (0 in the padding) for GEMM
+/// row `tap` and output positions [j0, j0 + nc) of one image and group (xg),
+/// contiguous, so that both the widening and the zero runs vectorize.
 template <typename X>
-void gather_columns(const QConv& c, const X* xg, int64_t k0, int64_t kc, int64_t kp, int64_t j0, int64_t nc,
-                    int64_t ncp, int16_t* dst) {
+void gather_row(const QConv& c, const X* xg, const RowTap& tap, int64_t j0, int64_t nc, int16_t* row) {
   const spatial::Window& w = c.win;
   const int64_t count_x = c.out_dhw[2], count_y = c.out_dhw[1];
   const int64_t in_d = c.x5.sizes[2], in_h = c.x5.sizes[3], in_w = c.x5.sizes[4];
@@ -112,55 +110,76 @@ void gather_columns(const QConv& c, const X* xg, int64_t k0, int64_t kc, int64_t
   const int64_t step = w.stride[2];
   const int64_t src_step = step * sx;
   const int32_t zp = c.x_zp;
-  RowTap tap(w.kernel, k0);
-  for (int64_t kk = 0; kk < 2 * kp; ++kk) {
-    int16_t* d = dst + (kk >> 1) * 2 * ncp + (kk & 1);
-    if (kk >= kc) {
-      for (int64_t j = 0; j < ncp; ++j) d[2 * j] = 0;
-      continue;
-    }
-    const int64_t dz = tap.t[0] * w.dilation[0] - w.pad_begin[0];
-    const int64_t dy = tap.t[1] * w.dilation[1] - w.pad_begin[1];
-    const int64_t dx = tap.t[2] * w.dilation[2] - w.pad_begin[2];
-    const X* channel = xg + tap.ci * c.x5.strides[1];
-    tap.next();
-    // Output columns ox whose input lies inside [0, W): [a_lo, a_hi).
-    const int64_t a_lo = dx >= 0 ? 0 : ceil_div(-dx, step);
-    const int64_t a_hi = in_w - 1 - dx < 0 ? 0 : (in_w - 1 - dx) / step + 1;
-    const int64_t row0 = j0 / count_x;
-    int64_t x0 = j0 - row0 * count_x;
-    int64_t oz = row0 / count_y;
-    int64_t oy = row0 - oz * count_y;
-    for (int64_t done = 0; done < nc;) {
-      const int64_t seg = std::min(count_x - x0, nc - done);
-      int16_t* dv = d + 2 * done;
-      const int64_t iz = oz * w.stride[0] + dz;
-      const int64_t iy = oy * w.stride[1] + dy;
-      if (iy < 0 || iy >= in_h || iz < 0 || iz >= in_d) {
-        for (int64_t i = 0; i < seg; ++i) dv[2 * i] = 0;
+  const int64_t dz = tap.t[0] * w.dilation[0] - w.pad_begin[0];
+  const int64_t dy = tap.t[1] * w.dilation[1] - w.pad_begin[1];
+  const int64_t dx = tap.t[2] * w.dilation[2] - w.pad_begin[2];
+  const X* channel = xg + tap.ci * c.x5.strides[1];
+  // Output columns ox whose input lies inside [0, W): [a_lo, a_hi).
+  const int64_t a_lo = dx >= 0 ? 0 : ceil_div(-dx, step);
+  const int64_t a_hi = in_w - 1 - dx < 0 ? 0 : (in_w - 1 - dx) / step + 1;
+  const int64_t row0 = j0 / count_x;
+  int64_t x0 = j0 - row0 * count_x;
+  int64_t oz = row0 / count_y;
+  int64_t oy = row0 - oz * count_y;
+  for (int64_t done = 0; done < nc;) {
+    const int64_t seg = std::min(count_x - x0, nc - done);
+    int16_t* dv = row + done;
+    const int64_t iz = oz * w.stride[0] + dz;
+    const int64_t iy = oy * w.stride[1] + dy;
+    if (iy < 0 || iy >= in_h || iz < 0 || iz >= in_d) {
+      std::fill_n(dv, seg, int16_t{0});
+    } else {
+      const int64_t lo = std::clamp(a_lo, x0, x0 + seg) - x0;
+      const int64_t hi = std::clamp(a_hi, x0 + lo, x0 + seg) - x0;
+      std::fill_n(dv, lo, int16_t{0});
+      const X* src = channel + iz * sz + iy * sy + ((x0 + lo) * step + dx) * sx;
+      int16_t* dl = dv + lo;
+      if (src_step == 1) {
+        for (int64_t i = 0; i < hi - lo; ++i) dl[i] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zp);
       } else {
-        const int64_t lo = std::clamp(a_lo, x0, x0 + seg) - x0;
-        const int64_t hi = std::clamp(a_hi, x0 + lo, x0 + seg) - x0;
-        for (int64_t i = 0; i < lo; ++i) dv[2 * i] = 0;
-        const X* src = channel + iz * sz + iy * sy + ((x0 + lo) * step + dx) * sx;
-        int16_t* dl = dv + 2 * lo;
-        if (src_step == 1) {
-          for (int64_t i = 0; i < hi - lo; ++i) dl[2 * i] = static_cast<int16_t>(static_cast<int32_t>(src[i]) - zp);
-        } else {
-          for (int64_t i = 0; i < hi - lo; ++i) {
-            dl[2 * i] = static_cast<int16_t>(static_cast<int32_t>(src[i * src_step]) - zp);
-          }
-        }
-        for (int64_t i = hi; i < seg; ++i) dv[2 * i] = 0;
+        for (int64_t i = 0; i < hi - lo; ++i) dl[i] = static_cast<int16_t>(static_cast<int32_t>(src[i * src_step]) - zp);
       }
-      done += seg;
-      x0 = 0;
-      if (++oy == count_y) {
-        oy = 0;
-        ++oz;
+      std::fill_n(dv + hi, seg - hi, int16_t{0});
+    }
+    done += seg;
+    x0 = 0;
+    if (++oy == count_y) {
+      oy = 0;
+      ++oz;
+    }
+  }
+}
+
+/// Interleaves rows r0 and r1 (n entries, zero from n to ncp) into one pair
+/// row of quantized_gemm.h's B layout.
+inline void interleave(const int16_t* __restrict r0, const int16_t* __restrict r1, int64_t n, int64_t ncp,
+                       int16_t* __restrict d) {
+  for (int64_t j = 0; j < n; ++j) {
+    d[2 * j] = r0[j];
+    d[2 * j + 1] = r1[j];
+  }
+  std::fill(d + 2 * n, d + 2 * ncp, int16_t{0});
+}
+
+/// Gathers col[k, j] for rows [k0, k0 + kc) and output positions [j0, j0 +
+/// nc) of one image and group (xg) into the paired layout of
+/// quantized_gemm.h with ncp columns; rows kc to 2 kp - 1 and columns nc to
+/// ncp - 1 are zero.
+template <typename X>
+void gather_columns(const QConv& c, const X* xg, int64_t k0, int64_t kc, int64_t kp, int64_t j0, int64_t nc,
+                    int64_t ncp, int16_t* dst) {
+  alignas(64) int16_t rows[2][kTileN];
+  RowTap tap(c.win.kernel, k0);
+  for (int64_t p = 0; p < kp; ++p) {
+    for (int e = 0; e < 2; ++e) {
+      if (2 * p + e < kc) {
+        gather_row(c, xg, tap, j0, nc, rows[e]);
+        tap.next();
+      } else {
+        std::fill_n(rows[e], nc, int16_t{0});
       }
     }
-    for (int64_t j = nc; j < ncp; ++j) d[2 * j] = 0;
+    interleave(rows[0], rows[1], nc, ncp, dst + p * 2 * ncp);
   }
 }
 

@@ -89,14 +89,14 @@ inline void gemm_block(int64_t kp, const int16_t* a, int64_t lda, const int16_t*
 inline void gemm_tile(int64_t mc, int64_t ncp, int64_t kp, const int16_t* a, int64_t lda, const int16_t* b,
                       int32_t* c, int64_t ldc) {
   const int64_t ldb = 2 * ncp;
-  int64_t m = 0;
-  for (; m + kGemmRows <= mc; m += kGemmRows) {
-    for (int64_t j = 0; j < ncp; j += kGemmCols) {
+  // Column blocks outside: one block's B panel (kp x 64 bytes) stays in L1
+  // while every row block passes over it.
+  for (int64_t j = 0; j < ncp; j += kGemmCols) {
+    int64_t m = 0;
+    for (; m + kGemmRows <= mc; m += kGemmRows) {
       gemm_block<kGemmRows>(kp, a + m * lda, lda, b + 2 * j, ldb, c + m * ldc + j, ldc);
     }
-  }
-  for (; m < mc; ++m) {
-    for (int64_t j = 0; j < ncp; j += kGemmCols) gemm_block<1>(kp, a + m * lda, lda, b + 2 * j, ldb, c + m * ldc + j, ldc);
+    for (; m < mc; ++m) gemm_block<1>(kp, a + m * lda, lda, b + 2 * j, ldb, c + m * ldc + j, ldc);
   }
 }
 
