@@ -215,6 +215,11 @@ def cases():
         conv_integer("convinteger_u8u8_grouped", u8, u8, (1, 6, 7, 7), (6, 2, 3, 3), group=3, strides=[2, 2]),
         matmul_integer("matmulinteger_u8s8_batch", u8, s8, (2, 5, 17), (17, 6)),
         matmul_integer("matmulinteger_u8u8_per_column", u8, u8, (5, 12), (12, 4), per_column=True),
+        # NaN gives the dtype's minimum in ONNX Runtime (MLAS clamps with max_ps first).
+        quantize("quantizelinear_nan_inf_u8", np.array([np.nan, -np.nan, 1.0, np.inf, -np.inf, 300.0], np.float32),
+                 np.array(1.0, dtype=np.float32), np.array(7, dtype=np.uint8)),
+        quantize("quantizelinear_nan_inf_s8", np.array([np.nan, -np.nan, 1.0, np.inf, -np.inf, 300.0], np.float32),
+                 np.array(1.0, dtype=np.float32), np.array(-3, dtype=np.int8)),
     ]
     return out
 

@@ -128,6 +128,13 @@ def quantize_cases():
         s, z = scalar(1.0, F32), scalar(zp, dt)
         out.append(case("quantize_saturate_%s" % dt.__name__, "quantize_linear", [x, s, z],
                         outputs=[quantize_ref(x, s, z, dtype=dt)]))
+    # NaN gives the dtype's minimum, as in ONNX Runtime 1.30 (its MLAS clamps
+    # with max_ps, which returns the bound for NaN); the spec leaves it open.
+    x = np.array([np.nan, 1.0, -np.nan, np.inf], dtype=F32)
+    for dt, zp in ((np.uint8, 7), (np.int8, -3)):
+        s, z = scalar(1.0, F32), scalar(zp, dt)
+        want = np.where(np.isnan(x), QRANGE[dt][0], np.nan_to_num(quantize_ref(np.nan_to_num(x, nan=0.0), s, z, dtype=dt)))
+        out.append(case("quantize_nan_%s" % dt.__name__, "quantize_linear", [x, s, z], outputs=[want.astype(dt)]))
     # Random per tensor, both dtypes; no zero point: the dtype attribute.
     x = (RNG.standard_normal((2, 3, 5)) * 40).astype(F32)
     for dt in (np.uint8, np.int8):
