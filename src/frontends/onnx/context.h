@@ -338,6 +338,12 @@ void register_sequence_handlers(HandlerTable& table);     // ops_sequence.cpp
 void register_recurrent_handlers(HandlerTable& table);    // ops_recurrent.cpp
 void register_quantized_handlers(HandlerTable& table);    // ops_quantized.cpp
 
+/// ONNX Runtime's com.microsoft domain (ops_microsoft.cpp): the operators
+/// edgec imports of it (at its version 1), by op_type, and their schemas.
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
+const HandlerTable& microsoft_handlers();
+const onnx::OpSchema* microsoft_schema(const std::string& op_type);
+
 // Attribute-building shorthands.
 Attrs attrs_of(std::initializer_list<std::pair<std::string, AttrValue>> items);
 

@@ -120,11 +120,19 @@ std::vector<std::string> onnx_supported_operators() {
   return out;
 }
 
+std::vector<std::string> onnx_microsoft_operators() {
+  std::vector<std::string> out;
+  for (const auto& [op, handler] : onnx_import::microsoft_handlers()) out.push_back(op);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::pair<int64_t, int64_t> onnx_supported_opsets() { return {kMinOpset, kMaxOpset}; }
 
 namespace {
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+bool is_microsoft_domain(const std::string& domain) { return domain == onnx_import::kMicrosoftDomain; }
 
 const char* attribute_kind_name(onnx::AttributeProto::AttributeType t) {
   switch (t) {
@@ -567,6 +575,7 @@ class ModelImporter {
   // Looked up once per operator and opset (the registry's lookup is two
   // string-keyed maps; every node asked twice).
   const onnx::OpSchema* schema_of(const onnx::NodeProto& n) const {
+    if (is_microsoft_domain(n.domain())) return onnx_import::microsoft_schema(n.op_type());
     const int opset = static_cast<int>(node_opset(n));
     auto found = schemas_.find(n.op_type());
     if (found == schemas_.end()) found = schemas_.emplace(n.op_type(), SchemasByOpset{}).first;
@@ -683,6 +692,10 @@ class ModelImporter {
   /// converter replaces operators edgec has no handler for.
   void check_operator(const onnx::NodeProto& n, int index, bool before_conversion = false) const {
     const int64_t opset = node_opset(n);
+    if (is_microsoft_domain(n.domain())) {
+      check_microsoft_operator(n, index);
+      return;
+    }
     if (!is_default_domain(n.domain()))
       refuse_node(n, index,
                   "operators of domain '" + n.domain() + "' are not supported (edgec imports the default ONNX domain)");
@@ -703,6 +716,25 @@ class ModelImporter {
                         " (edgec already retried after ONNX's shape inference); re-export the model at opset 13 or "
                         "later, or convert it with onnx.version_converter.convert_version(model, 13) and fix "
                         "what that reports");
+  }
+
+  /// A com.microsoft node: of version 1 (ONNX Runtime's only one) and of
+  /// an operator edgec imports (ops_microsoft.cpp).
+  void check_microsoft_operator(const onnx::NodeProto& n, int index) const {
+    const int64_t version = node_opset(n);
+    if (version != 1)
+      refuse_node(n, index,
+                  "domain com.microsoft is imported at version " +
+                      (version < 0 ? std::string("(none; the model has no opset_import for it)")
+                                   : std::to_string(version)) +
+                      "; expected version 1, the one ONNX Runtime defines");
+    if (!onnx_import::microsoft_handlers().count(n.op_type())) {
+      std::string known;
+      for (const std::string& op : onnx_microsoft_operators()) known += (known.empty() ? "" : ", ") + op;
+      refuse_node(n, index,
+                  "operator " + n.op_type() + " of domain com.microsoft is not supported by the edgec ONNX importer "
+                  "(of com.microsoft it imports " + known + ")");
+    }
   }
 
   /// What ONNX's checker (and so ONNX Runtime) requires of a node, in
@@ -834,9 +866,13 @@ class ModelImporter {
       NodeContext ctx(im_, n, static_cast<int>(node_opset(n)), schema);
       check_input_types(n, *schema, ctx);
       const int64_t opset = node_opset(n);
-      const onnx_import::Handler legacy =
-          opset < onnx_import::kHandlersOpset ? onnx_import::legacy_handler(n.op_type(), opset) : nullptr;
-      (legacy ? legacy : handlers().at(n.op_type()))(ctx);
+      if (is_microsoft_domain(n.domain())) {
+        onnx_import::microsoft_handlers().at(n.op_type())(ctx);
+      } else {
+        const onnx_import::Handler legacy =
+            opset < onnx_import::kHandlersOpset ? onnx_import::legacy_handler(n.op_type(), opset) : nullptr;
+        (legacy ? legacy : handlers().at(n.op_type()))(ctx);
+      }
     } catch (ImportRefusal& e) {
       e.add_context(where() + ": ");
       // A message naming a dim the model neither sizes nor names

@@ -65,6 +65,10 @@ std::unique_ptr<Program> import_onnx_bytes(std::span<const std::byte> bytes, con
 /// the user guide and the ONNX node tests' denominator.
 std::vector<std::string> onnx_supported_operators();
 
+/// The op_types of ONNX Runtime's com.microsoft domain (version 1) the
+/// importer handles (sorted), for the user guide.
+std::vector<std::string> onnx_microsoft_operators();
+
 /// The default-domain opsets the importer accepts: [first, second].
 std::pair<int64_t, int64_t> onnx_supported_opsets();
 
