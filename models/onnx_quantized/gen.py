@@ -13,7 +13,10 @@ Each case is a folder as ONNX's backend tests lay them out (model.onnx,
 test_data_set_0/input_<i>.pb, output_<i>.pb); outputs come from
 onnxruntime-node 1.30.0 (models/onnx_newer/ort_oracle.py), never from edgec.
 
-    /usr/bin/python3 models/onnx_quantized/gen.py build/npm/ort130
+    /usr/bin/python3 models/onnx_quantized/gen.py build/npm/ort130 [OUT_DIR]
+
+OUT_DIR (default: this folder) lets tests/cli/onnx_quantized_ort_test.sh
+write the cases afresh and compare them with the stored ones.
 """
 import os
 import sys
@@ -225,11 +228,12 @@ def cases():
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     ort_dir = os.path.abspath(sys.argv[1])
+    out_dir = sys.argv[2] if len(sys.argv) == 3 else HERE
     for name, m, feeds in cases():
-        write_case(HERE, name, m, feeds, ort_dir)
+        write_case(out_dir, name, m, feeds, ort_dir)
 
 
 if __name__ == "__main__":
