@@ -223,6 +223,8 @@ def cases():
                  np.array(1.0, dtype=np.float32), np.array(7, dtype=np.uint8)),
         quantize("quantizelinear_nan_inf_s8", np.array([np.nan, -np.nan, 1.0, np.inf, -np.inf, 300.0], np.float32),
                  np.array(1.0, dtype=np.float32), np.array(-3, dtype=np.int8)),
+        # K = 48 x 9 = 432 crosses the kernel's K tile (256), 400 positions its column tile (128).
+        qlinear_conv("qlinearconv_u8s8_3x3_tiles", u8, s8, u8, (1, 48, 20, 20), (32, 48, 3, 3), pads=[1, 1, 1, 1]),
     ]
     return out
 
