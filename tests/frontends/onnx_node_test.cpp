@@ -540,21 +540,30 @@ TEST(OnnxNodeTests, ListedCasesPass) {
 namespace edgec {
 namespace {
 
-// The user guide's list of ONNX operators is the importer's.
-TEST(OnnxNodeTests, ReadmeListsTheSupportedOperators) {
+/// The `names` README.md lists between <!-- NAME:begin --> and <!-- NAME:end -->.
+std::vector<std::string> readme_list(const std::string& name) {
   const std::string readme = slurp(EDGEC_SOURCE_DIR "/README.md");
-  const std::string begin = "<!-- onnx-operators:begin -->", end = "<!-- onnx-operators:end -->";
+  const std::string begin = "<!-- " + name + ":begin -->", end = "<!-- " + name + ":end -->";
   const size_t a = readme.find(begin), b = readme.find(end);
-  ASSERT_TRUE(a != std::string::npos && b != std::string::npos && a < b) << "README.md lacks the operator list markers";
+  EXPECT_TRUE(a != std::string::npos && b != std::string::npos && a < b) << "README.md lacks the markers of " << name;
   std::vector<std::string> listed;
+  if (a == std::string::npos || b == std::string::npos || a > b) return listed;
   const std::string section = readme.substr(a + begin.size(), b - a - begin.size());
   for (size_t i = section.find('`'); i != std::string::npos; i = section.find('`', i)) {
     const size_t j = section.find('`', i + 1);
-    ASSERT_NE(j, std::string::npos);
+    EXPECT_NE(j, std::string::npos) << "an unclosed ` in " << name;
+    if (j == std::string::npos) break;
     listed.push_back(section.substr(i + 1, j - i - 1));
     i = j + 1;
   }
-  EXPECT_EQ(listed, onnx_supported_operators());
+  return listed;
+}
+
+// The user guide's lists of ONNX operators are the importer's: the default
+// domain's, and ONNX Runtime's com.microsoft domain's.
+TEST(OnnxNodeTests, ReadmeListsTheSupportedOperators) {
+  EXPECT_EQ(readme_list("onnx-operators"), onnx_supported_operators());
+  EXPECT_EQ(readme_list("onnx-microsoft-operators"), onnx_microsoft_operators());
 }
 
 }  // namespace

@@ -177,6 +177,7 @@ void add_elementwise_index_cases(std::vector<Case>& c);  // ops_elementwise.cpp,
 void add_nn_cases(std::vector<Case>& c);                 // ops_nn.cpp, ops_recurrent.cpp
 void add_shape_cases(std::vector<Case>& c);              // ops_shape.cpp, ops_einsum.cpp
 void add_newer_cases(std::vector<Case>& c);              // ops_newer.cpp, ops_transformer.cpp, ops_loss.cpp, ...
+void add_microsoft_cases(std::vector<Case>& c);          // importer.cpp's com.microsoft checks, ops_microsoft.cpp
 
 /// Every case.
 inline std::vector<Case> cases() {
@@ -186,6 +187,7 @@ inline std::vector<Case> cases() {
   add_nn_cases(c);
   add_shape_cases(c);
   add_newer_cases(c);
+  add_microsoft_cases(c);
   return c;
 }
 
