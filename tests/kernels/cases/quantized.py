@@ -563,6 +563,28 @@ def qlinear_matmul_cases():
     return out
 
 
+def empty_cases():
+    """Empty tensors: K = 0 sums to nothing (the requantized zero point), no rows or no elements."""
+    out = []
+    a = np.zeros((3, 0), dtype=np.uint8)
+    b = np.zeros((0, 2), dtype=np.int8)
+    out.append(case("matmul_integer_k0", "matmul_integer", [a, b, scalar(5, np.uint8), scalar(1, np.int8)],
+                    outputs=[np.zeros((3, 2), dtype=np.int32)]))
+    ins = [a, scalar(0.5, F32), scalar(5, np.uint8), b, scalar(0.5, F32), scalar(1, np.int8), scalar(1.0, F32),
+           scalar(9, np.uint8)]
+    out.append(case("qlinear_matmul_k0", "qlinear_matmul", ins, outputs=[np.full((3, 2), 9, dtype=np.uint8)]))
+    a = np.zeros((0, 4), dtype=np.uint8)
+    b = rand_q(np.int8, (4, 2))
+    out.append(case("matmul_integer_m0", "matmul_integer", [a, b], outputs=[np.zeros((0, 2), dtype=np.int32)]))
+    x = np.zeros((0, 3), dtype=F32)
+    out.append(case("quantize_empty", "quantize_linear", [x, np.ones(3, dtype=F32), np.zeros(3, dtype=np.int8)],
+                    outputs=[np.zeros((0, 3), dtype=np.int8)]))
+    x = np.zeros((0, 2, 5, 5), dtype=np.uint8)
+    w = rand_q(np.int8, (3, 2, 3, 3))
+    out.append(case("conv_integer_batch0", "conv_integer", [x, w], outputs=[np.zeros((0, 3, 3, 3), dtype=np.int32)]))
+    return out
+
+
 def cases():
     return (quantize_cases() + dequantize_cases() + dynamic_cases() + conv_integer_cases() + qlinear_conv_cases() +
-            matmul_integer_cases() + qlinear_matmul_cases())
+            matmul_integer_cases() + qlinear_matmul_cases() + empty_cases())
