@@ -190,9 +190,14 @@ void pack_weights(const QConv& c, int64_t g, int64_t m0, int64_t mc, int64_t k0,
                   int16_t* dst) {
   const Tensor& w = c.w5;
   const W* wd = w.data_as<W>();
-  // Rows of a contiguous weight run along k in memory.
-  const bool k_contiguous = w.strides[4] == 1 && w.strides[3] == w.sizes[4] && w.strides[2] == w.sizes[3] * w.sizes[4] &&
-                            w.strides[1] == w.sizes[2] * w.sizes[3] * w.sizes[4];
+  // Rows of a contiguous weight run along k in memory (size-1 dims, such as
+  // the depth a 2-D weight is lifted to, have any stride).
+  bool k_contiguous = true;
+  int64_t expected = 1;
+  for (int d = 4; d >= 1; --d) {
+    if (w.sizes[d] != 1 && w.strides[d] != expected) k_contiguous = false;
+    expected *= w.sizes[d];
+  }
   for (int64_t m = 0; m < mc; ++m) {
     const int64_t co = g * c.cog + m0 + m;
     const int32_t zp = c.w_zp.zero_at(co);
