@@ -22,13 +22,18 @@ std::string dtype_str(DType d) { return std::string(dtype_name(d)); }
 
 bool is_quant(DType d) { return d == DType::Int8 || d == DType::UInt8; }
 
+/// The fix for a quantization edgec does not compute.
+const char* const kRequantize =
+    "; quantize the float model to int8 / uint8 per tensor or per axis instead (edgec quantize writes such a model)";
+
 /// Input i, a quantized tensor or zero point: i8 or u8.
 Value* quant_input(NodeContext& n, size_t i) {
   Value* v = n.value(i);
   const DType d = v->type().dtype;
   if (!is_quant(d)) {
     n.fail(n.typed_operand(i) + " is " + dtype_str(d) +
-           "; edgec quantizes to int8 and uint8 only (int16, uint16, int4 and float8 quantization are not supported)");
+           "; edgec quantizes to int8 and uint8 only (int16, uint16, int4 and float8 quantization are not supported)" +
+           kRequantize);
   }
   return v;
 }
@@ -40,10 +45,11 @@ Value* scale_input(NodeContext& n, size_t i) {
   const TensorType& t = v->type();
   if (t.rank() > 1)
     n.fail(n.typed_operand(i) + " has rank " + std::to_string(t.rank()) +
-           "; edgec takes a scale of rank 0 (per tensor) or 1 (per axis)");
+           "; edgec takes a scale of rank 0 (per tensor) or 1 (per axis)" + kRequantize);
   if (t.dtype == DType::Float32) return v;
   if (t.dtype != DType::Float16 && t.dtype != DType::BFloat16)
-    n.fail(n.typed_operand(i) + " is " + dtype_str(t.dtype) + "; expected a float scale (f32, f16 or bf16)");
+    n.fail(n.typed_operand(i) + " is " + dtype_str(t.dtype) +
+           "; expected a float scale (f32, f16 or bf16); export the scale as a float tensor");
   return n.im().emit("cast", {v}, attrs_of({{"dtype", DType::Float32}}), n.hint() + "_scale");
 }
 
@@ -52,15 +58,8 @@ void refuse_blocked(NodeContext& n) {
   const int64_t block = n.attr_int("block_size", 0);
   if (block != 0)
     n.fail("attribute 'block_size' is " + std::to_string(block) +
-           "; blocked quantization is not supported (edgec takes per-tensor and per-axis scales, block_size 0)");
-}
-
-/// A zero point with the quantized tensor's dtype (input zi of a node whose
-/// tensor is input xi).
-void check_zero_point(NodeContext& n, size_t zi, size_t xi) {
-  if (!n.input(zi)) return;
-  if (n.type(zi).dtype != n.type(xi).dtype)
-    n.fail(n.typed_operand(zi) + " must have the dtype of " + n.typed_operand(xi));
+           "; blocked quantization is not supported (edgec takes per-tensor and per-axis scales, block_size 0)" +
+           kRequantize);
 }
 
 // QuantizeLinear: y = saturate(round(x / y_scale) + y_zero_point). Without
@@ -70,7 +69,8 @@ void quantize_linear(NodeContext& n) {
   Value* x = n.value(0);
   const DType xd = x->type().dtype;
   if (xd != DType::Float32 && xd != DType::Float16)
-    n.fail(n.typed_operand(0) + " is " + dtype_str(xd) + "; edgec quantizes f32 and f16 inputs");
+    n.fail(n.typed_operand(0) + " is " + dtype_str(xd) +
+           "; edgec quantizes f32 and f16 inputs; cast it to f32 before the node");
   std::vector<Value*> ins = {x, scale_input(n, 1)};
   DType out = DType::UInt8;
   if (n.input(2)) {
@@ -85,9 +85,11 @@ void quantize_linear(NodeContext& n) {
                                                                  : DType::Float64;
     if (want == DType::Float64)
       n.fail("attribute 'output_dtype' is " + std::to_string(output_dtype) +
-             "; edgec quantizes to int8 (3) and uint8 (2) only (int16, uint16, int4 and float8 are not supported)");
+             "; edgec quantizes to int8 (3) and uint8 (2) only (int16, uint16, int4 and float8 are not supported)" +
+             kRequantize);
     if (n.input(2) && want != out)
-      n.fail("attribute 'output_dtype' (" + dtype_str(want) + ") differs from the dtype of " + n.typed_operand(2));
+      n.fail("attribute 'output_dtype' (" + dtype_str(want) + ") differs from the dtype of " + n.typed_operand(2) +
+             "; set output_dtype to the zero point's type, or to 0 (which takes it)");
     out = want;
   }
   n.set_output(0, n.emit("quantize_linear", ins, attrs_of({{"axis", n.attr_int("axis", 1)}, {"dtype", out}})));
@@ -101,13 +103,13 @@ void dequantize_linear(NodeContext& n) {
   const DType xd = x->type().dtype;
   if (!is_quant(xd) && xd != DType::Int32)
     n.fail(n.typed_operand(0) + " is " + dtype_str(xd) +
-           "; edgec dequantizes int8, uint8 and int32 (int16, uint16, int4 and float8 are not supported)");
+           "; edgec dequantizes int8, uint8 and int32 (int16, uint16, int4 and float8 are not supported)" +
+           kRequantize);
   const DType scale_dtype = n.type(1).dtype;
   std::vector<Value*> ins = {x, scale_input(n, 1)};
-  if (n.input(2)) {
-    check_zero_point(n, 2, 0);
-    ins.push_back(n.value(2));
-  }
+  // The zero point has x's dtype: the schema's type 'T' (or 'T1'), which
+  // the importer checks before the handler runs (importer.cpp).
+  if (n.input(2)) ins.push_back(n.value(2));
   const Attrs attrs = attrs_of({{"axis", n.attr_int("axis", 1)}});
   if (scale_dtype == DType::Float32) {
     n.set_output(0, n.emit("dequantize_linear", ins, attrs));
@@ -117,38 +119,34 @@ void dequantize_linear(NodeContext& n) {
   n.set_output(0, n.emit("cast", {y}, attrs_of({{"dtype", scale_dtype}})));
 }
 
-// DynamicQuantizeLinear: y, y_scale, y_zero_point.
+// DynamicQuantizeLinear: y, y_scale, y_zero_point (x is f32, its schema's
+// only type, checked before the handler runs).
 void dynamic_quantize_linear(NodeContext& n) {
-  if (n.type(0).dtype != DType::Float32)
-    n.fail(n.typed_operand(0) + " is " + dtype_str(n.type(0).dtype) + "; expected f32");
   const std::vector<Value*> outs = n.im().emit_n("dynamic_quantize_linear", {n.value(0)}, {}, n.hint());
   for (size_t i = 0; i < outs.size(); ++i)
     if (n.has_output(i)) n.set_output(i, outs[i]);
 }
 
 // QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point,
-// y_scale, y_zero_point, B? (int32), with Conv's attributes.
+// y_scale, y_zero_point, B? (int32), with Conv's attributes. The zero points
+// have their tensors' dtypes and B is int32: the schema's types, checked
+// before the handler runs.
 void qlinear_conv(NodeContext& n) {
   const Attrs attrs = conv_window_attrs(n, 3);
   std::vector<Value*> ins = {quant_input(n, 0), scale_input(n, 1), n.value(2), quant_input(n, 3),
                              scale_input(n, 4), n.value(5),       scale_input(n, 6), quant_input(n, 7)};
-  check_zero_point(n, 2, 0);
-  check_zero_point(n, 5, 3);
-  if (n.input(8)) {
-    if (n.type(8).dtype != DType::Int32) n.fail(n.typed_operand(8) + " must be int32");
-    ins.push_back(n.value(8));
-  }
+  if (n.input(8)) ins.push_back(n.value(8));
   n.set_output(0, n.emit("qlinear_conv", ins, attrs));
 }
 
 /// The optional zero points (inputs 2 and 3) of ConvInteger and
 /// MatMulInteger: passed up to the last one given, a missing x / a zero
-/// point before it a 0 of its tensor's dtype.
+/// point before it a 0 of its tensor's dtype (a given one has it: the
+/// schema's types, checked before the handler runs).
 void push_zero_points(NodeContext& n, std::vector<Value*>& ins) {
   const size_t last = n.input(3) ? 3 : n.input(2) ? 2 : 1;
   for (size_t i = 2; i <= last; ++i) {
     if (n.input(i)) {
-      check_zero_point(n, i, i - 2);
       ins.push_back(n.value(i));
     } else {
       ins.push_back(n.im().full({}, 0.0, n.type(i - 2).dtype, n.hint() + "_zero_point"));
@@ -172,12 +170,11 @@ void matmul_integer(NodeContext& n) {
 }
 
 // QLinearMatMul: a, a_scale, a_zero_point, b, b_scale, b_zero_point,
-// y_scale, y_zero_point.
+// y_scale, y_zero_point (zero points of their tensors' dtypes, as for
+// QLinearConv).
 void qlinear_matmul(NodeContext& n) {
   std::vector<Value*> ins = {quant_input(n, 0), scale_input(n, 1), n.value(2),       quant_input(n, 3),
                              scale_input(n, 4), n.value(5),       scale_input(n, 6), quant_input(n, 7)};
-  check_zero_point(n, 2, 0);
-  check_zero_point(n, 5, 3);
   n.set_output(0, n.emit("qlinear_matmul", ins));
 }
 

@@ -178,6 +178,7 @@ void add_nn_cases(std::vector<Case>& c);                 // ops_nn.cpp, ops_recu
 void add_shape_cases(std::vector<Case>& c);              // ops_shape.cpp, ops_einsum.cpp
 void add_newer_cases(std::vector<Case>& c);              // ops_newer.cpp, ops_transformer.cpp, ops_loss.cpp, ...
 void add_microsoft_cases(std::vector<Case>& c);          // importer.cpp's com.microsoft checks, ops_microsoft.cpp
+void add_quantized_cases(std::vector<Case>& c);          // ops_quantized.cpp
 
 /// Every case.
 inline std::vector<Case> cases() {
@@ -188,6 +189,7 @@ inline std::vector<Case> cases() {
   add_shape_cases(c);
   add_newer_cases(c);
   add_microsoft_cases(c);
+  add_quantized_cases(c);
   return c;
 }
 
