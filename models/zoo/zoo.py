@@ -71,6 +71,7 @@ def _seg(fn, **kw):
 # name -> (builder, input height and width, output name)
 MODELS = {
     "resnet50": (_tv("resnet50"), 224, "logits"),
+    "mobilenet_v2": (_tv("mobilenet_v2"), 224, "logits"),
     "mobilenet_v3_small": (_tv("mobilenet_v3_small"), 224, "logits"),
     "mobilenet_v3_large": (_tv("mobilenet_v3_large"), 224, "logits"),
     "efficientnet_b0": (_tv("efficientnet_b0"), 224, "logits"),
