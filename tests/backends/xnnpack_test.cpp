@@ -78,6 +78,31 @@ std::map<std::string, TableSample> table_samples() {
     ir.input("x", {2, 3, 4}).input("z", {2, 5, 4});
     ir.op("%y = edge.concat.default([%x, %z], dim = 1) : f32[2, 8, 4]");
   }};
+  // Integer operators (runtime_quant.cpp; xnnpack_int8_test.cpp has the
+  // shapes and the pairings of types): exact. A u8 input with i8
+  // per-channel weights (qc8, the input flipped) and an i8 one with i8
+  // weights and a zero point (qu8, all flipped).
+  s["qlinear_conv"] = {[](Ir& ir) {
+    ir.input("x", {1, 8, 6, 6}, 0.f, 255.f, DType::UInt8);
+    std::vector<int64_t> w(8 * 8 * 9);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int64_t>((i * 37) % 256) - 128;
+    ir.float_constant("xs", {}, {0.02f}).int_constant("xz", DType::UInt8, {}, {120});
+    ir.int_constant("w", DType::Int8, {8, 8, 3, 3}, w).float_constant("ws", {8}, {0.01f, 0.02f, 0.003f, 0.004f,
+                                                                                  0.005f, 0.006f, 0.007f, 0.008f});
+    ir.int_constant("wz", DType::Int8, {8}, std::vector<int64_t>(8, 0)).float_constant("ys", {}, {0.3f});
+    ir.int_constant("yz", DType::UInt8, {}, {10}).int_constant("b", DType::Int32, {8}, {5, -5, 50, -50, 500, -500, 0, 1});
+    ir.op("%y = edge.qlinear_conv.default(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b, stride = [1, 1], padding = [1, 1, 1, "
+          "1], dilation = [1, 1], groups = 1) : u8[1, 8, 6, 6]");
+  }, 0};
+  s["qlinear_matmul"] = {[](Ir& ir) {
+    ir.input("a", {2, 3, 16}, -128.f, 127.f, DType::Int8);
+    std::vector<int64_t> b(16 * 8);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int64_t>((i * 53) % 256) - 128;
+    ir.float_constant("as", {}, {0.05f}).int_constant("az", DType::Int8, {}, {-3});
+    ir.int_constant("b", DType::Int8, {16, 8}, b).float_constant("bs", {}, {0.01f});
+    ir.int_constant("bz", DType::Int8, {}, {5}).float_constant("ys", {}, {0.4f}).int_constant("yz", DType::Int8, {}, {4});
+    ir.op("%y = edge.qlinear_matmul.default(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : i8[2, 3, 8]");
+  }, 0};
   add_view_samples(s);
   return s;
 }

@@ -7,6 +7,7 @@
 #include "backends/xnnpack/op_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -170,6 +171,82 @@ Reason check_concat(const CallView& call) {
   return std::nullopt;
 }
 
+// ---- the integer operators (runtime_quant.cpp) ----
+
+bool is_8bit(DType t) { return t == DType::UInt8 || t == DType::Int8; }
+
+std::string dt(DType t) { return std::string(dtype_name(t)); }
+
+// Operands `scale` and `zp` (x's, w's or y's): constants (init reads them),
+// an f32 scale and a zero point of dtype `zp_dtype` (8-bit, or any 8-bit
+// when Undefined), one value or one per `channels` (a 1-D [C]).
+Reason check_params(const CallView& call, const std::string& what, size_t scale, size_t zp, int64_t channels) {
+  for (size_t i : {scale, zp}) {
+    if (!call.constant[i])
+      return what + (i == scale ? " scale" : " zero point") + " (input " + num(static_cast<int64_t>(i)) +
+             ") is not a constant (XNNPACK takes the quantization parameters at init)";
+    int64_t n = 1;
+    for (int64_t v : call.inputs[i]) n *= v;
+    if (n != 1 && !(channels > 1 && call.inputs[i].size() == 1 && n == channels))
+      return what + (i == scale ? " scale" : " zero point") + " of shape " + shape_string(call.inputs[i]) +
+             ", expected one value" + (channels > 1 ? " or one per channel (" + num(channels) + ")" : "");
+  }
+  if (call.dtypes[scale] != DType::Float32) return what + " scale of dtype " + dt(call.dtypes[scale]) + ", expected f32";
+  if (!is_8bit(call.dtypes[zp])) return what + " zero point of dtype " + dt(call.dtypes[zp]) + ", expected u8 or i8";
+  return std::nullopt;
+}
+
+// What qlinear_conv and qlinear_matmul share: operands 0-2 (x), 3-5 (w),
+// 6-7 (y); the result's dtype is y's zero point's. x and y may be u8 or
+// i8 in any pair (runtime_quant.cpp flips what its XNNPACK operator does
+// not compute in); the weights' parameters are plan_quantized's.
+Reason check_qlinear(const CallView& call, int64_t channels) {
+  const std::string op(call.op);
+  if (!is_8bit(call.dtypes[0])) return op + " input of dtype " + dt(call.dtypes[0]) + " (XNNPACK takes u8 or i8)";
+  if (!is_8bit(call.dtypes[3])) return op + " weights of dtype " + dt(call.dtypes[3]) + " (XNNPACK takes u8 or i8)";
+  if (!call.constant[3]) return op + " weights (input 3) are not a constant (XNNPACK packs them at init)";
+  if (auto r = check_params(call, op + " x", 1, 2, 1)) return r;
+  if (auto r = check_params(call, op + " w", 4, 5, channels)) return r;
+  if (auto r = check_params(call, op + " y", 6, 7, 1)) return r;
+  if (call.dtypes[2] != call.dtypes[0])
+    return op + " x zero point of dtype " + dt(call.dtypes[2]) + " for an input of " + dt(call.dtypes[0]);
+  if (call.dtypes[5] != call.dtypes[3])
+    return op + " w zero point of dtype " + dt(call.dtypes[5]) + " for weights of " + dt(call.dtypes[3]);
+  return std::nullopt;
+}
+
+// 2-D, and 1-D as 2-D over an image of height 1 (as conv); the bias, when
+// present, an i32 constant of [Cout].
+Reason check_qlinear_conv(const CallView& call) {
+  if (call.inputs.size() < 8 || call.inputs.size() > 9)
+    return "qlinear_conv with " + num(static_cast<int64_t>(call.inputs.size())) + " operands";
+  const size_t rank = call.inputs[0].size();
+  if ((rank != 3 && rank != 4) || call.inputs[3].size() != rank)
+    return "qlinear_conv of a rank-" + num(static_cast<int64_t>(rank)) +
+           " input (XNNPACK's convolutions are 2-D, or 1-D as 2-D)";
+  if (auto r = check_qlinear(call, call.inputs[3][0])) return r;
+  if (call.inputs.size() == 9 && !(call.inputs[8].size() == 1 && call.inputs[8][0] == 0)) {
+    if (call.dtypes[8] != DType::Int32) return "qlinear_conv bias of dtype " + dt(call.dtypes[8]) + ", expected i32";
+    if (!call.constant[8]) return std::string("qlinear_conv bias (input 8) is not a constant (XNNPACK packs it at init)");
+  }
+  if (!spatial_sizes_ok(call.attrs, {"stride", "dilation", "padding"}, rank - 2) ||
+      !spatial_values_in(call.attrs, {"stride", "dilation", "padding"}, 0, INT32_MAX))
+    return std::string("qlinear_conv geometry out of XNNPACK's range");
+  return std::nullopt;
+}
+
+// By constant 2-D weights [K, N] (XNNPACK's fully connected, as a 1x1
+// convolution over the rows).
+Reason check_qlinear_matmul(const CallView& call) {
+  if (call.inputs.size() != 8) return "qlinear_matmul with " + num(static_cast<int64_t>(call.inputs.size())) + " operands";
+  const auto& b = call.inputs[3];
+  if (call.inputs[0].size() < 2) return std::string("qlinear_matmul of a 1-D operand a");
+  if (b.size() != 2)
+    return "qlinear_matmul by a rank-" + num(static_cast<int64_t>(b.size())) +
+           " operand b (XNNPACK's fully connected takes 2-D weights)";
+  return check_qlinear(call, b[1]);
+}
+
 // ---- output ranges of the clamping operators ----
 
 Range relu(const OpDecl&, const Attrs&) { return {0.f, std::numeric_limits<float>::infinity()}; }
@@ -189,6 +266,9 @@ OpRow clamping(std::string_view name, RangeFn range, SupportCheck check = nullpt
   return {name, check, rt::build_unary, range, true};
 }
 OpRow view(std::string_view name) { return {name, nullptr, rt::build_view, nullptr, true, true}; }
+OpRow quantized(std::string_view name, BuildFn build, SupportCheck check) {
+  return {name, check, build, nullptr, false, false, true};
+}
 
 std::vector<OpRow> unsorted_rows() {
   return {
@@ -223,6 +303,8 @@ std::vector<OpRow> unsorted_rows() {
       row("concat", rt::build_concat, check_concat, true),
       row("clone", rt::build_clone, nullptr, true),
       view("reshape"), view("flatten"), view("squeeze"), view("unsqueeze"),
+      quantized("qlinear_conv", rt::build_qlinear_conv, check_qlinear_conv),
+      quantized("qlinear_matmul", rt::build_qlinear_matmul, check_qlinear_matmul),
   };
 }
 
@@ -237,6 +319,50 @@ const OpRow* find_op_row(std::string_view op) { return find_sorted_row(op_table(
 
 std::optional<std::string> check_call(const OpRow& row, const CallView& call) {
   return row.check ? row.check(call) : std::nullopt;
+}
+
+std::optional<std::string> plan_quantized(std::string_view op, DType w_dtype, const std::vector<int32_t>& w_zp,
+                                          const std::vector<float>& w_scale, float x_scale, float y_scale,
+                                          int64_t channels, QuantPlan& plan) {
+  const std::string name(op);
+  auto usable = [](float s) { return s > 0 && std::isnormal(s); };
+  if (!usable(x_scale) || !usable(y_scale))
+    return name + " x or y scale " + std::to_string(usable(x_scale) ? y_scale : x_scale) +
+           " (XNNPACK takes positive normal scales)";
+  if (w_scale.empty() || w_zp.empty() || channels < 1) return name + " without weight scales or zero points";
+  plan = {};
+  plan.x_scale = x_scale;
+  plan.y_scale = y_scale;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float s = w_scale[w_scale.size() == 1 ? 0 : static_cast<size_t>(c)];
+    if (!usable(s)) return name + " weight scale " + std::to_string(s) + " (XNNPACK takes positive normal scales)";
+    // XNNPACK's limits on x_scale * w_scale / y_scale (its create refuses
+    // 256 and above; its parameter setup asserts 2^-32 and above), with a
+    // margin for its own order of operations.
+    const float m = x_scale * s / y_scale;
+    if (!(m >= 0x1.0p-31f && m < 255.f))
+      return name + " requantization scale x_scale * w_scale / y_scale = " + std::to_string(m) + " at channel " +
+             std::to_string(c) + " (XNNPACK takes [2^-31, 255))";
+    plan.w_scale.push_back(s);
+  }
+  const int32_t zero = w_dtype == DType::UInt8 ? 128 : 0;  // The zero point qc8 takes, flipped or not.
+  const bool symmetric = std::all_of(w_zp.begin(), w_zp.end(), [&](int32_t z) { return z == zero; });
+  if (symmetric) {
+    plan.flip_weights = w_dtype == DType::UInt8;
+    return std::nullopt;
+  }
+  const bool one_zp = std::all_of(w_zp.begin(), w_zp.end(), [&](int32_t z) { return z == w_zp[0]; });
+  const bool one_scale = std::all_of(plan.w_scale.begin(), plan.w_scale.end(),
+                                     [&](float s) { return s == plan.w_scale[0]; });
+  if (!one_zp || !one_scale)
+    return name + " weights of dtype " + std::string(dtype_name(w_dtype)) + " with zero points other than " +
+           std::to_string(zero) + " and " + (one_zp ? "per-channel scales" : "per-channel zero points") +
+           " (XNNPACK's qc8 operators take symmetric weights, its qu8 ones one zero point and one scale; ONNX "
+           "Runtime's quantizer writes symmetric int8 weights)";
+  plan.qu8 = true;
+  plan.flip_weights = w_dtype == DType::Int8;
+  plan.w_zp = w_zp[0] + (plan.flip_weights ? 128 : 0);
+  return std::nullopt;
 }
 
 }  // namespace edgec::xnnpack

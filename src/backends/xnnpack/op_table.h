@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/attrs.h"
 #include "base/error.h"
@@ -53,6 +54,9 @@ struct OpRow {
   RangeFn range = nullptr;       ///< Clamping operators only (relu, clamp).
   bool f16 = false;              ///< This XNNPACK has it for f16 (else f32 only).
   bool view = false;             ///< Its result is its input's bytes (reshape and kin).
+  /// An integer operator (qlinear_conv, qlinear_matmul): its operands are
+  /// u8 / i8 data, f32 scales and i32 biases, which its check types.
+  bool quantized = false;
   const OpDecl* decl = nullptr;  ///< Filled from the kernels' registry.
 };
 
@@ -62,5 +66,27 @@ std::span<const OpRow> op_table();
 const OpRow* find_op_row(std::string_view op);
 /// The row's check applied to `call` (nullopt when it has none).
 std::optional<std::string> check_call(const OpRow& row, const CallView& call);
+
+/// How the delegate runs a qlinear_conv or qlinear_matmul on XNNPACK's
+/// 8-bit operators (runtime_quant.cpp; docs/architecture.md, "The built-in
+/// backends"), decided from its constant quantization parameters by the
+/// partitioner and again by the runtime. XNNPACK's qc8 convolution takes
+/// i8 weights with zero point 0 and a scale per output channel; its qu8
+/// one u8 weights with any one zero point and one scale. Weights that are
+/// neither are flipped (w ^ 0x80: u8 with zero point 128 are i8 with 0,
+/// i8 with zero point z are u8 with z + 128), exactly.
+struct QuantPlan {
+  bool qu8 = false;           ///< XNNPACK's qu8 operator; else qc8 (i8, computed in i8).
+  bool flip_weights = false;  ///< The weights are stored xor 0x80 for it.
+  int32_t w_zp = 0;           ///< qu8: the weights' zero point (as u8).
+  float x_scale = 0, y_scale = 0;
+  std::vector<float> w_scale;  ///< One per output channel.
+};
+/// The plan for weights of `w_dtype` with zero points `w_zp` and scales
+/// `w_scale` (one, or one per output channel: `channels`), or why XNNPACK
+/// cannot run it. `op` names the operator in the reason.
+std::optional<std::string> plan_quantized(std::string_view op, DType w_dtype, const std::vector<int32_t>& w_zp,
+                                          const std::vector<float>& w_scale, float x_scale, float y_scale,
+                                          int64_t channels, QuantPlan& plan);
 
 }  // namespace edgec::xnnpack

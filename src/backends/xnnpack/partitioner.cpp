@@ -2,9 +2,16 @@
 // (op_table.cpp, which the runtime side builds from) has a row for it and
 // the row's check passes. Everything it takes has static shapes and f32
 // data, or f16 data where the row says this XNNPACK has the operator for
-// f16, one dtype throughout; checks run in a fixed order so that the reason
-// names the first obstacle: operator, shapes and dtypes, then the row's
-// check (constant weights, geometry, attributes).
+// f16, one dtype throughout; an integer row's (qlinear_conv,
+// qlinear_matmul) u8 / i8 data, f32 scales and i32 biases, typed by its
+// check, and constant quantization parameters XNNPACK's 8-bit operators
+// take (xnnpack::plan_quantized). Checks run in a fixed order so that the
+// reason names the first obstacle: operator, shapes and dtypes, then the
+// row's check (constant weights, geometry, attributes), then the
+// quantization parameters' values.
+#include <cstring>
+#include <type_traits>
+
 #include "backends/xnnpack/compiler.h"
 #include "backends/xnnpack/op_table.h"
 #include "base/diagnostic.h"
@@ -18,6 +25,52 @@ using Reason = std::optional<std::string>;
 
 constexpr DType kF32[] = {DType::Float32};
 constexpr DType kF32OrF16[] = {DType::Float32, DType::Float16};
+constexpr DType kQuantized[] = {DType::UInt8, DType::Int8, DType::Int32, DType::Float32};
+
+// The elements of constant operand `i` of `call` (f32, or u8 / i8 as
+// int32), or nullopt when it has no data here.
+template <typename T>
+std::optional<std::vector<T>> constant_values(const Program& program, const Node& call, size_t i) {
+  const Value* v = call.input(i);
+  const InputSpec* spec = program.input_spec_of(v);
+  if (!spec) return std::nullopt;
+  const Store& store = program.store_for(*spec);
+  const auto data = store.find(spec->target);
+  if (data == store.end() || !data->second.bytes) return std::nullopt;
+  const std::vector<std::byte>& b = *data->second.bytes;
+  const DType t = v->type().dtype;
+  const size_t esz = dtype_size(t);
+  int64_t n = 1;
+  for (int64_t d : v->type().static_shape()) n *= d;
+  std::vector<T> out;
+  for (int64_t k = 0; k < n; ++k) {
+    const size_t at = data->second.splat ? 0 : static_cast<size_t>(k) * esz;
+    if (at + esz > b.size()) return std::nullopt;
+    if constexpr (std::is_same_v<T, float>) {
+      float f;
+      std::memcpy(&f, &b[at], sizeof f);
+      out.push_back(f);
+    } else {
+      out.push_back(t == DType::UInt8 ? static_cast<T>(static_cast<uint8_t>(b[at]))
+                                      : static_cast<T>(static_cast<int8_t>(b[at])));
+    }
+  }
+  return out;
+}
+
+// The row's checks passed (the parameters are constants of the right
+// types and sizes): whether XNNPACK's 8-bit operators take their values.
+Reason quantized_values_refusal(const Program& program, const Node& call, std::string_view op) {
+  const auto xs = constant_values<float>(program, call, 1), ws = constant_values<float>(program, call, 4),
+             ys = constant_values<float>(program, call, 6);
+  const auto wz = constant_values<int32_t>(program, call, 5);
+  if (!xs || !ws || !ys || !wz || xs->size() != 1 || ys->size() != 1)
+    return std::string(op) + " quantization parameters without data";
+  const auto& w = call.input(3)->type();
+  const int64_t channels = op == "qlinear_conv" ? w.static_shape()[0] : w.static_shape().back();
+  xnnpack::QuantPlan plan;
+  return xnnpack::plan_quantized(op, w.dtype, *wz, *ws, (*xs)[0], (*ys)[0], channels, plan);
+}
 
 class XnnpackPartitioner final : public Partitioner {
  public:
@@ -27,6 +80,18 @@ class XnnpackPartitioner final : public Partitioner {
     const auto name = split_op_name(call.op());
     const xnnpack::OpRow* row = name ? xnnpack::find_op_row(name->name) : nullptr;
     if (!row) return "operator " + (name ? name->name : call.op()) + " is not supported by XNNPACK";
+    if (row->quantized) {
+      for (size_t i = 0; i < call.inputs().size(); ++i) {
+        const TensorType& t = call.input(i)->type();
+        // qlinear_conv's bias left out as an empty [0] (the importer's way).
+        if (i == 8 && t.dims.size() == 1 && t.dims[0].is_static() && t.dims[0].value == 0) continue;
+        if (auto r = static_type_refusal(t, "input " + std::to_string(i), kQuantized)) return r;
+      }
+      for (size_t i = 0; i < call.num_results(); ++i)
+        if (auto r = static_type_refusal(call.result(i)->type(), "result " + std::to_string(i), kQuantized)) return r;
+      if (auto r = xnnpack::check_call(*row, call_view_of(program, call, name->name, row->decl))) return r;
+      return quantized_values_refusal(program, call, name->name);
+    }
     const std::span<const DType> dtypes = row->f16 ? std::span<const DType>(kF32OrF16) : std::span<const DType>(kF32);
     std::vector<const TensorType*> types;
     for (size_t i = 0; i < call.inputs().size(); ++i) {
@@ -52,6 +117,7 @@ class XnnpackCompiler final : public BackendCompiler {
   XnnpackCompiler()
       : BackendCompiler("xnnpack",
                         "XNNPACK operators (static shapes, f32; f16 where XNNPACK has it): conv, fully connected, "
+                        "int8 / uint8 qlinear_conv and qlinear_matmul, "
                         "pooling, resize, softmax, elementwise, concat; NHWC inside") {}
 
   std::unique_ptr<Partitioner> make_partitioner(const std::string& options) const override {

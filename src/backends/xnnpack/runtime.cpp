@@ -60,7 +60,8 @@ bool same_in_both(const std::vector<int64_t>& s) {
 }
 
 // Between NCHW and NHWC (NCL and NLC), one image at a time; `to_nhwc`
-// says which way. Elements are moved as bytes of their size (f32 or f16).
+// says which way. Elements are moved as bytes of their size (f32, f16, or
+// u8 / i8).
 template <typename T>
 void convert_layout(const std::byte* src, std::byte* dst, const std::vector<int64_t>& shape, bool to_nhwc) {
   const int64_t n = shape[0], c = shape[1], hw = pixels(shape);
@@ -75,7 +76,8 @@ void convert_layout(const std::byte* src, std::byte* dst, const std::vector<int6
 }
 
 void convert(const SlotState& st, const std::byte* src, std::byte* dst, bool to_nhwc) {
-  if (dtype_size(st.dtype) == 2) convert_layout<uint16_t>(src, dst, st.shape, to_nhwc);
+  if (dtype_size(st.dtype) == 1) convert_layout<uint8_t>(src, dst, st.shape, to_nhwc);
+  else if (dtype_size(st.dtype) == 2) convert_layout<uint16_t>(src, dst, st.shape, to_nhwc);
   else convert_layout<uint32_t>(src, dst, st.shape, to_nhwc);
 }
 

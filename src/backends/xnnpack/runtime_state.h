@@ -224,5 +224,8 @@ Error build_binary(Ctx& c);
 Error build_concat(Ctx& c);
 Error build_view(Ctx& c);
 Error build_clone(Ctx& c);
+// The integer ones (runtime_quant.cpp).
+Error build_qlinear_conv(Ctx& c);
+Error build_qlinear_matmul(Ctx& c);
 
 }  // namespace edgec::runtime::xnnpack
