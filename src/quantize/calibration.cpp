@@ -65,11 +65,20 @@ Runner::Runner(onnx::ModelProto model, const std::vector<std::string>& extra_out
 Runner::~Runner() = default;
 
 void Runner::run(const Sample& sample) {
+  bind(sample);
+  execute();
+}
+
+void Runner::bind(const Sample& sample) {
   std::vector<driver::NamedTensor> inputs;
   for (const auto& a : sample.arrays) inputs.push_back({a.name, a.view()});
   driver::bind_inputs(*program_, *method_, inputs, sample.path);
+  bound_ = sample.path;
+}
+
+void Runner::execute() {
   const Error err = method_->execute();
-  if (err != Error::Ok) driver::runtime_error(what_ + " on " + sample.path, err);
+  if (err != Error::Ok) driver::runtime_error(what_ + " on " + bound_, err);
 }
 
 size_t Runner::num_outputs() const { return program_->outputs().size(); }

@@ -47,6 +47,10 @@ class Runner {
 
   /// Binds `sample` (every input by name, nothing extra) and runs it.
   void run(const Sample& sample);
+  /// The two halves of run(): bind() once (the sample must outlive the
+  /// runs, its arrays are not copied), then execute() as often as wanted.
+  void bind(const Sample& sample);
+  void execute();
   /// The program's outputs after run(), by ONNX name.
   size_t num_outputs() const;
   const std::string& output_name(size_t i) const;
@@ -60,6 +64,7 @@ class Runner {
   std::unique_ptr<runtime::Program> program_;
   std::unique_ptr<runtime::Method> method_;
   std::map<std::string, size_t> by_name_;
+  std::string bound_;  // The bound sample's path, for messages.
 };
 
 /// A float range.
@@ -113,8 +118,26 @@ std::vector<std::string> calibration_candidates(const onnx::ModelProto& model, c
 /// Rewrites `model` as ONNX Runtime's QDQ quantizer does (quantize.h).
 /// `ranges`: the calibrated range of every float32 activation (a tensor
 /// absent from it is not float32, or not computed, and is left alone).
+/// Nodes named in `keep_float`, and those whose first output is in
+/// `keep_writing` (nodes without a name too), stay float32.
 QdqModel rewrite_qdq(const onnx::ModelProto& model, const std::map<std::string, Range>& ranges,
-                     const std::set<std::string>& keep_float);
+                     const std::set<std::string>& keep_float, const std::set<std::string>& keep_writing = {});
+
+/// The measured layers (measure.cpp): each Conv, Gemm and MatMul node of
+/// `q.model` that reads a DequantizeLinear, timed as a one-layer model in
+/// float32 (from `float_model`, with a Relu or Clip the rewrite folded
+/// into it) and in its QDQ form (from `q.model`: uint8 in, the node between
+/// its DequantizeLinear and QuantizeLinear, uint8 out), both compiled by
+/// edgec for this CPU (the process's ISA) with `backends` and run on one
+/// thread. `shapes`: the shape of every activation the layers read, from a
+/// calibration run.
+struct Measurement {
+  std::vector<LayerTiming> layers;
+  /// The first output, in `float_model`, of each node to leave float32.
+  std::set<std::string> keep_writing;
+};
+Measurement measure_layers(const onnx::ModelProto& float_model, const QdqModel& q,
+                           const std::map<std::string, std::vector<int64_t>>& shapes, const Options& options);
 
 /// The model's default-domain opset.
 int64_t default_opset(const onnx::ModelProto& model);

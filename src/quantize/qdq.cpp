@@ -125,8 +125,8 @@ struct Bias {
 class Rewriter {
  public:
   Rewriter(const onnx::ModelProto& model, const std::map<std::string, Range>& ranges,
-           const std::set<std::string>& keep_float)
-      : ranges_(ranges), keep_float_(keep_float) {
+           const std::set<std::string>& keep_float, const std::set<std::string>& keep_writing)
+      : ranges_(ranges), keep_float_(keep_float), keep_writing_(keep_writing) {
     out_.model = model;
     graph_ = out_.model.mutable_graph();
     for (const auto& i : graph_->input()) graph_inputs_.insert(i.name());
@@ -195,7 +195,9 @@ class Rewriter {
   void visit(size_t index) {
     onnx::NodeProto& n = nodes_[index];
     const auto kind = kind_of(n);
-    if (!kind || (!n.name().empty() && keep_float_.count(n.name())) || n.output_size() < 1) return;
+    if (!kind || (!n.name().empty() && keep_float_.count(n.name())) || n.output_size() < 1 ||
+        keep_writing_.count(n.output(0)))
+      return;
     const std::string in0 = n.input_size() > 0 ? n.input(0) : "", out0 = n.output(0);
     const size_t marked_before = marks_.size() + biases_.size();
     std::string layer_tensor = out0, op_type = n.op_type();
@@ -492,6 +494,7 @@ class Rewriter {
 
   const std::map<std::string, Range>& ranges_;
   const std::set<std::string>& keep_float_;
+  const std::set<std::string>& keep_writing_;
   QdqModel out_;
   onnx::GraphProto* graph_ = nullptr;
   std::set<std::string> graph_inputs_, graph_outputs_, names_, dropped_;
@@ -534,8 +537,8 @@ std::vector<std::string> calibration_candidates(const onnx::ModelProto& model,
 }
 
 QdqModel rewrite_qdq(const onnx::ModelProto& model, const std::map<std::string, Range>& ranges,
-                     const std::set<std::string>& keep_float) {
-  return Rewriter(model, ranges, keep_float).run();
+                     const std::set<std::string>& keep_float, const std::set<std::string>& keep_writing) {
+  return Rewriter(model, ranges, keep_float, keep_writing).run();
 }
 
 }  // namespace edgec::quantize::detail

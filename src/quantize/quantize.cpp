@@ -1,10 +1,13 @@
 // quantize_model (quantize.h): reads the float model, raises an old opset
 // to 13, turns Constant nodes into initializers (so that a weight given as
 // a Constant is quantized as one), calibrates on the calibration files but
-// the held-back ones, rewrites the model as QDQ (qdq.cpp), and compares the
-// quantized model with the float one on the held-back files, both
-// compiled and run by edgec.
+// the held-back ones, rewrites the model as QDQ (qdq.cpp), times each
+// Conv / Gemm / MatMul layer in float32 and int8 on this CPU and rewrites
+// it again with those not faster in int8 left float32 (measure.cpp), and
+// compares the quantized model with the float one on the held-back files,
+// both compiled and run by edgec.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -12,6 +15,7 @@
 
 #include "base/diagnostic.h"
 #include "frontends/onnx/opsets.h"
+#include "kernels/isa.h"
 #include "quantize/internal.h"
 
 namespace edgec::quantize {
@@ -221,13 +225,22 @@ Result quantize_model(const std::string& model_path, const std::string& calibrat
   Runner float_runner(model, computed, model_path, flags, options.backends);
   detail::RangeCollector collector(options);
   const std::set<std::string> wanted(candidates.begin(), candidates.end());
+  // The shapes of the first sample's tensors, for the per-layer measurement.
+  std::map<std::string, std::vector<int64_t>> shapes;
   for (const auto& file : calibrate) {
     const Sample sample = file == first.path ? first : detail::read_sample(file);
     float_runner.run(sample);
-    for (size_t i = 0; i < float_runner.num_outputs(); ++i)
-      if (wanted.count(float_runner.output_name(i))) collector.add(float_runner.output_name(i), float_runner.output(i));
+    for (size_t i = 0; i < float_runner.num_outputs(); ++i) {
+      const Tensor& t = float_runner.output(i);
+      if (!wanted.count(float_runner.output_name(i))) continue;
+      collector.add(float_runner.output_name(i), t);
+      shapes.try_emplace(float_runner.output_name(i), t.shape().begin(), t.shape().end());
+    }
     for (const auto& a : sample.arrays)
-      if (wanted.count(a.name)) collector.add(a.name, a.view());
+      if (wanted.count(a.name)) {
+        collector.add(a.name, a.view());
+        shapes.try_emplace(a.name, a.shape);
+      }
   }
   std::map<std::string, Range> ranges;
   for (const auto& c : candidates)
@@ -238,9 +251,24 @@ Result quantize_model(const std::string& model_path, const std::string& calibrat
       ranges[node.output(0)] = Range{0.0f, 1.0f};
 
   detail::QdqModel q = detail::rewrite_qdq(model, ranges, keep);
+  // Layers not faster in int8 on this CPU stay float32 (measure.cpp).
   Result result;
-  if (!q.model.SerializeToString(&result.model)) throw CompileError(model_path + ": cannot serialize the quantized model");
   Report& report = result.report;
+  report.measure_margin = options.measure_margin;
+  report.isa = isa_name(kernel_isa());
+  if (!options.measure) {
+    report.measure_reason = "turned off (--no-measure)";
+  } else {
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::Measurement m = detail::measure_layers(model, q, shapes, options);
+    report.measure_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    report.measured = true;
+    for (const auto& t : m.layers)
+      if (!t.int8) report.kept_slower.push_back(t.name);
+    report.timings = std::move(m.layers);
+    if (!m.keep_writing.empty()) q = detail::rewrite_qdq(model, ranges, keep, m.keep_writing);
+  }
+  if (!q.model.SerializeToString(&result.model)) throw CompileError(model_path + ": cannot serialize the quantized model");
   report.model = model_path;
   report.method = options.method == Calibration::MinMax ? "minmax" : "percentile=" + [&] {
     std::string s = std::to_string(options.percentile);

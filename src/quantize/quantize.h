@@ -58,6 +58,14 @@ struct Options {
   driver::ImportFlags import_flags;
   /// The --backends list for the programs calibration and the report run.
   std::string backends;
+  /// Whether to time each Conv / Gemm / MatMul layer in float32 and in
+  /// int8 on this CPU and leave it float32 unless int8 is faster by
+  /// `measure_margin` (int8 time <= (1 - margin) * float32 time); the
+  /// measurement (measure.cpp) takes about `measure_budget_ms` per distinct
+  /// layer shape, and at least three timed runs of each form.
+  bool measure = true;
+  double measure_margin = 0.10;
+  double measure_budget_ms = 30;
 };
 
 /// One output or layer, the quantized model against the float one over
@@ -72,6 +80,24 @@ struct Comparison {
   double relative_error = 0;
 };
 
+/// One Conv / Gemm / MatMul layer timed as a one-layer model in float32
+/// and in int8 on the running CPU (Options::measure).
+struct LayerTiming {
+  std::string name;     // The node's name, or its output tensor's.
+  std::string op_type;  // "Conv", or "Conv+Relu" with a folded activation.
+  /// Layers of the same operator, attributes and shapes are timed once:
+  /// the first one's name ("" for the one timed).
+  std::string same_as;
+  bool measured = false;
+  std::string reason;  // When not measured: why (the layer stays int8).
+  /// Median milliseconds of one run of each one-layer model, over `runs`
+  /// timed runs each, the two forms alternating.
+  double float_ms = 0, int8_ms = 0;
+  int64_t runs = 0;
+  /// The decision: int8, or left float32 as int8 is not faster by the margin.
+  bool int8 = true;
+};
+
 struct Report {
   std::string model, method;
   int64_t calibration_samples = 0, holdout_samples = 0;
@@ -79,6 +105,14 @@ struct Report {
   std::map<std::string, int64_t> quantized_ops;
   int64_t quantize_linear = 0, dequantize_linear = 0, int8_weights = 0;
   std::vector<std::string> kept_float;
+  /// The per-layer measurement (Options::measure): whether it ran (else
+  /// `measure_reason`), on which instruction set, with which margin, each
+  /// layer's times and decision, and the layers left float32 by it.
+  bool measured = false;
+  std::string measure_reason, isa;
+  double measure_margin = 0, measure_seconds = 0;
+  std::vector<LayerTiming> timings;
+  std::vector<std::string> kept_slower;
   /// Whether the float and quantized models were compared; else `reason`.
   bool compared = false;
   std::string reason;

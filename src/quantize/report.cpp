@@ -1,7 +1,8 @@
-// The quantizer's report (quantize.h): what was quantized, and how far the
-// quantized model is from the float one on the held-back samples, per
-// output and for the layers that lose most; as text and as JSON. Also the
-// --method option's parsing.
+// The quantizer's report (quantize.h): what was quantized, each layer's
+// float32 and int8 times on this CPU and the decision taken from them, and
+// how far the quantized model is from the float one on the held-back
+// samples, per output and for the layers that lose most; as text and as
+// JSON. Also the --method option's parsing.
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -96,6 +97,30 @@ nlohmann::ordered_json report_json(const Report& r) {
   for (const auto& [op, n] : r.quantized_ops) ops[op] = n;
   j["quantized_nodes"] = ops;
   j["kept_float"] = r.kept_float;
+  nlohmann::ordered_json m;
+  m["measured"] = r.measured;
+  if (!r.measured) m["reason"] = r.measure_reason;
+  m["isa"] = r.isa;
+  m["threads"] = 1;
+  m["margin"] = r.measure_margin;
+  m["seconds"] = r.measure_seconds;
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (const auto& t : r.timings) {
+    nlohmann::ordered_json l;
+    l["name"] = t.name;
+    l["op_type"] = t.op_type;
+    l["measured"] = t.measured;
+    if (!t.measured) l["reason"] = t.reason;
+    if (!t.same_as.empty()) l["same_as"] = t.same_as;
+    l["float_ms"] = t.float_ms;
+    l["int8_ms"] = t.int8_ms;
+    l["runs"] = t.runs;
+    l["decision"] = t.int8 ? "int8" : "float32";
+    layers.push_back(l);
+  }
+  m["layers"] = layers;
+  m["kept_float"] = r.kept_slower;
+  j["measurement"] = m;
   j["quantize_linear"] = r.quantize_linear;
   j["dequantize_linear"] = r.dequantize_linear;
   j["int8_weights"] = r.int8_weights;
@@ -107,9 +132,9 @@ nlohmann::ordered_json report_json(const Report& r) {
   for (const auto& c : r.outputs) outs.push_back(comparison_json(c, false));
   j["outputs"] = outs;
   j["layers_compared"] = r.layers_compared;
-  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  for (const auto& c : r.worst_layers) layers.push_back(comparison_json(c, true));
-  j["worst_layers"] = layers;
+  nlohmann::ordered_json worst = nlohmann::ordered_json::array();
+  for (const auto& c : r.worst_layers) worst.push_back(comparison_json(c, true));
+  j["worst_layers"] = worst;
   return j;
 }
 
@@ -129,6 +154,29 @@ std::string report_text(const Report& r) {
     s << "  kept float32 (--keep-float):";
     for (const auto& k : r.kept_float) s << " " << k;
     s << "\n";
+  }
+  if (!r.measured) {
+    s << "  layers not timed: " << r.measure_reason << "\n";
+  } else if (!r.timings.empty()) {
+    int64_t timed = 0;
+    for (const auto& t : r.timings) timed += t.measured && t.same_as.empty();
+    s << "int8 vs float32 per layer on this CPU (" << r.isa << ", 1 thread; " << timed << " distinct layer(s) timed "
+      << "in " << fixed(r.measure_seconds, 1) << " s; a layer stays int8 when its int8 time is at most "
+      << fixed(100 * (1 - r.measure_margin), 0) << "% of its float32 time):\n";
+    for (const auto& t : r.timings) {
+      s << "  " << t.name << " (" << t.op_type << "): ";
+      if (!t.measured) {
+        s << "not timed (" << t.reason << ") -> int8\n";
+        continue;
+      }
+      s << "float32 " << fixed(t.float_ms, 4) << " ms, int8 " << fixed(t.int8_ms, 4) << " ms ("
+        << fixed(t.int8_ms / t.float_ms, 2) << "x) -> " << (t.int8 ? "int8" : "float32");
+      if (!t.same_as.empty()) s << " (timed as " << t.same_as << ")";
+      s << "\n";
+    }
+    s << "  kept float32 as int8 is not faster here: ";
+    if (r.kept_slower.empty()) s << "none\n";
+    else s << r.kept_slower.size() << " layer(s)\n";
   }
   if (!r.compared) {
     s << "not compared with the float model: " << r.reason << "\n";

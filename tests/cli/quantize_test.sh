@@ -19,6 +19,15 @@
 #   - edgec's report compares the two models, both compiled by edgec, with
 #     cosine >= 0.99 per output, and lists the layers that lose most;
 #   - --keep-float leaves the named Conv in float32;
+#   - the per-layer measurement (on by default, --no-measure turns it
+#     off): with EDGEC_ISA=avx2 (oneDNN's slow reference int8 path) every
+#     Conv of act stays float32, its report line giving both times; on the
+#     machine's best ISA the report lists every Conv/Gemm/MatMul layer the
+#     quantizer would quantize with its float32 and int8 times and a
+#     decision that follows them (int8 iff int8 <= 90% of float32; which way
+#     it goes is not asserted, CPUs differ), and the model written is
+#     exactly the --no-measure one with those float32 layers given to
+#     --keep-float (same bytes), the kept layers reading float32 weights;
 #   - edgec compile --quantize int8 compiles the quantized model, whose
 #     outputs have cosine >= 0.99 against ONNX Runtime's of the float one;
 #   - usage errors: a missing folder, an npz without an input, an unknown
@@ -59,15 +68,15 @@ for k in range(n):
 EOF
 }
 
-# check_qdq FLOAT.onnx QDQ.onnx CALDIR REPORT.json [KEPT_NODE]: the checks
-# above on one quantized model.
+# check_qdq FLOAT.onnx QDQ.onnx CALDIR REPORT.json [KEPT_NODES]: the checks
+# above on one quantized model (KEPT_NODES: comma-separated, left float32).
 check_qdq() {
   $py - "$@" "$node_modules" "$root/models" <<'EOF'
 import glob, json, os, sys
 import numpy as np, onnx
 from onnx import numpy_helper
 fmodel, qmodel, cal, report = sys.argv[1:5]
-kept = sys.argv[5] if len(sys.argv) == 8 else None
+kept = set(sys.argv[5].split(",")) if len(sys.argv) == 8 and sys.argv[5] else set()
 node_modules, models = sys.argv[-2:]
 sys.path.insert(0, models)
 from check_ort import run_ort
@@ -119,14 +128,18 @@ def scale_of(dq):
     return qi[dq.input[1]]
 
 quantized_ops = {"Conv", "Gemm", "MatMul", "Add", "Mul", "Concat"}
-seen_kept = False
+seen_kept = set()
 for n in q.graph.node:
     if n.op_type not in quantized_ops:
         continue
-    if kept and n.name == kept:
-        seen_kept = True
-        if dq_of(n.input[1]) or n.input[1] not in qi or qi[n.input[1]].dtype != np.float32:
-            problems.append(f"{n.name}: kept float by --keep-float, but its weight is not a float32 initializer")
+    if n.name in kept:
+        seen_kept.add(n.name)
+        # Its weights are the float model's float32 initializers, read
+        # directly; no constant reaches it through a DequantizeLinear.
+        for i in n.input:
+            d = dq_of(i)
+            if (d is not None and d.input[0] in qi) or (i in fw and (i not in qi or qi[i].dtype != np.float32)):
+                problems.append(f"{n.name}: kept float32, but its input '{i}' is not a float32 initializer")
         continue
     for i in n.input:
         if i in qi and qi[i].dtype == np.float32 and i in fw:
@@ -178,8 +191,8 @@ for n in q.graph.node:
         b = fw[n.input[2]]
         if np.abs(qb.astype(np.float64) * bs - b).max() > 0.5 * bs.max() * 1.001:
             problems.append(f"{n.name}: int32 bias off the float one by more than half a step")
-if kept and not seen_kept:
-    problems.append(f"the node kept float, {kept}, is not in the quantized model")
+if kept - seen_kept:
+    problems.append(f"the nodes kept float, {sorted(kept - seen_kept)}, are not in the quantized model")
 
 # ONNX Runtime 1.30 on the held-back files.
 with open(os.path.join(node_modules, "onnxruntime-node", "package.json")) as fp:
@@ -225,17 +238,142 @@ sys.exit(1 if problems else 0)
 EOF
 }
 
+# check_measure REPORT.json QDQ.onnx REFERENCE.onnx REPORT.txt KEPT.txt [OP]:
+# the measurement in REPORT.json against the model written (QDQ.onnx) and
+# the --no-measure one (REFERENCE.onnx); the layers left float32 go to
+# KEPT.txt, comma-separated. With OP, every layer of that operator must
+# have been timed and left float32.
+check_measure() {
+  $py - "$@" <<'EOF'
+import json, math, sys
+import onnx
+report, qmodel, refmodel, text, kept_out = sys.argv[1:6]
+must_float = sys.argv[6] if len(sys.argv) > 6 else None
+problems = []
+r = json.load(open(report))["measurement"]
+q, ref = onnx.load(qmodel), onnx.load(refmodel)
+text = open(text).read().splitlines()
+
+def producers(m):
+    return {o: n for n in m.graph.node for o in n.output}
+
+# The layers the quantizer quantizes without the measurement: every
+# Conv/Gemm/MatMul of the --no-measure model that reads a DequantizeLinear.
+rp = producers(ref)
+expected = [n.name for n in ref.graph.node if n.op_type in ("Conv", "Gemm", "MatMul")
+            and any(i in rp and rp[i].op_type == "DequantizeLinear" for i in n.input)]
+layers = r["layers"]
+if not r["measured"]:
+    problems.append(f"not measured: {r.get('reason')}")
+if [l["name"] for l in layers] != expected:
+    problems.append(f"the report lists {len(layers)} layers, the quantizer quantizes {len(expected)}: "
+                    f"{sorted(set(expected) ^ {l['name'] for l in layers})[:5]}")
+margin = r["margin"]
+if not 0 <= margin < 1:
+    problems.append(f"margin {margin}")
+by_name = {l["name"]: l for l in layers}
+qi = {t.name: t for t in q.graph.initializer}
+qp = producers(q)
+kept = []
+timed = 0
+for l in layers:
+    name, d = l["name"], l["decision"]
+    if not l["measured"]:
+        # Only a layer of constants is not timed (compiling folds it).
+        if not l.get("reason") or d != "int8":
+            problems.append(f"{name}: not timed, reason {l.get('reason')!r}, decision {d}")
+    else:
+        f, i = l["float_ms"], l["int8_ms"]
+        if not (f > 0 and i > 0 and math.isfinite(f) and math.isfinite(i)) or l["runs"] < 3:
+            problems.append(f"{name}: times {f} / {i} ms over {l['runs']} runs")
+        want = "int8" if i <= (1 - margin) * f else "float32"
+        if d != want:
+            problems.append(f"{name}: float32 {f} ms, int8 {i} ms, decision {d}, expected {want}")
+        if "same_as" in l:
+            first = by_name.get(l["same_as"])
+            if first is None or "same_as" in first or (first["float_ms"], first["int8_ms"]) != (f, i):
+                problems.append(f"{name}: timed as {l['same_as']}, whose times differ")
+        else:
+            timed += 1
+            print(f"  {name} ({l['op_type']}): float32 {f:.4f} ms, int8 {i:.4f} ms -> {d}")
+    if must_float and l["op_type"].split("+")[0] == must_float and (d != "float32" or not l["measured"]):
+        problems.append(f"{name} ({l['op_type']}): expected to stay float32 on this ISA, decision {d}")
+    line = [s for s in text if s.startswith(f"  {name} (") and " -> " in s]
+    if len(line) != 1 or not (line[0].endswith(f"-> {d}") or f"-> {d} (timed as" in line[0]):
+        problems.append(f"{name}: the printed report does not give its decision {d}: {line}")
+    # The model written follows the decision: a float32 layer reads no
+    # constant through a DequantizeLinear (its weights stay float32, as in
+    # the float model), an int8 one reads its weights through them and its
+    # output goes to a QuantizeLinear.
+    node = [n for n in q.graph.node if n.name == name]
+    if len(node) != 1:
+        problems.append(f"{name}: not in the quantized model")
+        continue
+    n = node[0]
+    from_const = [i for i in n.input if i in qp and qp[i].op_type == "DequantizeLinear" and qp[i].input[0] in qi]
+    float_weights = [i for i in n.input if i in qi and qi[i].data_type == onnx.TensorProto.FLOAT]
+    out_q = [m.op_type for m in q.graph.node if n.output[0] in m.input] == ["QuantizeLinear"]
+    if d == "float32":
+        kept.append(name)
+        if from_const or not (float_weights or n.op_type == "MatMul"):
+            problems.append(f"{name}: left float32, but reads {from_const} through DequantizeLinear")
+    elif not (from_const or n.op_type == "MatMul") or float_weights or not out_q:
+        problems.append(f"{name}: int8, but reads float weights {float_weights} or its output is not quantized")
+print(f"  {len(layers)} layers, {timed} timed ({r['isa']}, {r['seconds']:.2f} s), {len(kept)} left float32")
+if must_float and not any(l["op_type"].startswith(must_float) for l in layers):
+    problems.append(f"no {must_float} layer measured")
+open(kept_out, "w").write(",".join(kept))
+for p in problems:
+    print("  " + p)
+sys.exit(1 if problems else 0)
+EOF
+}
+
 make_calibration "$fixtures/act.onnx" cal_act 10
 make_calibration "$fixtures/mlp.onnx" cal_mlp 10
 
-if "$edgec" quantize "$fixtures/act.onnx" --calibration cal_act -o act.qdq.onnx --report act.json >act.txt 2>&1; then
-  cat act.txt
-  check_qdq "$fixtures/act.onnx" act.qdq.onnx cal_act act.json || fail "act: the quantized model"
+# act without the measurement: every layer quantized.
+if "$edgec" quantize "$fixtures/act.onnx" --calibration cal_act -o act.all.onnx --no-measure \
+    --report act.all.json >act.all.txt 2>&1; then
+  cat act.all.txt
+  grep -q "layers not timed: turned off (--no-measure)" act.all.txt || fail "--no-measure: not said in the report"
+  check_qdq "$fixtures/act.onnx" act.all.onnx cal_act act.all.json || fail "act --no-measure: the quantized model"
+else
+  fail "edgec quantize act.onnx --no-measure: $(cat act.all.txt)"
+fi
+
+# act on the machine's best ISA: the layers not faster in int8 stay float32.
+if env -u EDGEC_ISA "$edgec" quantize "$fixtures/act.onnx" --calibration cal_act -o act.qdq.onnx \
+    --report act.json >act.txt 2>&1; then
+  grep -v "(timed as " act.txt
+  if check_measure act.json act.qdq.onnx act.all.onnx act.txt act.kept; then
+    kept=$(cat act.kept)
+    check_qdq "$fixtures/act.onnx" act.qdq.onnx cal_act act.json "$kept" || fail "act: the quantized model"
+    # The same model as --no-measure with the float32 layers kept by name.
+    "$edgec" quantize "$fixtures/act.onnx" --calibration cal_act -o act.same.onnx --no-measure \
+      ${kept:+--keep-float "$kept"} >same.txt 2>&1 || fail "edgec quantize --no-measure --keep-float: $(cat same.txt)"
+    cmp -s act.qdq.onnx act.same.onnx ||
+      fail "act: the measured model differs from --no-measure --keep-float with the layers it left float32"
+  else
+    fail "act: the measurement (best ISA)"
+  fi
 else
   fail "edgec quantize act.onnx: $(cat act.txt)"
 fi
+
+# act with oneDNN held to AVX2, where its int8 convolution is the exact,
+# slow reference implementation: every Conv stays float32.
+if EDGEC_ISA=avx2 "$edgec" quantize "$fixtures/act.onnx" --calibration cal_act -o act.avx2.onnx --holdout 0 \
+    --report act.avx2.json >avx2.txt 2>&1; then
+  grep -q "int8 vs float32 per layer on this CPU (avx2, " avx2.txt || fail "EDGEC_ISA=avx2: the report names no ISA"
+  check_measure act.avx2.json act.avx2.onnx act.all.onnx avx2.txt avx2.kept Conv ||
+    fail "act: the measurement with EDGEC_ISA=avx2"
+else
+  fail "EDGEC_ISA=avx2 edgec quantize act.onnx: $(cat avx2.txt)"
+fi
+
 if "$edgec" quantize "$fixtures/mlp.onnx" --calibration cal_mlp -o mlp.qdq.onnx --method percentile=99.9 \
-    --report mlp.json >mlp.txt 2>&1; then
+    --no-measure --report mlp.json >mlp.txt 2>&1; then
   cat mlp.txt
   grep -q "percentile=99.9 calibration" mlp.txt || fail "mlp: the report does not name the percentile method"
   check_qdq "$fixtures/mlp.onnx" mlp.qdq.onnx cal_mlp mlp.json || fail "mlp: the quantized model"
@@ -246,7 +384,7 @@ fi
 # --keep-float: the first Conv of act stays float32.
 conv=$($py -c "import onnx,sys; print(next(n.name for n in onnx.load(sys.argv[1]).graph.node if n.op_type == 'Conv'))" \
   "$fixtures/act.onnx")
-if "$edgec" quantize "$fixtures/act.onnx" --calibration cal_act -o kept.onnx --keep-float "$conv" \
+if "$edgec" quantize "$fixtures/act.onnx" --calibration cal_act -o kept.onnx --keep-float "$conv" --no-measure \
     --report kept.json >kept.txt 2>&1; then
   grep -q "kept float32 (--keep-float): $conv" kept.txt || fail "--keep-float: the report does not name $conv"
   check_qdq "$fixtures/act.onnx" kept.onnx cal_act kept.json "$conv" || fail "--keep-float $conv"
@@ -284,8 +422,10 @@ fi
 expect_error 2 60 "--quantize: expected int8, got 'int4'" \
   compile "$fixtures/act.onnx" --quantize int4 --calibration cal_act -o x.edgec || true
 expect_error 2 60 "--quantize int8 needs --calibration DIR" compile "$fixtures/act.onnx" --quantize int8 -o x.edgec || true
-expect_error 2 60 "--calibration, --method and --keep-float apply with --quantize int8" \
+expect_error 2 60 "--calibration, --method, --keep-float and --no-measure apply with --quantize int8" \
   compile "$fixtures/act.onnx" --calibration cal_act -o x.edgec || true
+expect_error 2 60 "--calibration, --method, --keep-float and --no-measure apply with --quantize int8" \
+  compile "$fixtures/act.onnx" --no-measure -o x.edgec || true
 
 # Usage errors.
 expect_error 2 60 "--calibration 'nowhere' is not a folder" \

@@ -30,6 +30,7 @@ struct CompileOptions {
   std::string emit_ir;
   bool keep_qdq = false;
   std::string quantize, calibration, method = "minmax", keep_float;
+  bool no_measure = false;
 };
 
 // --quantize int8 --calibration DIR: the model quantized in memory as
@@ -47,6 +48,9 @@ std::unique_ptr<Program> compile_quantized(const CompileOptions& o, const LowerO
   options.report = false;
   options.import_flags = flags;
   options.backends = o.backends;
+  // Layers are timed on this CPU: not for a program of another target, nor
+  // when the QDQ pairs are kept as written (the timed int8 layers are fused).
+  options.measure = !o.no_measure && lower.target == kHostTarget && lower.fuse_qdq;
   const quantize::Result q = quantize::quantize_model(o.input, o.calibration, options);
   return driver::compile_onnx_bytes(std::as_bytes(std::span(q.model)), o.input + " (quantized)", lower, flags,
                                     o.backends);
@@ -83,8 +87,8 @@ void run_compile(const CompileOptions& o) {
   } else if (!o.shapes.empty() || !o.max_shapes.empty()) {
     flags.shapes[""];  // Refused for textual IR by compile_model, before the values are read.
   }
-  if (o.quantize.empty() && (!o.calibration.empty() || !o.keep_float.empty() || o.method != "minmax"))
-    throw UsageError("--calibration, --method and --keep-float apply with --quantize int8");
+  if (o.quantize.empty() && (!o.calibration.empty() || !o.keep_float.empty() || o.method != "minmax" || o.no_measure))
+    throw UsageError("--calibration, --method, --keep-float and --no-measure apply with --quantize int8");
   std::unique_ptr<Program> program = o.quantize.empty() ? driver::compile_model(o.input, lower, flags, o.backends)
                                                         : compile_quantized(o, lower, flags);
   std::string text;
@@ -142,6 +146,9 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--method", opts->method, "with --quantize: minmax (default) or percentile[=P] (see edgec quantize)");
   cmd->add_option("--keep-float", opts->keep_float,
                   "with --quantize: ONNX node names to leave in float32, comma-separated");
+  cmd->add_flag("--no-measure", opts->no_measure,
+                "with --quantize: quantize every Conv / Gemm / MatMul without timing it (by default one whose int8 "
+                "form is not at least 10% faster than float32 on this CPU stays float32; see edgec quantize)");
 }
 
 }  // namespace edgec::cli

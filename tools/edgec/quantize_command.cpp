@@ -1,7 +1,8 @@
 // `edgec quantize MODEL.onnx --calibration DIR -o OUT.onnx`: post-training
 // static quantization (src/quantize/quantize.h) into a QDQ ONNX model, with
 // a report of what it costs on held-back calibration samples (printed, and
-// with --report as JSON).
+// with --report as JSON). Layers not faster in int8 on this CPU stay
+// float32 (timed, unless --no-measure).
 #include <iostream>
 
 #include "commands.h"
@@ -22,6 +23,7 @@ struct QuantizeOptions {
   std::string report;
   std::string layers = "10";
   std::string backends;
+  bool no_measure = false;
 };
 
 void run_quantize(const QuantizeOptions& o) {
@@ -32,6 +34,7 @@ void run_quantize(const QuantizeOptions& o) {
   if (o.holdout_given) options.holdout = parse_integer("--holdout", o.holdout, 0, 1'000'000'000);
   options.worst_layers = parse_integer("--layers", o.layers, 0, 1'000'000'000);
   options.backends = o.backends;
+  options.measure = !o.no_measure;
   if (!o.report.empty() && o.report == o.output) throw UsageError("--report and -o name the same file, '" + o.output + "'");
   const quantize::Result result = quantize::quantize_model(o.input, o.calibration, options);
   std::vector<io::OutputFile> files{{o.output, std::as_bytes(std::span(result.model))}};
@@ -69,7 +72,12 @@ void add_quantize_command(CLI::App& app) {
   cmd->add_option("--layers", opts->layers, "how many of the layers that lose most the report lists (default 10)")
       ->type_name("INT");
   cmd->add_option("--backends", opts->backends,
-                  "backends for the programs calibration and the report run (as edgec compile's --backends)");
+                  "backends for the programs calibration, the per-layer timing and the report run (as edgec "
+                  "compile's --backends)");
+  cmd->add_flag("--no-measure", opts->no_measure,
+                "quantize every Conv / Gemm / MatMul without timing it; by default each is timed as a one-layer "
+                "model in float32 and in int8 on this CPU, and stays float32 unless its int8 form is at least 10% "
+                "faster (--keep-float still forces a layer float32)");
 }
 
 }  // namespace edgec::cli
