@@ -55,8 +55,20 @@ build: deps $(BUILD_DIR)/build.ninja
 # benchmark's smoke test (bench.models.smoke) also runs PyTorch on OpenBLAS
 # and measures peak memory with /usr/bin/time.
 TEST_PACKAGES := libopenblas0-pthread time
-test-deps:
+# zoo.quantized calibrates on scikit-image's sample photos: Debian's
+# python3-skimage unpacked into build/debian (its dependencies, scipy and
+# matplotlib among them, are not needed for the photos, so it is not
+# installed). The path is tests/CMakeLists.txt's EDGEC_SKIMAGE_DATA.
+SKIMAGE_DIR := build/debian/python3-skimage
+SKIMAGE_PHOTO := $(SKIMAGE_DIR)/usr/lib/python3/dist-packages/skimage/data/astronaut.png
+test-deps: $(SKIMAGE_PHOTO)
 	$(call install_packages,$(TEST_PACKAGES))
+$(SKIMAGE_PHOTO):
+	mkdir -p build/debian
+	cd build/debian && rm -f python3-skimage_*_all.deb && \
+	  { apt-get download python3-skimage || { apt-get update -q && apt-get download python3-skimage; }; }
+	rm -rf $(SKIMAGE_DIR) && dpkg-deb -x build/debian/python3-skimage_*_all.deb $(SKIMAGE_DIR)
+	test -f $@
 	@command -v node >/dev/null && command -v npm >/dev/null || $(MAKE) --no-print-directory node-deps
 node-deps:
 	$(call install_packages,nodejs npm)
