@@ -138,6 +138,11 @@ struct Measurement {
 };
 Measurement measure_layers(const onnx::ModelProto& float_model, const QdqModel& q,
                            const std::map<std::string, std::vector<int64_t>>& shapes, const Options& options);
+/// The whole float model against the quantized one, timed the same way on
+/// `sample` (LayerTiming's times, runs and measured; `reason` when either
+/// does not compile or run).
+LayerTiming time_models(const onnx::ModelProto& float_model, const onnx::ModelProto& quantized, const Sample& sample,
+                        const driver::ImportFlags& flags, const Options& options);
 
 /// The model's default-domain opset.
 int64_t default_opset(const onnx::ModelProto& model);

@@ -27,6 +27,10 @@
 // else it is left float32 (a layer left float32 between quantized
 // neighbours also pays a DequantizeLinear before it and a QuantizeLinear
 // after it; the margin covers those and the timing noise).
+//
+// time_models times the whole float and quantized models the same way
+// (ten layers' budget) on a held-back sample, for the report: what the
+// per-layer decisions add up to.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -331,6 +335,23 @@ Measurement measure_layers(const onnx::ModelProto& float_model, const QdqModel& 
     result.layers.push_back(std::move(t));
   }
   return result;
+}
+
+LayerTiming time_models(const onnx::ModelProto& float_model, const onnx::ModelProto& quantized, const Sample& sample,
+                        const driver::ImportFlags& flags, const Options& options) {
+  LayerTiming t;
+  t.name = sample.path;
+  try {
+    Runner f(float_model, {}, "the float32 model", flags, options.backends);
+    Runner q(quantized, {}, "the quantized model", flags, options.backends);
+    f.bind(sample);
+    q.bind(sample);
+    time_layer(f, q, 10 * options.measure_budget_ms / 1e3, t);
+  } catch (const CompileError& e) {
+    t.measured = false;
+    t.reason = e.what();
+  }
+  return t;
 }
 
 }  // namespace edgec::quantize::detail

@@ -289,6 +289,8 @@ Result quantize_model(const std::string& model_path, const std::string& calibrat
   if (!options.report) report.reason = "not asked for";
   else if (held.empty()) report.reason = "no calibration file is held back (--holdout 0)";
   else compare(model_path, model, q, float_runner, held, options, flags, report);
+  if (report.measured && !held.empty())
+    report.whole_model = detail::time_models(model, q.model, detail::read_sample(held.front()), flags, options);
   return result;
 }
 

@@ -113,6 +113,9 @@ struct Report {
   double measure_margin = 0, measure_seconds = 0;
   std::vector<LayerTiming> timings;
   std::vector<std::string> kept_slower;
+  /// The whole float32 and quantized models timed the same way on the
+  /// first held-back sample (with the report; `name` is the sample).
+  LayerTiming whole_model;
   /// Whether the float and quantized models were compared; else `reason`.
   bool compared = false;
   std::string reason;

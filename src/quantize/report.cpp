@@ -120,6 +120,16 @@ nlohmann::ordered_json report_json(const Report& r) {
   }
   m["layers"] = layers;
   m["kept_float"] = r.kept_slower;
+  if (r.measured && (r.whole_model.measured || !r.whole_model.reason.empty())) {
+    nlohmann::ordered_json w;
+    w["sample"] = r.whole_model.name;
+    w["measured"] = r.whole_model.measured;
+    if (!r.whole_model.measured) w["reason"] = r.whole_model.reason;
+    w["float_ms"] = r.whole_model.float_ms;
+    w["int8_ms"] = r.whole_model.int8_ms;
+    w["runs"] = r.whole_model.runs;
+    m["whole_model"] = w;
+  }
   j["measurement"] = m;
   j["quantize_linear"] = r.quantize_linear;
   j["dequantize_linear"] = r.dequantize_linear;
@@ -177,6 +187,12 @@ std::string report_text(const Report& r) {
     s << "  kept float32 as int8 is not faster here: ";
     if (r.kept_slower.empty()) s << "none\n";
     else s << r.kept_slower.size() << " layer(s)\n";
+    const LayerTiming& w = r.whole_model;
+    if (w.measured)
+      s << "  the whole model, timed the same way on " << w.name << ": float32 " << fixed(w.float_ms, 4)
+        << " ms, quantized " << fixed(w.int8_ms, 4) << " ms (" << fixed(w.int8_ms / w.float_ms, 2) << "x)\n";
+    else if (!w.reason.empty())
+      s << "  the whole model not timed: " << w.reason << "\n";
   }
   if (!r.compared) {
     s << "not compared with the float model: " << r.reason << "\n";

@@ -28,6 +28,8 @@
 #     it goes is not asserted, CPUs differ), and the model written is
 #     exactly the --no-measure one with those float32 layers given to
 #     --keep-float (same bytes), the kept layers reading float32 weights;
+#     the whole float and quantized models are timed too (no direction
+#     asserted either);
 #   - edgec compile --quantize int8 compiles the quantized model, whose
 #     outputs have cosine >= 0.99 against ONNX Runtime's of the float one;
 #   - usage errors: a missing folder, an npz without an input, an unknown
@@ -250,8 +252,18 @@ import onnx
 report, qmodel, refmodel, text, kept_out = sys.argv[1:6]
 must_float = sys.argv[6] if len(sys.argv) > 6 else None
 problems = []
-r = json.load(open(report))["measurement"]
+top = json.load(open(report))
+r = top["measurement"]
 q, ref = onnx.load(qmodel), onnx.load(refmodel)
+# With held-back files, the whole models are timed too.
+w = r.get("whole_model")
+if top["holdout_samples"] > 0:
+    if not w or not w["measured"] or not (w["float_ms"] > 0 and w["int8_ms"] > 0) or w["runs"] < 3:
+        problems.append(f"the whole models are not timed: {w}")
+    else:
+        print(f"  whole model: float32 {w['float_ms']:.4f} ms, quantized {w['int8_ms']:.4f} ms")
+elif w:
+    problems.append(f"the whole models timed without a held-back file: {w}")
 text = open(text).read().splitlines()
 
 def producers(m):
