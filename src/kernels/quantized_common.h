@@ -31,7 +31,26 @@ struct QuantDecls {
   /// quantize_linear's result dtype when it has no zero point (ONNX: u8).
   AttrDecl dtype = attr_dtype("dtype", DType::UInt8);
   AttrDecl groups = attr_int("groups", 1, AttrRule::Positive);
+  // Set by the onednn backend on the qlinear_conv / qlinear_matmul whose
+  // int8 weights it stores flat, in oneDNN's layout with its compensation
+  // (BackendCompiler::prepare_constants, docs/semantics.md §6.5): the
+  // weights' own shape, and the layout (oneDNN's dims, see
+  // backends/onednn/runtime_quant.cpp). Only that delegate reads such calls.
+  AttrDecl weights_shape = attr_ints("weights_shape");
+  AttrDecl weights_strides = attr_ints("weights_strides");
+  AttrDecl weights_blocks = attr_ints("weights_blocks");
+  AttrDecl weights_block_dims = attr_ints("weights_block_dims");
+  AttrDecl weights_extra = attr_ints("weights_extra");
 };
+
+/// A qlinear_conv / qlinear_matmul whose weights the onednn backend stored
+/// in its own layout (the weights_shape attribute): the portable kernels do
+/// not read that layout, and lowering never gives them such a call.
+inline Error refuse_stored_weights(std::string_view op, const Attrs& attrs) {
+  if (attrs.find("weights_shape") == nullptr) return Error::Ok;
+  return fail(Error::NotSupported, cat(op, ": the weights are stored in oneDNN's int8 layout (attribute weights_shape); "
+                                           "only the onednn delegate reads them"));
+}
 
 /// The dtypes a quantized tensor (and its zero point) may have.
 inline bool is_quant_dtype(DType d) { return d == DType::Int8 || d == DType::UInt8; }

@@ -473,6 +473,7 @@ Error qlinear_conv(KernelContext& ctx, std::span<const Tensor> inputs, const Att
                          "y_zero_point, bias?) and 1 output, got ",
                     inputs.size(), " inputs and ", outputs.size(), " outputs"));
   }
+  EDGEC_TRY(quant::refuse_stored_weights(kOp, attrs));
   QConv c;
   EDGEC_TRY(read_conv(kOp, inputs[0], inputs[3], attrs, c));
   QParams xp, yp;
@@ -535,7 +536,9 @@ std::span<const KernelEntry> quantized_conv_kernels() {
                 {"y_scale"},
                 {"y_zero_point"},
                 {"bias", OperandKind::Optional}},
-               {s.stride, s.padding, s.dilation, q.groups}, {DType::Int8, DType::UInt8}, 0,
+               {s.stride, s.padding, s.dilation, q.groups, q.weights_shape, q.weights_strides, q.weights_blocks,
+                q.weights_block_dims, q.weights_extra},
+               {DType::Int8, DType::UInt8}, 0,
                "quantized convolution, i32 bias, requantized to y_scale, y_zero_point (ONNX QLinearConv)"),
        qlinear_conv},
   };

@@ -94,6 +94,33 @@ void batch_offsets(const MatShape& s, int64_t bi, int64_t& a_off, int64_t& b_off
   }
 }
 
+/// With b unbatched (2-D, or batch dims of size 1) and a's batch dims laid
+/// out as one run of rows, a's batch and rows are one matrix: a [64, 1, 256]
+/// times b [256, 768] is one GEMM of 64 rows, not 64 of one row that each
+/// pack b again. Only with a's zero point per tensor (a per-row one is
+/// indexed by the row of one batch entry). The result's layout is the same.
+void fold_batch_into_rows(MatShape& s, int64_t a_zp_count) {
+  if (s.batch_count == 1 || s.a_vec || a_zp_count != 1) return;
+  bool row_free = s.M == 1;  // a single row's stride does not matter
+  int64_t row = s.a_row;
+  int64_t rows = s.M;
+  for (int i = s.batch_rank - 1; i >= 0; --i) {
+    if (s.batch[i] == 1) continue;
+    if (s.b_bstride[i] != 0) return;
+    if (row_free) {
+      row = s.a_bstride[i];
+      row_free = false;
+    } else if (s.a_bstride[i] != row * rows) {
+      return;
+    }
+    rows *= s.batch[i];
+  }
+  s.M = rows;
+  s.a_row = row;
+  s.batch_rank = 0;
+  s.batch_count = 1;
+}
+
 /// What one call computes: the operands, their zero points and, for
 /// qlinear_matmul, the requantization.
 struct QMatmul {
@@ -222,6 +249,7 @@ Error matmul_integer(KernelContext& ctx, std::span<const Tensor> inputs, const A
   if (inputs.size() > 3) {
     EDGEC_TRY(quant::read_qparams(kOp, "b", nullptr, &inputs[3], q.b->dtype, s.N, "column of b", q.b_zp));
   }
+  fold_batch_into_rows(s, q.a_zp.count);
   Tensor& y = outputs[0];
   EDGEC_TRY(check_output_dtype(kOp, y, DType::Int32));
   EDGEC_TRY(resize_output(kOp, y, {s.out.data(), static_cast<size_t>(s.out_rank)}));
@@ -229,8 +257,9 @@ Error matmul_integer(KernelContext& ctx, std::span<const Tensor> inputs, const A
   return Error::Ok;
 }
 
-Error qlinear_matmul(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs&, std::span<Tensor> outputs) {
+Error qlinear_matmul(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs, std::span<Tensor> outputs) {
   constexpr std::string_view kOp = "qlinear_matmul";
+  EDGEC_TRY(quant::refuse_stored_weights(kOp, attrs));
   EDGEC_TRY(check_arity(kOp, inputs, 8, outputs, 1));
   QMatmul q;
   q.a = &inputs[0];
@@ -248,6 +277,7 @@ Error qlinear_matmul(KernelContext& ctx, std::span<const Tensor> inputs, const A
   }
   EDGEC_TRY(quant::read_qparams(kOp, "y", &inputs[6], &inputs[7], out_dtype, -1, "", y_p));
   q.a_zp = a_p;
+  fold_batch_into_rows(s, a_p.count);
   q.b_zp = q.b_scale;
   q.requant = true;
   q.a_scale = a_p.scale_at(0);
@@ -269,6 +299,7 @@ Error qlinear_matmul(KernelContext& ctx, std::span<const Tensor> inputs, const A
 }  // namespace
 
 std::span<const KernelEntry> quantized_matmul_kernels() {
+  const quant::QuantDecls& q = declared<quant::QuantDecls>();
   static const KernelEntry kKernels[] = {
       {declare("matmul_integer", "quantized",
                {{"a"}, {"b"}, {"a_zero_point", OperandKind::Optional}, {"b_zero_point", OperandKind::Optional}}, {},
@@ -278,7 +309,8 @@ std::span<const KernelEntry> quantized_matmul_kernels() {
       {declare("qlinear_matmul", "quantized",
                {{"a"}, {"a_scale"}, {"a_zero_point"}, {"b"}, {"b_scale"}, {"b_zero_point"}, {"y_scale"},
                 {"y_zero_point"}},
-               {}, {DType::Int8, DType::UInt8}, 0,
+               {q.weights_shape, q.weights_strides, q.weights_blocks, q.weights_block_dims, q.weights_extra},
+               {DType::Int8, DType::UInt8}, 0,
                "quantized matmul requantized to y_scale, y_zero_point, numpy semantics (ONNX QLinearMatMul)"),
        qlinear_matmul},
   };

@@ -139,10 +139,31 @@ std::vector<TensorType> conv_integer_shape(const ShapeQuery& q) {
   return {out};
 }
 
+/// The weights' type: operand 3, or, where the onednn backend stored them
+/// flat in its own layout (attribute weights_shape, docs/semantics.md §6.5),
+/// an i8 of that shape, the operand being i8 [bytes] of at least its size.
+TensorType weights_of(const ShapeQuery& q) {
+  const TensorType& w = q.inputs[3];
+  const std::vector<int64_t>* shape = q.attrs.get_ints("weights_shape");
+  if (shape == nullptr) return w;
+  Dims dims;
+  int64_t n = 1;
+  for (int64_t d : *shape) {
+    if (d < 1 || d > (int64_t{1} << 40) / n) op_error(q.op, "expected weights_shape of positive dims");
+    dims.push_back(Dim::fixed(d));
+    n *= d;
+  }
+  const TensorType stored(DType::Int8, dims);
+  if (w.dtype != DType::Int8 || w.rank() != 1 || !w.dims[0].is_static() || w.dims[0].value < n)
+    op_error(q.op, "expected weights stored in oneDNN's layout (weights_shape of " + stored.str() +
+                       ") as i8 [bytes] of at least " + num(n) + " bytes, got " + w.str());
+  return stored;
+}
+
 std::vector<TensorType> qlinear_conv_shape(const ShapeQuery& q) {
   expect_inputs_between(q, 8, 9);
   const TensorType& x = q.inputs[0];
-  const TensorType& w = q.inputs[3];
+  const TensorType w = weights_of(q);
   const DType out_dtype = q.inputs[7].dtype;
   if (!is_quant(out_dtype)) op_error(q.op, "expected y_zero_point of dtype i8 or u8, got " + q.inputs[7].str());
   TensorType out = conv_result(q, x, w, out_dtype);
@@ -191,7 +212,7 @@ std::vector<TensorType> matmul_integer_shape(const ShapeQuery& q) {
 std::vector<TensorType> qlinear_matmul_shape(const ShapeQuery& q) {
   expect_inputs(q, 8);
   const TensorType& a = q.inputs[0];
-  const TensorType& b = q.inputs[3];
+  const TensorType b = weights_of(q);
   const DType out_dtype = q.inputs[7].dtype;
   if (!is_quant(out_dtype)) op_error(q.op, "expected y_zero_point of dtype i8 or u8, got " + q.inputs[7].str());
   const Dim* rows = nullptr;

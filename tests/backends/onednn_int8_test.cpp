@@ -451,5 +451,210 @@ TEST(OnednnInt8, VnniExactlyWhereTheCpuHasIt) {
   }
 }
 
+// ---- int8 weights stored in oneDNN's layout ---------------------------------------------------
+
+// The delegate's constant whose target starts with `prefix`, or end().
+Store::iterator constant_named(Program& delegate, const std::string& prefix) {
+  for (auto it = delegate.constants.begin(); it != delegate.constants.end(); ++it)
+    if (it->first.rfind(prefix, 0) == 0) return it;
+  return delegate.constants.end();
+}
+
+// The weights `w`: plain, or stored in oneDNN's layout ("w@onednn:...").
+Store::iterator weights_named(Program& delegate, const std::string& w) {
+  auto it = delegate.constants.find(w);
+  return it != delegate.constants.end() ? it : constant_named(delegate, w + "@onednn:");
+}
+
+// Points the delegate's weights `w` at `bytes` stored flat under `key`.
+void restore_weights(Program& d, const std::string& w, const std::string& key, std::vector<std::byte> bytes) {
+  auto old = weights_named(d, w);
+  ASSERT_NE(old, d.constants.end());
+  const TensorType type(DType::Int8, {Dim::fixed(static_cast<int64_t>(bytes.size()))});
+  const std::string old_key = old->first;
+  d.constants.erase(old);
+  d.constants[key] = TensorData{type, std::make_shared<const std::vector<std::byte>>(std::move(bytes))};
+  const std::vector<Node*> placeholders = d.graph.placeholders();
+  for (size_t i = 0; i < d.inputs.size(); ++i)
+    if (d.inputs[i].target == old_key) {
+      d.inputs[i].target = key;
+      placeholders[i]->result()->set_type(type);
+    }
+}
+
+// 32 x 16 x 3 x 3 weights as Ohwi, oneDNN's dims (O, I, h, w).
+void set_ohwi(Node* conv, std::vector<int64_t> extra) {
+  conv->attrs().set("weights_shape", std::vector<int64_t>{32, 16, 3, 3});
+  conv->attrs().set("weights_strides", std::vector<int64_t>{144, 1, 48, 16});
+  conv->attrs().set("weights_blocks", std::vector<int64_t>{});
+  conv->attrs().set("weights_block_dims", std::vector<int64_t>{});
+  conv->attrs().set("weights_extra", std::move(extra));
+}
+
+Node* first_call(Program& delegate, const std::string& op) {
+  for (Node* n : delegate.graph.calls())
+    if (n->op().find(op) != std::string::npos) return n;
+  return nullptr;
+}
+
+// An i8 source (oneDNN adds its s8s8 compensation to the weights) and a
+// u8 one with a zero point: where oneDNN runs VNNI, the compiler stores the
+// weights flat as i8 [the bytes of oneDNN's layout, compensation included]
+// under "w@onednn:<layout>+s8", the call says their shape and layout, the
+// row-major constant is gone, and init reads them in place; the results
+// are the portable kernel's (ties aside). Elsewhere oneDNN's reference
+// implementation reads plain weights, and nothing is stored.
+TEST(OnednnInt8, WeightsStoredInOnednnLayout) {
+  for (DType xdt : {DType::Int8, DType::UInt8}) {
+    ConvCase c = conv2d({1, 16, 9, 9}, 32, 3, 1, 1);
+    c.xdt = xdt;
+    c.x_zp = xdt == DType::Int8 ? -5 : 7;
+    c.y_zp = 3;
+    c.per_channel = true;
+    c.seed = 5;
+    SCOPED_TRACE(std::string("source ") + std::string(dtype_name(xdt)));
+    Built b = conv_program(c);
+    auto p = parse_program(b.ir.text({"y"}), "test.ir");
+    compile_program(*p, {}, "onednn");
+    ASSERT_EQ(p->delegates.size(), 1u);
+    Program& d = *p->delegates[0].program;
+    auto stored = constant_named(d, "w@onednn:");
+    Node* conv = first_call(d, "qlinear_conv");
+    ASSERT_NE(conv, nullptr);
+    if (!runtime::onednn::int8_vnni()) {
+      EXPECT_EQ(stored, d.constants.end());
+      EXPECT_EQ(d.constants.count("w"), 1u);
+      EXPECT_FALSE(conv->attrs().has("weights_shape"));
+    } else {
+      ASSERT_NE(stored, d.constants.end());
+      EXPECT_EQ(d.constants.count("w"), 0u);
+      EXPECT_EQ(stored->first.substr(stored->first.size() - 3), "+s8");
+      const TensorType& t = stored->second.type;
+      EXPECT_EQ(t.dtype, DType::Int8);
+      ASSERT_EQ(t.rank(), 1);
+      EXPECT_EQ(static_cast<size_t>(t.dims[0].value), stored->second.bytes->size());
+      // 32 x 16 x 3 x 3 weights, then an int32 compensation per output
+      // channel for an i8 source (and none needed for this u8 one).
+      if (xdt == DType::Int8) EXPECT_GT(t.dims[0].value, 32 * 16 * 9);
+      else EXPECT_GE(t.dims[0].value, 32 * 16 * 9);
+      ASSERT_NE(conv->attrs().get_ints("weights_shape"), nullptr);
+      EXPECT_EQ(*conv->attrs().get_ints("weights_shape"), (std::vector<int64_t>{32, 16, 3, 3}));
+      EXPECT_EQ(conv->input(3)->type().str(), t.str());
+    }
+    run_conv_case(c);
+  }
+}
+
+// The same for qlinear_matmul's weights (a u8 source with a zero point).
+TEST(OnednnInt8, MatmulWeightsStoredInOnednnLayout) {
+  Ir ir;
+  // N = 64: oneDNN's VNNI layout blocks N by 64; other N would be padded,
+  // and padded weights are not stored (runtime_quant.cpp).
+  std::vector<int64_t> bv(64 * 64);
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<int64_t>((i * 37) % 255) - 127;
+  ir.input("a", {10, 64}, 0.f, 255.f, DType::UInt8);
+  ir.float_constant("as", {}, {0.02f}).int_constant("az", DType::UInt8, {}, {120});
+  ir.int_constant("b", DType::Int8, {64, 64}, bv).float_constant("bs", {}, {0.003f});
+  ir.int_constant("bz", DType::Int8, {}, {0}).float_constant("ys", {}, {0.1f}).int_constant("yz", DType::UInt8, {}, {5});
+  ir.op("%y = edge.qlinear_matmul.default(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : u8[10, 64]");
+  bool stored = false;
+  const RunResult got = compile_and_run(ir, {"y"}, "onednn", 2, [&](Program& p) {
+    Program& d = *p.delegates.at(0).program;
+    stored = constant_named(d, "b@onednn:") != d.constants.end();
+    EXPECT_EQ(d.constants.count("b"), stored ? 0u : 1u);
+  });
+  EXPECT_EQ(stored, runtime::onednn::int8_vnni());
+  const RunResult want = compile_and_run(ir, {"y"}, "none");
+  // 0.02 * 0.003 / 0.1 = 0.0006: no product is a tie at these sizes.
+  EXPECT_EQ(got.outputs, want.outputs);
+}
+
+// A file made where oneDNN chose another layout (another ISA, or its
+// reference code): init reorders from the stored one, leaving its
+// compensation behind and making the chosen layout's anew. Here the stored
+// weights are rewritten as Ohwi (strides only, no blocks, no compensation),
+// their bytes permuted to match: bit for bit what the weights stored (or
+// reordered) as oneDNN chose here give.
+TEST(OnednnInt8, StoredWeightsInAnotherLayoutAreReordered) {
+  ConvCase c = conv2d({1, 16, 9, 9}, 32, 3, 1, 1);
+  c.xdt = DType::Int8;
+  c.x_zp = 4;
+  c.y_zp = 1;
+  c.seed = 9;
+  Built b = conv_program(c);
+  bool edited = false;
+  auto as_ohwi = [&](Program& p) {
+    Program& d = *p.delegates.at(0).program;
+    std::vector<std::byte> ohwi(32 * 16 * 9);
+    for (int o = 0; o < 32; ++o)
+      for (int i = 0; i < 16; ++i)
+        for (int k = 0; k < 9; ++k)
+          ohwi[static_cast<size_t>((o * 9 + k) * 16 + i)] =
+              static_cast<std::byte>(static_cast<int8_t>(b.wv[static_cast<size_t>((o * 16 + i) * 9 + k)]));
+    restore_weights(d, "w", "w@onednn:Acdb+s8", std::move(ohwi));
+    set_ohwi(first_call(d, "qlinear_conv"), {0, 0, 0});
+    edited = true;
+  };
+  const RunResult got = compile_and_run(b.ir, {"y"}, "onednn", 2, as_ohwi);
+  EXPECT_TRUE(edited);
+  const RunResult chosen = compile_and_run(b.ir, {"y"}, "onednn");
+  EXPECT_EQ(got.outputs, chosen.outputs);
+  const RunResult want = compile_and_run(b.ir, {"y"}, "none");
+  const std::vector<float> x = first_input(b.ir);
+  expect_equal_but_ties(got, want, c.y_zp, [&](int64_t e) { return conv_product(c, b, x, e); }, b.ir.text({"y"}));
+}
+
+// What init says about stored int8 weights that cannot be right (a crafted
+// or corrupt file): empty when init succeeds. The weights are made stored
+// (as Ohwi) whatever oneDNN chose here, then `edit` spoils them.
+std::string stored_int8_error(const std::function<void(Program& delegate, Node* conv)>& edit) {
+  ConvCase c = conv2d({1, 16, 9, 9}, 32, 3, 1, 1);
+  Built b = conv_program(c);
+  auto p = parse_program(b.ir.text({"y"}), "test.ir");
+  compile_program(*p, {}, "onednn");
+  Program& d = *p->delegates.at(0).program;
+  Node* conv = first_call(d, "qlinear_conv");
+  if (!conv) return "no qlinear_conv";
+  // Ohwi with oneDNN's s8s8 compensation per output channel, of the size
+  // oneDNN gives such a layout.
+  dnnl_memory_desc_t md = dnnl::memory::desc({32, 16, 3, 3}, dnnl::memory::data_type::s8,
+                                             dnnl::memory::dims{144, 1, 48, 16}).data;
+  md.extra.flags = dnnl_memory_extra_flag_compensation_conv_s8s8;
+  md.extra.compensation_mask = 1;
+  md.extra.scale_adjust = 1.f;
+  restore_weights(d, "w", "w@onednn:x", std::vector<std::byte>(dnnl::memory::desc(md).get_size()));
+  set_ohwi(conv, {1, 1, 0});
+  edit(d, conv);
+  AlignedBytes file(serialize_program(*p));
+  auto loaded = runtime::Program::load_from_bytes(file.span());
+  if (!loaded.ok()) return "load: " + error_detail();
+  auto m = runtime::Method::create(**loaded, 2);
+  if (m.ok()) return "";
+  return error_detail();
+}
+
+TEST(OnednnInt8, StoredWeightsLayoutIsChecked) {
+  auto expect = [](const std::string& got, const std::string& want) {
+    EXPECT_NE(got.find(want), std::string::npos) << "got: " << got << "\nwant: " << want;
+  };
+  EXPECT_EQ(stored_int8_error([](Program&, Node*) {}), "");
+  // A recurrent layer's compensation (flag 4): not a convolution's.
+  expect(stored_int8_error([](Program&, Node* conv) {
+           conv->attrs().set("weights_extra", std::vector<int64_t>{5, 1, 0});
+         }),
+         "with flags of oneDNN's compensations and scale adjustment only (1, 8, 2)");
+  // No compensation: the bytes are more than the layout's.
+  expect(stored_int8_error([](Program&, Node* conv) {
+           conv->attrs().set("weights_extra", std::vector<int64_t>{0, 0, 0});
+         }),
+         "stored weights layout of 4608 bytes for slot");
+  expect(stored_int8_error([](Program&, Node* conv) { conv->attrs().erase("weights_shape"); }),
+         "need the attribute weights_shape");
+  expect(stored_int8_error([](Program&, Node* conv) {
+           conv->attrs().set("weights_strides", std::vector<int64_t>{144, 1, 48, 1});
+         }),
+         "expected a dense layout");
+}
+
 }  // namespace
 }  // namespace edgec

@@ -8,7 +8,8 @@
 // The one machine-dependent part is how convolution weights are stored
 // (prepare_constants): init would reorder them into the blocked layout
 // oneDNN chooses, which costs a copy of every weight and fresh memory at
-// each load. The compiler builds the delegate once, as the runtime does on
+// each load. (The int8 weights of qlinear_conv and qlinear_matmul too,
+// with oneDNN's compensation: stored flat, see prepare_constants.) The compiler builds the delegate once, as the runtime does on
 // this machine, and stores each weight that only such convolutions read
 // (in this delegate, and no other program of the file) in the layout they
 // chose, saying it in the convolutions' attributes. On a
@@ -69,7 +70,8 @@ std::string layout_tag(const runtime::onednn::ChosenWeights& w) {
 }
 
 bool same_layout(const runtime::onednn::ChosenWeights& a, const runtime::onednn::ChosenWeights& b) {
-  return a.strides == b.strides && a.blocks == b.blocks && a.block_dims == b.block_dims;
+  return a.strides == b.strides && a.blocks == b.blocks && a.block_dims == b.block_dims &&
+         a.extra == b.extra && a.operand == b.operand;
 }
 
 }  // namespace
@@ -110,22 +112,36 @@ void OnednnCompiler::prepare_constants(Program& delegate, const std::set<std::st
     for (const Use& u : uses) {
       auto at = instruction_of.find(u.user);
       auto conv = at == instruction_of.end() ? convs.end() : convs.find(at->second);
-      all = all && u.input_index == 1 && conv != convs.end() && same_layout(*conv->second, first);
+      all = all && static_cast<size_t>(u.input_index) == first.operand && conv != convs.end() && same_layout(*conv->second, first);
     }
+    // int8 weights (qlinear_conv, qlinear_matmul) take oneDNN's
+    // compensation along: stored flat, as i8 [the bytes oneDNN's layout
+    // has], their own shape in the calls' weights_shape attribute.
+    const bool int8 = !first.extra.empty();
     auto plain = delegate.constants.find(spec.target);
     if (!all || plain == delegate.constants.end() || !plain->second.bytes ||
-        plain->second.bytes->size() != first.bytes.size())
+        (!int8 && plain->second.bytes->size() != first.bytes.size()))
       continue;
-    const std::string key = spec.target + "@onednn:" + layout_tag(first);
-    TensorData stored{plain->second.type, std::make_shared<const std::vector<std::byte>>(std::move(first.bytes))};
+    const TensorType plain_type = plain->second.type;
+    std::vector<int64_t> shape;
+    for (const Dim& d : plain_type.dims) shape.push_back(d.value);
+    const std::string key = spec.target + "@onednn:" + layout_tag(first) + (int8 ? "+s8" : "");
+    TensorType type = plain_type;
+    if (int8) type = TensorType(DType::Int8, {Dim::fixed(static_cast<int64_t>(first.bytes.size()))});
+    TensorData stored{type, std::make_shared<const std::vector<std::byte>>(std::move(first.bytes))};
     delegate.constants.erase(plain);
     delegate.constants[key] = std::move(stored);
     spec.target = key;
+    if (int8) placeholders[i]->result()->set_type(type);
     for (const Use& u : uses) {
       Attrs& a = u.user->attrs();
       a.set("weights_strides", first.strides);
       a.set("weights_blocks", first.blocks);
       a.set("weights_block_dims", first.block_dims);
+      if (int8) {
+        a.set("weights_shape", shape);
+        a.set("weights_extra", first.extra);
+      }
     }
   }
 }

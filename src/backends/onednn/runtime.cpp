@@ -739,12 +739,15 @@ Result<std::vector<ChosenWeights>> chosen_weight_layouts(std::span<const std::by
       const dnnl_memory_desc_t& m = r.layout.data;
       ChosenWeights c;
       c.instruction = r.instruction;
+      c.operand = r.operand;
       c.key = r.key;
       c.strides.assign(m.format_desc.blocking.strides, m.format_desc.blocking.strides + m.ndims);
       for (int b = 0; b < m.format_desc.blocking.inner_nblks; ++b) {
         c.blocks.push_back(m.format_desc.blocking.inner_blks[b]);
         c.block_dims.push_back(m.format_desc.blocking.inner_idxs[b]);
       }
+      if (m.data_type == dnnl_s8)
+        c.extra = {static_cast<int64_t>(m.extra.flags), m.extra.compensation_mask, m.extra.asymm_compensation_mask};
       c.bytes.assign(r.bytes, r.bytes + r.layout.get_size());
       chosen.push_back(std::move(c));
     }

@@ -22,6 +22,7 @@
 #include "runtime/delegate_geometry.h"
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
+#include "backends/onednn/runtime_quant.h"
 #include "backends/onednn/gemm_prepacked.h"
 #include "base/thread_cap.h"
 #include "kernels/gemm.h"
@@ -77,7 +78,7 @@ memory weights_arg(Ctx& c, int32_t w, const memory::desc& plain, const memory::d
   if (c.d.record && folded.empty() && c.in.op == "conv" && st.kind == SlotKind::Constant && !st.widened &&
       st.stored.is_zero() &&
       plain == md_of(plain.dims()) && storable(chosen, plain))
-    c.d.record->push_back({c.index, c.program.slots()[static_cast<size_t>(w)].key, chosen, at});
+    c.d.record->push_back({c.index, 1, c.program.slots()[static_cast<size_t>(w)].key, chosen, at});
   return dst;
 }
 
@@ -417,11 +418,27 @@ memory::dims conv_weights_dims(const std::vector<int64_t>& w, int64_t groups) {
   return dims;
 }
 
-memory::desc stored_weights_layout(const Instruction& in, const memory::dims& wdims) {
+memory::desc stored_weights_layout(const Instruction& in, const memory::dims& wdims, memory::data_type type) {
   const std::vector<int64_t>* strides = in.attrs.get_ints("weights_strides");
   const std::vector<int64_t>* blocks = in.attrs.get_ints("weights_blocks");
   const std::vector<int64_t>* block_dims = in.attrs.get_ints("weights_block_dims");
   const int n = static_cast<int>(wdims.size());
+  // int8 weights (runtime_quant.cpp) may have oneDNN's compensation after
+  // them (flags 1 and 8 of dnnl_memory_extra_flags_t) and flag its scale
+  // adjustment (2), always of 1 here: one of 0.5 changes the weights and
+  // is never stored.
+  const std::vector<int64_t>* extra = in.attrs.get_ints("weights_extra");
+  require(type == memory::data_type::s8 || !extra, "weights_extra is for int8 weights only");
+  constexpr uint64_t kCompensations = dnnl_memory_extra_flag_compensation_conv_s8s8 |
+                                      dnnl_memory_extra_flag_compensation_conv_asymmetric_src |
+                                      dnnl_memory_extra_flag_scale_adjust;
+  const int all_dims = (1 << std::min(n, DNNL_MAX_NDIMS)) - 1;
+  if (extra)
+    require(extra->size() == 3 && ((*extra)[0] & ~static_cast<int64_t>(kCompensations)) == 0 && (*extra)[1] >= 0 &&
+                (*extra)[1] <= all_dims && (*extra)[2] >= 0 && (*extra)[2] <= all_dims,
+            "stored weights extra " + shape_string(*extra) +
+                ": expected [flags, compensation mask, asymmetric compensation mask] with flags of oneDNN's "
+                "compensations and scale adjustment only (1, 8, 2) and masks over the weights' dims");
   require(strides && blocks && block_dims,
           "stored weights need the attributes weights_strides, weights_blocks and weights_block_dims (ints), "
           "some are missing or not ints");
@@ -465,11 +482,17 @@ memory::desc stored_weights_layout(const Instruction& in, const memory::dims& wd
   }
   dnnl_memory_desc_t md{};
   md.ndims = n;
-  md.data_type = dnnl_f32;
+  md.data_type = static_cast<dnnl_data_type_t>(type);
   md.format_kind = dnnl_blocked;
   for (int i = 0; i < n; ++i) {
     md.dims[i] = md.padded_dims[i] = wdims[static_cast<size_t>(i)];
     md.format_desc.blocking.strides[i] = (*strides)[static_cast<size_t>(i)];
+  }
+  md.extra.scale_adjust = 1.f;
+  if (extra) {
+    md.extra.flags = static_cast<uint64_t>((*extra)[0]);
+    md.extra.compensation_mask = static_cast<int>((*extra)[1]);
+    md.extra.asymm_compensation_mask = static_cast<int>((*extra)[2]);
   }
   md.format_desc.blocking.inner_nblks = static_cast<int>(blocks->size());
   for (size_t b = 0; b < blocks->size(); ++b) {
@@ -488,19 +511,30 @@ Error init_stored_weights(Delegate& d, const Program& p) {
       continue;
     const std::string what = "onednn: instruction " + std::to_string(i) + " (" + in.op + "): ";
     try {
-      require(in.op == "conv" && in.inputs.size() >= 2,
+      const bool quantized = in.op == "qlinear_conv" || in.op == "qlinear_matmul";
+      const size_t operand = stored_weights_operand(in.op);
+      require((in.op == "conv" || quantized) && in.inputs.size() > operand,
               "stored weights layout on a " + in.op + " with " + std::to_string(in.inputs.size()) +
-                  " operands: only a convolution's weights (operand 1) are stored so");
-      const int32_t w = in.inputs[1];
+                  " operands: only a convolution's weights (operand 1) are stored so, or those of a qlinear_conv "
+                  "or qlinear_matmul (operand 3)");
+      const int32_t w = in.inputs[operand];
       SlotState& st = d.slots.at(static_cast<size_t>(w));
       require(st.kind == SlotKind::Constant,
               "stored weights layout for slot " + std::to_string(w) +
                   ", which is not a constant (state may be replaced at load in its plain layout)");
-      const int64_t groups = edgec::onednn::declared_attr(in.op, "groups").int_value(in.attrs);
-      require(st.shape.size() >= 3 && groups >= 1 && st.shape[0] % groups == 0,
-              "stored weights of shape " + shape_string(st.shape) + " in " + std::to_string(groups) +
-                  " groups: expected rank 3 or more and groups dividing the first dim");
-      const memory::desc md = stored_weights_layout(in, conv_weights_dims(st.shape, groups));
+      memory::desc md;
+      if (quantized) {
+        require(st.dtype == DType::Int8 && st.shape.size() == 1,
+                "stored int8 weights in slot " + std::to_string(w) + " of " + std::string(dtype_name(st.dtype)) +
+                    shape_string(st.shape) + ": expected i8 [bytes]");
+        md = stored_weights_layout(in, stored_qlinear_weights_dims(in), memory::data_type::s8);
+      } else {
+        const int64_t groups = edgec::onednn::declared_attr(in.op, "groups").int_value(in.attrs);
+        require(st.shape.size() >= 3 && groups >= 1 && st.shape[0] % groups == 0,
+                "stored weights of shape " + shape_string(st.shape) + " in " + std::to_string(groups) +
+                    " groups: expected rank 3 or more and groups dividing the first dim");
+        md = stored_weights_layout(in, conv_weights_dims(st.shape, groups));
+      }
       require(md.get_size() == st.nbytes(), "stored weights layout of " + std::to_string(md.get_size()) +
                                                 " bytes for slot " + std::to_string(w) + " of " +
                                                 std::to_string(st.nbytes()) + " bytes: expected the same size");
@@ -524,7 +558,9 @@ Error init_stored_weights(Delegate& d, const Program& p) {
     for (int32_t reader : d.consumers[s]) {
       const Instruction& in = instructions[static_cast<size_t>(reader)];
       bool ok = says[static_cast<size_t>(reader)];
-      for (size_t k = 0; k < in.inputs.size() && ok; ++k) ok = (in.inputs[k] == static_cast<int32_t>(s)) == (k == 1);
+      const size_t operand = stored_weights_operand(in.op);
+      for (size_t k = 0; k < in.inputs.size() && ok; ++k)
+        ok = (in.inputs[k] == static_cast<int32_t>(s)) == (k == operand);
       if (!ok)
         return fail(Error::InvalidProgram, "onednn: instruction " + std::to_string(reader) + " (" + in.op +
                                                 ") reads slot " + std::to_string(s) +

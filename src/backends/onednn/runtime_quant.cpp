@@ -230,19 +230,67 @@ void pick_exact(PD& pd) {
     if (!pd.next_impl()) throw dnnl::error(dnnl_unimplemented, "no exact int8 implementation");
 }
 
-// Constant s8 weights (plain, dims `plain`) reordered once, now, into the
-// layout the primitive chose, with the compensation oneDNN asks for.
+// True when the file can store `chosen` as the weights' layout (the
+// compiler's prepare_constants; stored_weights_layout reads it back): s8,
+// blocked, other than plain, its only extras oneDNN's compensations and a
+// scale adjustment of 1 (oneDNN 2.6 flags one for an s8 source even with
+// VNNI; without VNNI it is 0.5, which halves the weights: then the bytes
+// are not the weights any more), and no padding: padded to its blocks, a small
+// layer's layout is mostly zeros (act's 8-channel 3x3 convolutions twice
+// their weights, its 3-channel stem 11 times), which the file need not
+// hold; such weights are reordered at init as before.
+bool storable(const memory::desc& chosen, const memory::desc& plain) {
+  const dnnl_memory_desc_t& m = chosen.data;
+  constexpr uint64_t kCompensations =
+      dnnl_memory_extra_flag_compensation_conv_s8s8 | dnnl_memory_extra_flag_compensation_conv_asymmetric_src;
+  constexpr uint64_t kScaleAdjust = dnnl_memory_extra_flag_scale_adjust;
+  if (m.format_kind != dnnl_blocked || m.data_type != dnnl_s8 || m.offset0 != 0 ||
+      (m.extra.flags & ~(kCompensations | kScaleAdjust)) || ((m.extra.flags & kScaleAdjust) && m.extra.scale_adjust != 1.f) ||
+      chosen == plain)
+    return false;
+  for (int i = 0; i < m.ndims; ++i)
+    if (m.padded_offsets[i] != 0 || m.padded_dims[i] != m.dims[i]) return false;
+  return true;
+}
+
+// Constant s8 weights reordered once, now, into the layout the primitive
+// chose, with the compensation oneDNN asks for; or, when the file stores
+// them in that layout already (SlotState::stored, compensation included),
+// read in place. Stored in another layout (a file made where oneDNN chose
+// differently: another ISA, or a reference implementation), the stored
+// weights are reordered from there, their compensation left behind and
+// made anew for the chosen layout. `plain` is their row-major layout.
 memory int8_weights(Ctx& c, int32_t w, const memory::desc& plain, const memory::desc& chosen) {
   const SlotState& st = c.d.slots.at(static_cast<size_t>(w));
-  require(c.is_constant(w) && st.dtype == DType::Int8 && st.ptr && st.nbytes() == plain.get_size(),
+  require(c.is_constant(w) && st.dtype == DType::Int8 && st.ptr &&
+              (st.stored.is_zero() ? st.nbytes() == plain.get_size() : st.nbytes() == st.stored.get().get_size()),
           "weights slot " + std::to_string(w) + " is not a constant i8 tensor of the weights' size");
-  memory from(plain, c.d.engine, st.ptr);
+  memory::desc from = plain;
+  if (!st.stored.is_zero()) {
+    if (st.stored == chosen) return memory(chosen, c.d.engine, st.ptr);
+    dnnl_memory_desc_t bare = st.stored.get().data;
+    bare.extra = dnnl_memory_extra_desc_t{};
+    bare.extra.scale_adjust = 1.f;
+    from = memory::desc(bare);
+  }
+  memory src(from, c.d.engine, st.ptr);
   std::byte* at = c.d.init_memory.allocate(chosen.get_size());
   if (!at) throw std::bad_alloc();
   memory to(chosen, c.d.engine, at);
-  reorder_at_init(c.d, from, to);
+  reorder_at_init(c.d, src, to);
   c.d.owned.push_back(to);
+  // For the compiler (chosen_weight_layouts): weights the file could store
+  // as oneDNN chose them here.
+  if (c.d.record && st.kind == SlotKind::Constant && st.stored.is_zero() && storable(chosen, plain))
+    c.d.record->push_back({c.index, 3, c.program.slots()[static_cast<size_t>(w)].key, chosen, at});
   return to;
+}
+
+// The weights' own shape (ONNX's): the weights_shape attribute where the
+// compiler stored them flat in oneDNN's layout, else their slot's.
+std::vector<int64_t> weights_shape(const Ctx& c, int32_t w) {
+  if (const std::vector<int64_t>* s = c.attrs().get_ints("weights_shape")) return *s;
+  return c.shape(w);
 }
 
 memory::dims to_dims(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
@@ -255,10 +303,29 @@ std::string step_name(std::string_view op, const dnnl::primitive_desc_base& pd) 
 
 bool int8_vnni() { return has_vnni(dnnl::get_effective_cpu_isa()); }
 
+size_t stored_weights_operand(std::string_view op) { return op == "qlinear_conv" || op == "qlinear_matmul" ? 3 : 1; }
+
+memory::dims stored_qlinear_weights_dims(const Instruction& in) {
+  const std::vector<int64_t>* shape = in.attrs.get_ints("weights_shape");
+  require(shape != nullptr, "stored int8 weights need the attribute weights_shape (ints)");
+  for (int64_t d : *shape) require(d >= 1, "weights_shape " + shape_string(*shape) + ": expected positive dims");
+  if (in.op == "qlinear_conv") {
+    const int64_t groups = edgec::onednn::declared_attr(in.op, "groups").int_value(in.attrs);
+    require(shape->size() >= 3 && shape->size() <= 5 && groups >= 1 && (*shape)[0] % groups == 0,
+            "stored weights of shape " + shape_string(*shape) + " in " + std::to_string(groups) +
+                " groups: expected rank 3 to 5 and groups dividing the first dim");
+    return conv_weights_dims(*shape, groups);
+  }
+  require(shape->size() >= 2, "stored matmul weights of shape " + shape_string(*shape) + ": expected rank 2 or more");
+  for (size_t i = 0; i + 2 < shape->size(); ++i)
+    require((*shape)[i] == 1, "stored matmul weights of shape " + shape_string(*shape) + ": expected batch dims of 1");
+  return {(*shape)[shape->size() - 2], shape->back()};
+}
+
 Error build_qlinear_conv(Ctx& c) {
   const int32_t x = c.input(0), w = c.input(3), y = c.output();
   const auto& xs = c.shape(x);
-  const auto& ws = c.shape(w);
+  const std::vector<int64_t> ws = weights_shape(c, w);
   const auto& ys = c.shape(y);
   require(xs.size() >= 3 && xs.size() <= 5 && ws.size() == xs.size() && ys.size() == xs.size(),
           "a qlinear_conv of input " + shape_string(xs) + ", weights " + shape_string(ws) + " and result " +
@@ -319,7 +386,7 @@ Error build_qlinear_conv(Ctx& c) {
 Error build_qlinear_matmul(Ctx& c) {
   const int32_t a = c.input(0), b = c.input(3), y = c.output();
   const auto& as = c.shape(a);
-  const auto& bs = c.shape(b);
+  const std::vector<int64_t> bs = weights_shape(c, b);
   const auto& ys = c.shape(y);
   require(as.size() >= 2 && bs.size() >= 2 && ys.size() == std::max(as.size(), bs.size()),
           "a qlinear_matmul of " + shape_string(as) + " and " + shape_string(bs) + " into " + shape_string(ys) +

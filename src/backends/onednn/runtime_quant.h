@@ -9,7 +9,10 @@
 #include <optional>
 #include <string>
 
+#include <oneapi/dnnl/dnnl.hpp>
+
 #include "runtime/call_view.h"
+#include "runtime/program.h"
 
 namespace edgec::runtime::onednn {
 struct Ctx;
@@ -41,5 +44,13 @@ Error build_qlinear_matmul(Ctx& c);
 /// are exact. Without it the delegate picks oneDNN's exact reference
 /// implementation (runtime_quant.cpp says why).
 bool int8_vnni();
+/// Which operand of `op` holds the weights the compiler may store in
+/// oneDNN's layout: 3 for qlinear_conv and qlinear_matmul, 1 for conv.
+size_t stored_weights_operand(std::string_view op);
+/// oneDNN's dims of the int8 weights a qlinear_conv or qlinear_matmul
+/// reads stored in oneDNN's layout, from its weights_shape attribute
+/// ((g,) O, I, k... for the convolution, K, N for the matmul); throws
+/// InvalidPayload when the attribute is missing or does not fit.
+dnnl::memory::dims stored_qlinear_weights_dims(const Instruction& in);
 
 }  // namespace edgec::runtime::onednn

@@ -155,7 +155,8 @@ struct Step {
 /// Convolution weights init reordered into another layout of the same size
 /// (recorded when Delegate::record is set, for chosen_weight_layouts).
 struct ReorderedWeights {
-  size_t instruction = 0;  ///< The convolution.
+  size_t instruction = 0;  ///< The convolution (or qlinear_conv, qlinear_matmul).
+  size_t operand = 1;      ///< Which of its operands the weights are.
   std::string key;         ///< Its weights' named-data key.
   dnnl::memory::desc layout;
   const std::byte* bytes = nullptr;  ///< In init_memory.
@@ -278,8 +279,11 @@ dnnl::memory::desc slot_md(const SlotState& s);
 /// The layout the weights of convolution `in` are stored in, from its
 /// weights_strides / weights_blocks / weights_block_dims attributes, for
 /// weights of dims `wdims` (oneDNN's (g,) O, I, k...): a dense blocked f32
-/// layout of exactly their size (throws InvalidPayload otherwise).
-dnnl::memory::desc stored_weights_layout(const Instruction& in, const dnnl::memory::dims& wdims);
+/// layout of exactly their size (throws InvalidPayload otherwise). With
+/// `type` s8 (qlinear_conv, qlinear_matmul), weights_extra may add oneDNN's
+/// compensation after them (runtime_quant.cpp).
+dnnl::memory::desc stored_weights_layout(const Instruction& in, const dnnl::memory::dims& wdims,
+                                         dnnl::memory::data_type type = dnnl::memory::data_type::f32);
 /// oneDNN's weights dims for a convolution's weights of torch shape `w`
 /// ([Cout, Cin/g, k...]) in `groups` groups: g is split off when above 1.
 dnnl::memory::dims conv_weights_dims(const std::vector<int64_t>& w, int64_t groups);
