@@ -120,10 +120,32 @@ struct BinaryParams {
 /// scalar a is passed as b, the operands swapped).
 enum class RowForm { Vectors, ScalarB, ScalarA };
 
+/// sat(rne(r)) as MLAS's x86 code computes it: cvtps2dq (round half to
+/// even; NaN and values outside int32 give INT32_MIN), then the saturating
+/// packs to int16 and to T. Clamping before rounding gives the same result,
+/// since the bounds are integers; the form vectorizes (vmaxps, vminps,
+/// vroundps).
+template <typename T>
+EDGEC_NO_FMA inline T pack_rne(float r) {
+  constexpr float lo = static_cast<float>(std::numeric_limits<T>::min());
+  constexpr float hi = static_cast<float>(std::numeric_limits<T>::max());
+  float c = r < 2147483648.0f ? r : lo;  // NaN, >= 2^31: INT32_MIN, saturated to lo
+  c = c > lo ? c : lo;
+  c = c < hi ? c : hi;
+  return static_cast<T>(static_cast<int32_t>(std::nearbyint(c)));
+}
+
+// Each operation has a loop per row form, written so that GCC vectorizes it
+// (contiguous operands: 8 elements per AVX2 instruction), and the same
+// arithmetic per element for strided rows. The loops keep each product's
+// rounding (EDGEC_NO_FMA) and call std::fma where MLAS fuses, so vectorized
+// and scalar results are the same bits.
+
 template <typename T>
 struct QAdd {
   float rac, rbc, fixed;
-  explicit QAdd(const BinaryParams& p) {
+  explicit QAdd(const BinaryParams& p) { init(p); }
+  EDGEC_NO_FMA void init(const BinaryParams& p) {
     rac = p.sa / p.sy;
     rbc = p.sb / p.sy;
     const float za_part = rac * static_cast<float>(p.za);
@@ -133,24 +155,34 @@ struct QAdd {
   // MLAS's AVX2 kernel (qladd_avx2.cpp): the zero points folded into one
   // f32 constant, then explicit fused multiply-adds; a scalar operand is
   // folded into the constant first (one rounding more).
+  EDGEC_NO_FMA float fold(T v, float r) const {
+    const float prod = static_cast<float>(v) * r;
+    return fixed + prod;
+  }
   EDGEC_NO_FMA T operator()(T a, T b, RowForm form) const {
     const float fa = static_cast<float>(a), fb = static_cast<float>(b);
     float r;
     switch (form) {
-      case RowForm::ScalarB: {
-        const float prod = fb * rbc;
-        r = std::fma(fa, rac, fixed + prod);
-        break;
-      }
-      case RowForm::ScalarA: {
-        const float prod = fa * rac;
-        r = std::fma(fb, rbc, fixed + prod);
-        break;
-      }
+      case RowForm::ScalarB: r = std::fma(fa, rac, fold(b, rbc)); break;
+      case RowForm::ScalarA: r = std::fma(fb, rbc, fold(a, rac)); break;
       default: r = std::fma(fa, rac, std::fma(fb, rbc, fixed)); break;
     }
-    // packs to int16, then to the 8-bit type, both saturating.
-    return saturate<T>(cvt_rne(r));
+    return pack_rne<T>(r);
+  }
+  EDGEC_NO_FMA void vectors(const T* __restrict a, const T* __restrict b, T* __restrict o, int64_t n) const {
+    const float ra = rac, rb = rbc, k = fixed;
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = pack_rne<T>(std::fma(static_cast<float>(a[i]), ra, std::fma(static_cast<float>(b[i]), rb, k)));
+  }
+  /// a varies along the row, b is one value (MLAS's scalar b).
+  EDGEC_NO_FMA void scalar_b(const T* __restrict a, T b, T* __restrict o, int64_t n) const {
+    const float ra = rac, k = fold(b, rbc);
+    for (int64_t i = 0; i < n; ++i) o[i] = pack_rne<T>(std::fma(static_cast<float>(a[i]), ra, k));
+  }
+  /// a is one value, b varies (MLAS gets the operands swapped).
+  EDGEC_NO_FMA void scalar_a(T a, const T* __restrict b, T* __restrict o, int64_t n) const {
+    const float rb = rbc, k = fold(a, rac);
+    for (int64_t i = 0; i < n; ++i) o[i] = pack_rne<T>(std::fma(static_cast<float>(b[i]), rb, k));
   }
 };
 
@@ -158,14 +190,36 @@ template <typename T>
 struct QMul {
   float ratio, zy_f;
   int32_t za, zb;
-  explicit QMul(const BinaryParams& p)
-      : ratio(p.sa * p.sb / p.sy), zy_f(static_cast<float>(p.zy)), za(p.za), zb(p.zb) {}
-  EDGEC_NO_FMA T operator()(T a, T b, RowForm) const {
-    const int32_t prod = (int32_t{a} - za) * (int32_t{b} - zb);
+  explicit QMul(const BinaryParams& p) { init(p); }
+  EDGEC_NO_FMA void init(const BinaryParams& p) {
+    ratio = p.sa * p.sb / p.sy;
+    zy_f = static_cast<float>(p.zy);
+    za = p.za;
+    zb = p.zb;
+  }
+  /// The integer product is exact; then a rounded product and a rounded sum.
+  EDGEC_NO_FMA static T requant(int32_t prod, float ratio, float zy_f) {
     const float scaled = static_cast<float>(prod) * ratio;
     const float shifted = scaled + zy_f;
-    // packs to int16, then to the 8-bit type, both saturating.
-    return saturate<T>(cvt_rne(shifted));
+    return pack_rne<T>(shifted);
+  }
+  EDGEC_NO_FMA T operator()(T a, T b, RowForm) const {
+    return requant((int32_t{a} - za) * (int32_t{b} - zb), ratio, zy_f);
+  }
+  EDGEC_NO_FMA void vectors(const T* __restrict a, const T* __restrict b, T* __restrict o, int64_t n) const {
+    const float r = ratio, z = zy_f;
+    const int32_t ka = za, kb = zb;
+    for (int64_t i = 0; i < n; ++i) o[i] = requant((int32_t{a[i]} - ka) * (int32_t{b[i]} - kb), r, z);
+  }
+  EDGEC_NO_FMA void scalar_b(const T* __restrict a, T b, T* __restrict o, int64_t n) const {
+    const float r = ratio, z = zy_f;
+    const int32_t ka = za, fb = int32_t{b} - zb;
+    for (int64_t i = 0; i < n; ++i) o[i] = requant((int32_t{a[i]} - ka) * fb, r, z);
+  }
+  EDGEC_NO_FMA void scalar_a(T a, const T* __restrict b, T* __restrict o, int64_t n) const {
+    const float r = ratio, z = zy_f;
+    const int32_t fa = int32_t{a} - za, kb = zb;
+    for (int64_t i = 0; i < n; ++i) o[i] = requant(fa * (int32_t{b[i]} - kb), r, z);
   }
 };
 
@@ -195,13 +249,24 @@ Error qlinear_binary(std::string_view op, KernelContext& ctx, std::span<const Te
     const T* ad = a.data_as<T>();
     const T* bd = b.data_as<T>();
     T* od = out.data_as<T>();
+    // Rows: a same-shape (or any contiguous) walk is one row; a per-channel
+    // or scalar operand is one value along each row.
     StridedLoop<3> loop(shape->dims(), {&out, &a, &b});
     loop.run_rows(ctx.num_threads, [&](const auto& off, const auto& st, int64_t n) {
-      const RowForm form = st[2] == 0 && st[1] != 0   ? RowForm::ScalarB
-                           : st[1] == 0 && st[2] != 0 ? RowForm::ScalarA
-                                                      : RowForm::Vectors;
-      for (int64_t i = 0; i < n; ++i)
-        od[off[0] + i * st[0]] = f(ad[off[1] + i * st[1]], bd[off[2] + i * st[2]], form);
+      T* o = od + off[0];
+      if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+        f.vectors(ad + off[1], bd + off[2], o, n);
+      } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+        f.scalar_b(ad + off[1], bd[off[2]], o, n);
+      } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+        f.scalar_a(ad[off[1]], bd + off[2], o, n);
+      } else {
+        const RowForm form = st[2] == 0 && st[1] != 0   ? RowForm::ScalarB
+                             : st[1] == 0 && st[2] != 0 ? RowForm::ScalarA
+                                                        : RowForm::Vectors;
+        for (int64_t i = 0; i < n; ++i)
+          od[off[0] + i * st[0]] = f(ad[off[1] + i * st[1]], bd[off[2] + i * st[2]], form);
+      }
     });
   };
   if (dtype == DType::Int8) {
@@ -383,8 +448,8 @@ EDGEC_NO_FMA void build_table(Lut fn, float alpha, const PoolParams& p, T table[
   }
 }
 
-Error qlinear_lookup(std::string_view op, Lut fn, std::span<const Tensor> inputs, const Attrs& attrs,
-                     std::span<Tensor> outputs) {
+Error qlinear_lookup(std::string_view op, Lut fn, KernelContext& ctx, std::span<const Tensor> inputs,
+                     const Attrs& attrs, std::span<Tensor> outputs) {
   EDGEC_TRY(check_counts(op, inputs, 5, outputs));
   const Tensor& x = inputs[0];
   PoolParams p{};
@@ -402,9 +467,15 @@ Error qlinear_lookup(std::string_view op, Lut fn, std::span<const Tensor> inputs
     const T* xd = x.data_as<T>();
     T* od = out.data_as<T>();
     StridedLoop<2> loop(x.shape(), {&out, &x});
-    loop.run_rows(1, [&](const auto& off, const auto& st, int64_t n) {
-      for (int64_t i = 0; i < n; ++i)
-        od[off[0] + i * st[0]] = table[static_cast<uint8_t>(xd[off[1] + i * st[1]])];
+    loop.run_rows(ctx.num_threads, [&](const auto& off, const auto& st, int64_t n) {
+      if (st[0] == 1 && st[1] == 1) {
+        const T* x_row = xd + off[1];
+        T* o = od + off[0];
+        for (int64_t i = 0; i < n; ++i) o[i] = table[static_cast<uint8_t>(x_row[i])];
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          od[off[0] + i * st[0]] = table[static_cast<uint8_t>(xd[off[1] + i * st[1]])];
+      }
     });
   };
   if (x.dtype == DType::Int8) {
@@ -415,13 +486,14 @@ Error qlinear_lookup(std::string_view op, Lut fn, std::span<const Tensor> inputs
   return Error::Ok;
 }
 
-Error qlinear_sigmoid(KernelContext&, std::span<const Tensor> inputs, const Attrs& attrs, std::span<Tensor> outputs) {
-  return qlinear_lookup("qlinear_sigmoid", Lut::Sigmoid, inputs, attrs, outputs);
+Error qlinear_sigmoid(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
+                      std::span<Tensor> outputs) {
+  return qlinear_lookup("qlinear_sigmoid", Lut::Sigmoid, ctx, inputs, attrs, outputs);
 }
 
-Error qlinear_leaky_relu(KernelContext&, std::span<const Tensor> inputs, const Attrs& attrs,
+Error qlinear_leaky_relu(KernelContext& ctx, std::span<const Tensor> inputs, const Attrs& attrs,
                          std::span<Tensor> outputs) {
-  return qlinear_lookup("qlinear_leaky_relu", Lut::LeakyRelu, inputs, attrs, outputs);
+  return qlinear_lookup("qlinear_leaky_relu", Lut::LeakyRelu, ctx, inputs, attrs, outputs);
 }
 
 }  // namespace
