@@ -496,6 +496,27 @@ def matmul_integer_cases():
     out.append(case("matmul_integer_transposed", "matmul_integer", [a, b, scalar(3, np.int8), scalar(-1, np.int8)],
                     perms=[[1, 0], [1, 0], None, None],
                     outputs=[matmul_int_ref(a.T, b.T, 3, -1).astype(np.int32)]))
+    # a's batch and rows as one matrix against a 2-D b (the kernel multiplies
+    # them as one GEMM where the layout allows): one-row batch entries (a
+    # decoder's [T, 1, K] activations), a permuted view whose one-row entries
+    # are K apart, a view whose batch entries are not one run of rows, and a
+    # per-row zero point that must stay per batch entry's row.
+    b = rand_q(np.int8, (40, 70))
+    a = rand_q(np.uint8, (66, 1, 40))
+    out.append(case("matmul_integer_one_row_batches", "matmul_integer", [a, b, scalar(131, np.uint8), scalar(-5, np.int8)],
+                    outputs=[matmul_int_ref(a, b, 131, -5).astype(np.int32)]))
+    a = rand_q(np.uint8, (1, 6, 40))
+    out.append(case("matmul_integer_one_row_batches_view", "matmul_integer", [a, b, scalar(7, np.uint8)],
+                    perms=[[1, 0, 2], None, None],
+                    outputs=[matmul_int_ref(a.transpose(1, 0, 2), b, 7).astype(np.int32)]))
+    a = rand_q(np.uint8, (3, 5, 40))
+    out.append(case("matmul_integer_batch_view", "matmul_integer", [a, b, scalar(7, np.uint8)],
+                    perms=[[1, 0, 2], None, None],
+                    outputs=[matmul_int_ref(a.transpose(1, 0, 2), b, 7).astype(np.int32)]))
+    a = rand_q(np.int8, (4, 3, 40))
+    azp = rand_q(np.int8, (3,))
+    out.append(case("matmul_integer_batch_per_row_zero_point", "matmul_integer", [a, b, azp],
+                    outputs=[matmul_int_ref(a, b, azp).astype(np.int32)]))
     # Errors.
     a = rand_q(np.uint8, (3, 4))
     b = rand_q(np.int8, (4, 2))
@@ -544,6 +565,12 @@ def qlinear_matmul_cases():
            scalar(0.0107, F32), scalar(118, np.uint8)]
     out.append(case("qlinear_matmul_onnx_example", "qlinear_matmul", ins,
                     outputs=[np.array([[168, 115, 255], [1, 66, 151]], dtype=np.uint8)]))
+    # One-row batch entries against a 2-D b (one GEMM over the batch).
+    a = rand_q(np.uint8, (66, 1, 40))
+    b = rand_q(np.int8, (40, 70))
+    ins = [a, scalar(0.05, F32), scalar(120, np.uint8), b, RNG.uniform(0.002, 0.02, size=(70,)).astype(F32),
+           np.zeros(70, dtype=np.int8), scalar(0.05 * 0.01 * 128 * np.sqrt(40) * 0.6, F32), scalar(3, np.int8)]
+    out.append(case("qlinear_matmul_one_row_batches", "qlinear_matmul", ins, outputs=[qlinear_matmul_ref(*ins)]))
     # Errors.
     a = rand_q(np.uint8, (3, 4))
     b = rand_q(np.int8, (4, 2))
