@@ -6,7 +6,7 @@
 // with zero point 0 per tensor and per channel: qc8; u8 weights with zero
 // point 128: qc8 flipped; one zero point and one scale: qu8), zero points
 // at the ends of their range, and saturation. Integer outputs must be
-// equal: XNNPACK sums the same int32 and requantizes as ONNX does
+// equal (on x86-64, and under qemu's cortex-a76, -a72 and -a53): XNNPACK sums the same int32 and requantizes as ONNX does
 // (float(acc) * m in float32, rounded to nearest even, y's zero point
 // added after). Each element that differs is reported with its product
 // float(acc) * m, computed here from the definition. The partitioner's
@@ -42,8 +42,11 @@ struct Quant {
 };
 
 // i8 weights with zero point 0 (qc8), u8 ones with 128 (qc8, flipped), one
-// zero point and one scale (qu8, i8 ones flipped); inputs and results of
-// either type (flipped into the operator's and back).
+// zero point and one scale (qu8, i8 ones flipped), symmetric ones holding
+// -128 (qu8: qc8 takes [-127, 127]); inputs and results of either type
+// (flipped into the operator's and back). The weights of a qc8 case lie in
+// [-127, 127] (u8: [1, 255]), the others' in the whole range, its ends
+// included.
 const Quant kQuants[] = {
     {DType::UInt8, DType::UInt8, DType::Int8, 128, 131, 0, false, "(qc8)"},
     {DType::UInt8, DType::UInt8, DType::Int8, 0, 0, 0, true, "(qc8)"},
@@ -56,6 +59,8 @@ const Quant kQuants[] = {
     {DType::UInt8, DType::Int8, DType::UInt8, 0, 127, 255, false, "(qu8)"},
     {DType::Int8, DType::UInt8, DType::UInt8, 5, 0, 0, false, "(qu8)"},
     {DType::Int8, DType::Int8, DType::Int8, -7, 9, -5, false, "(qu8)"},
+    {DType::UInt8, DType::UInt8, DType::Int8, 128, 131, 0, false, "(qu8)"},
+    {DType::Int8, DType::UInt8, DType::UInt8, -128, 0, 128, false, "(qu8)"},
 };
 
 std::string describe(const Quant& q) {
@@ -83,12 +88,13 @@ struct Built {
   std::vector<float> m;  // per output channel
 };
 
-// Weights of `n` values of `wdt`, at the ends of the range too.
-std::vector<int64_t> weights(std::mt19937& rng, int64_t n, DType wdt) {
-  std::uniform_int_distribution<int> w8(static_cast<int>(lo_of(wdt)), static_cast<int>(hi_of(wdt)));
+// Weights of `n` values for `q`, at the ends of their range too.
+std::vector<int64_t> weights(std::mt19937& rng, int64_t n, const Quant& q) {
+  const int64_t lo = lo_of(q.wdt) + (std::string(q.op) == "(qc8)"), hi = hi_of(q.wdt);
+  std::uniform_int_distribution<int> w8(static_cast<int>(lo), static_cast<int>(hi));
   std::vector<int64_t> v(static_cast<size_t>(n));
   for (auto& e : v) e = w8(rng);
-  if (n > 2) v[0] = lo_of(wdt), v[1] = hi_of(wdt);
+  if (n > 2) v[0] = lo, v[1] = hi;
   return v;
 }
 
@@ -103,7 +109,7 @@ Built conv_program(const ConvCase& c) {
   std::mt19937 rng(c.seed);
   std::uniform_int_distribution<int> bias(-3000, 3000);
   std::uniform_real_distribution<float> ws(0.002f, 0.02f);
-  b.wv = weights(rng, numel(b.w), c.q.wdt);
+  b.wv = weights(rng, numel(b.w), c.q);
   b.bias.resize(static_cast<size_t>(c.cout));
   for (auto& v : b.bias) v = bias(rng);
   std::vector<float> wscale(c.q.per_channel ? static_cast<size_t>(c.cout) : 1);
@@ -287,7 +293,7 @@ TEST(XnnpackInt8, MatmulMatchesThePortableKernel) {
     for (const Quant& q : kQuants) {
       const int64_t K = shape.back(), N = 24;
       std::mt19937 rng(seed++);
-      const std::vector<int64_t> bv = weights(rng, K * N, q.wdt);
+      const std::vector<int64_t> bv = weights(rng, K * N, q);
       std::uniform_real_distribution<float> ws(0.002f, 0.02f);
       std::vector<float> bscale(q.per_channel ? static_cast<size_t>(N) : 1);
       for (auto& v : bscale) v = ws(rng);
@@ -383,12 +389,15 @@ TEST(XnnpackInt8, Refusals) {
   EXPECT_NE(reason->find("weights (input 3) are not a constant"), std::string::npos) << *reason;
   // Weights of `wdt` with zero points `wz` and scales `ws` (one per channel
   // when more than one), and x / y scales.
-  auto with = [](DType wdt, std::vector<int64_t> wz, std::vector<float> ws, float xs = 0.1f, float ys = 0.1f) {
+  auto with = [](DType wdt, std::vector<int64_t> wz, std::vector<float> ws, float xs = 0.1f, float ys = 0.1f,
+                 int64_t w0 = 1) {
     Ir ir;
     ir.input("x", {1, 4, 5, 5}, 0.f, 255.f, DType::UInt8);
     ir.float_constant("xs", {}, {xs}).int_constant("xz", DType::UInt8, {}, {3});
     const std::vector<int64_t> pshape = ws.size() > 1 ? std::vector<int64_t>{4} : std::vector<int64_t>{};
-    ir.int_constant("w", wdt, {4, 4, 3, 3}, std::vector<int64_t>(144, 1)).float_constant("ws", pshape, ws);
+    std::vector<int64_t> w(144, 1);
+    w[0] = w0;
+    ir.int_constant("w", wdt, {4, 4, 3, 3}, w).float_constant("ws", pshape, ws);
     ir.int_constant("wz", wdt, pshape, wz);
     ir.float_constant("ys", {}, {ys}).int_constant("yz", DType::UInt8, {}, {0});
     ir.op("%y = edge.qlinear_conv.default(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, stride = [1, 1], padding = [1, 1, 1, "
@@ -409,6 +418,15 @@ TEST(XnnpackInt8, Refusals) {
   reason = with(DType::UInt8, {1, 2, 3, 4}, {0.1f, 0.1f, 0.1f, 0.1f});
   ASSERT_TRUE(reason.has_value());
   EXPECT_NE(reason->find("zero points other than 128 and per-channel zero points"), std::string::npos) << *reason;
+  // Symmetric weights holding what qc8 sees as -128: qu8 with one scale,
+  // refused with per-channel ones.
+  EXPECT_EQ(with(DType::Int8, {0}, {0.1f}, 0.1f, 0.1f, -128), std::nullopt);
+  reason = with(DType::Int8, {0, 0, 0, 0}, per_channel, 0.1f, 0.1f, -128);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("holding -128 with per-channel scales"), std::string::npos) << *reason;
+  reason = with(DType::UInt8, {128, 128, 128, 128}, per_channel, 0.1f, 0.1f, 0);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("holding 0 with zero point 128 with per-channel scales"), std::string::npos) << *reason;
   // Requantization scales XNNPACK does not take.
   reason = with(DType::Int8, {0}, {100.f}, 10.f, 1.f);
   ASSERT_TRUE(reason.has_value());

@@ -323,7 +323,7 @@ std::optional<std::string> check_call(const OpRow& row, const CallView& call) {
 
 std::optional<std::string> plan_quantized(std::string_view op, DType w_dtype, const std::vector<int32_t>& w_zp,
                                           const std::vector<float>& w_scale, float x_scale, float y_scale,
-                                          int64_t channels, QuantPlan& plan) {
+                                          int64_t channels, bool w_min, QuantPlan& plan) {
   const std::string name(op);
   auto usable = [](float s) { return s > 0 && std::isnormal(s); };
   if (!usable(x_scale) || !usable(y_scale))
@@ -347,13 +347,19 @@ std::optional<std::string> plan_quantized(std::string_view op, DType w_dtype, co
   }
   const int32_t zero = w_dtype == DType::UInt8 ? 128 : 0;  // The zero point qc8 takes, flipped or not.
   const bool symmetric = std::all_of(w_zp.begin(), w_zp.end(), [&](int32_t z) { return z == zero; });
-  if (symmetric) {
+  if (symmetric && !w_min) {
     plan.flip_weights = w_dtype == DType::UInt8;
     return std::nullopt;
   }
   const bool one_zp = std::all_of(w_zp.begin(), w_zp.end(), [&](int32_t z) { return z == w_zp[0]; });
   const bool one_scale = std::all_of(plan.w_scale.begin(), plan.w_scale.end(),
                                      [&](float s) { return s == plan.w_scale[0]; });
+  if (symmetric && !one_scale)
+    return name + " weights of dtype " + std::string(dtype_name(w_dtype)) + " holding " +
+           (w_dtype == DType::UInt8 ? "0 with zero point 128" : "-128") +
+           " with per-channel scales (XNNPACK's qc8 operators take weights in [-127, 127]: its ARM kernels sum "
+           "pairs of products in int16; its qu8 ones one scale; ONNX Runtime's quantizer writes symmetric int8 "
+           "weights in [-127, 127])";
   if (!one_zp || !one_scale)
     return name + " weights of dtype " + std::string(dtype_name(w_dtype)) + " with zero points other than " +
            std::to_string(zero) + " and " + (one_zp ? "per-channel scales" : "per-channel zero points") +
@@ -363,6 +369,15 @@ std::optional<std::string> plan_quantized(std::string_view op, DType w_dtype, co
   plan.flip_weights = w_dtype == DType::Int8;
   plan.w_zp = w_zp[0] + (plan.flip_weights ? 128 : 0);
   return std::nullopt;
+}
+
+bool holds_qc8_min(DType w_dtype, const std::vector<int32_t>& w_zp, const uint8_t* values, size_t n) {
+  // What qc8 would see as -128: i8 -128 (0x80), or u8 0 (flipped to it;
+  // only u8 weights with zero point 128 are flipped to qc8).
+  const bool u8 = w_dtype == DType::UInt8;
+  if (u8 && !std::all_of(w_zp.begin(), w_zp.end(), [](int32_t z) { return z == 128; })) return false;
+  const uint8_t min = u8 ? 0x00 : 0x80;
+  return std::find(values, values + n, min) != values + n;
 }
 
 }  // namespace edgec::xnnpack

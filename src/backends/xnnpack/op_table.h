@@ -84,9 +84,16 @@ struct QuantPlan {
 };
 /// The plan for weights of `w_dtype` with zero points `w_zp` and scales
 /// `w_scale` (one, or one per output channel: `channels`), or why XNNPACK
-/// cannot run it. `op` names the operator in the reason.
+/// cannot run it. `op` names the operator in the reason. `w_min`: the
+/// weights hold the value qc8 would see as -128 (i8 -128, or u8 0 with
+/// zero point 128), which qc8 does not take: XNNPACK's ARM kernels without
+/// the dot product sum pairs of i8 products in int16, exact only for
+/// weights in [-127, 127] (-128 * -128 twice overflows it).
 std::optional<std::string> plan_quantized(std::string_view op, DType w_dtype, const std::vector<int32_t>& w_zp,
                                           const std::vector<float>& w_scale, float x_scale, float y_scale,
-                                          int64_t channels, QuantPlan& plan);
+                                          int64_t channels, bool w_min, QuantPlan& plan);
+/// Whether weights of `w_dtype` with `values` hold what qc8 would see as
+/// -128 (plan_quantized's `w_min`).
+bool holds_qc8_min(DType w_dtype, const std::vector<int32_t>& w_zp, const uint8_t* values, size_t n);
 
 }  // namespace edgec::xnnpack

@@ -64,12 +64,16 @@ Reason quantized_values_refusal(const Program& program, const Node& call, std::s
   const auto xs = constant_values<float>(program, call, 1), ws = constant_values<float>(program, call, 4),
              ys = constant_values<float>(program, call, 6);
   const auto wz = constant_values<int32_t>(program, call, 5);
-  if (!xs || !ws || !ys || !wz || xs->size() != 1 || ys->size() != 1)
-    return std::string(op) + " quantization parameters without data";
+  const auto wv = constant_values<int32_t>(program, call, 3);
+  if (!xs || !ws || !ys || !wz || !wv || xs->size() != 1 || ys->size() != 1)
+    return std::string(op) + " quantization parameters or weights without data";
   const auto& w = call.input(3)->type();
   const int64_t channels = op == "qlinear_conv" ? w.static_shape()[0] : w.static_shape().back();
+  std::vector<uint8_t> bytes(wv->size());
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>((*wv)[i]);
   xnnpack::QuantPlan plan;
-  return xnnpack::plan_quantized(op, w.dtype, *wz, *ws, (*xs)[0], (*ys)[0], channels, plan);
+  return xnnpack::plan_quantized(op, w.dtype, *wz, *ws, (*xs)[0], (*ys)[0], channels,
+                                 xnnpack::holds_qc8_min(w.dtype, *wz, bytes.data(), bytes.size()), plan);
 }
 
 class XnnpackPartitioner final : public Partitioner {

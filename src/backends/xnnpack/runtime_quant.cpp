@@ -12,9 +12,14 @@
 // where.
 //
 // Which operator (op_table.h's QuantPlan, chosen from the constant
-// parameters): i8 weights with zero point 0 go to qc8 (per-channel or
-// per-tensor scales, computed in i8); weights with one zero point and one
-// scale to qu8 (computed in u8). What is of the other 8-bit type is
+// parameters): i8 weights with zero point 0 in [-127, 127] go to qc8
+// (per-channel or per-tensor scales, computed in i8); weights with one
+// zero point and one scale to qu8 (computed in u8), which is where
+// symmetric weights holding -128 go too: XNNPACK's ARM kernels without
+// the dot product sum pairs of i8 products in int16, so its qc8 is exact
+// only for weights in [-127, 127] (under qemu's cortex-a53 and -a72 a
+// channel with -128 weights and an input at -128 came out wrong by up to
+// 255). What is of the other 8-bit type is
 // flipped, exactly: v ^ 0x80 turns u8 v into i8 v - 128 (and back), so a
 // u8 input with zero point z is the i8 input v - 128 with zero point
 // z - 128, and a result computed in i8 with y's zero point less 128 is the
@@ -91,7 +96,10 @@ Quant read_quant(const Ctx& c, int64_t channels) {
           "has weight scales or zero points of neither one value nor one per output channel (" + str(channels) + ")");
   // The partitioner took only what plan_quantized takes: a file that says
   // otherwise is not one it wrote.
-  const auto refused = edgec::xnnpack::plan_quantized(c.in().op, wdt, wz, ws, xs[0], ys[0], channels, q.plan);
+  const SlotState& wst = c.slot(w);
+  require(wst.data != nullptr, "has weights without data");
+  const bool w_min = edgec::xnnpack::holds_qc8_min(wdt, wz, reinterpret_cast<const uint8_t*>(wst.data), wst.nbytes());
+  const auto refused = edgec::xnnpack::plan_quantized(c.in().op, wdt, wz, ws, xs[0], ys[0], channels, w_min, q.plan);
   require(!refused, refused ? *refused : "");
   q.domain = q.plan.qu8 ? DType::UInt8 : DType::Int8;
   // u8 -> i8 is v - 128, i8 -> u8 is v + 128.
