@@ -10,7 +10,7 @@
 #   - the ONNX node cases of libonnx-testdata, its models, the newer
 #     opsets' cases and the importer's tests that compute or read bytes;
 #   - the delegates built here (backends_tests: the reference and xnnpack
-#     delegates' own tests);
+#     delegates' own tests, XNNPACK's int8 ones also on cortex-a53);
 #   - every committed fixture compiled on this machine (x86-64) with
 #     --target aarch64, run under emulation and compared with PyTorch's
 #     outputs, and compiled again by the aarch64 edgec under emulation:
@@ -45,6 +45,12 @@ edgec_layer_test(frontends edgec_onnx edgec_compiler edgec_io edgec_runtime
   ONLY onnx_node_test.cpp onnx_testdata_models_test.cpp onnx_newer_opsets_test.cpp onnx_double_test.cpp
        onnx_import_test.cpp onnx_hostile_input_test.cpp onnx_external_data_test.cpp)
 edgec_layer_test(backends edgec_compiler edgec_runtime)
+# XNNPACK's int8 operators again on a CPU without the dot-product extension
+# (cortex-a53): its kernels there add pairs of i8 products in int16, which
+# is why symmetric weights holding -128 go to qu8 (docs/architecture.md,
+# the xnnpack delegate).
+gtest_discover_tests(backends_tests TEST_PREFIX "backends.a53." TEST_FILTER "XnnpackInt8.*"
+  TEST_LIST backends_a53_tests DISCOVERY_TIMEOUT 120 PROPERTIES ENVIRONMENT EDGEC_QEMU_CPU=cortex-a53)
 edgec_kernel_cases()
 # The hand-written products again at the baseline build (armv8.2 is the
 # first pass's choice on cortex-a76).
