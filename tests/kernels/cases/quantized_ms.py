@@ -75,7 +75,12 @@ def binary_cases():
                                                        (1.0, 0, 1.0, 0, 2.0, 0),
                                                        (0.0123, 7, 0.456, 250, 0.1, 3)]):
             za, zb, zy = za + shift, zb + shift, zy + shift
+            # Every pair again through the kernels' vectorized row loops: both
+            # operands varying along rows (row i pairs vals rotated by i with
+            # vals), and a contiguous a with one b value per row.
             forms = [("pairs", vals.reshape(256, 1), vals.reshape(1, 256)),
+                     ("pairs_rows", np.stack([np.roll(vals, -i) for i in range(256)]), vals.reshape(1, 256)),
+                     ("pairs_row_b", vals.reshape(1, 256), vals.reshape(256, 1)),
                      ("scalar_b", RNG.integers(lo, hi + 1, (3, 17)).astype(dt), scalar(RNG.integers(lo, hi + 1), dt)),
                      ("same", RNG.integers(lo, hi + 1, (2, 3, 5)).astype(dt),
                       RNG.integers(lo, hi + 1, (2, 3, 5)).astype(dt))]
