@@ -3,15 +3,12 @@
 // with the portable kernels over many shapes (strides, padding, dilation,
 // groups, depthwise, 1x1, 1-D; per-tensor and per-channel weight scales;
 // u8 and i8 sources and results; zero points at their extremes;
-// saturation). Integer outputs must be equal, except where the exact
-// product float(acc) * m lies halfway between two integers and y's zero
-// point is odd: oneDNN adds the zero point before it rounds (to nearest
-// even), ONNX after, so there the two are one step apart; each such
-// element is checked to be such a tie, from the accumulator computed here
-// from the definition, and the ties are counted. Which implementation oneDNN
-// picked (VNNI exactly where /proc/cpuinfo has it and oneDNN is not held to
-// AVX2) is checked too. The backends.avx2.* twin runs all of it with
-// oneDNN held to AVX2.
+// saturation). Integer outputs must be equal, ties included: the delegate
+// rounds float(acc) * m to nearest even before it adds y's zero point, as
+// ONNX does (post-ops, not oneDNN's destination zero point, which it adds
+// before rounding). Which implementation oneDNN picked (VNNI exactly where
+// /proc/cpuinfo has it and oneDNN is not held to AVX2) is checked too. The
+// backends.avx2.* twin runs all of it with oneDNN held to AVX2.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,6 +20,9 @@
 #include "backends/delegate_harness.h"
 #include "backends/onednn/compiler.h"
 #include "backends/onednn/runtime_quant.h"
+#include "backends/onednn/runtime_state.h"
+#include "runtime/delegate.h"
+#include "support/compiled_program.h"
 
 namespace edgec {
 namespace {
@@ -120,35 +120,39 @@ float conv_product(const ConvCase& c, const Built& b, const std::vector<float>& 
   return static_cast<float>(acc) * b.m[static_cast<size_t>(o)];
 }
 
-// Compares the delegate's output with the portable kernel's: equal, or one
-// step apart where the product p = float(acc) * m plus y's zero point is
-// halfway between two integers, or within a few float32 steps of it
-// (oneDNN adds the zero point in float32 before it rounds, ONNX rounds p
-// and adds it: rne(2.5 + 1) = 4, rne(2.5) + 1 = 3; and 94.4999924 + 131
-// is 225.5 in float32). Returns the number of such ties.
-int64_t expect_equal_but_ties(const RunResult& got, const RunResult& want, int32_t y_zp,
-                              const std::function<float(int64_t)>& product, const std::string& context) {
+// Compares the delegate's output with the portable kernel's: equal on every
+// element. A difference is reported with p = float(acc) * m (`product`,
+// from the definition) and y's zero point, so that a tie (p halfway between
+// two integers) shows as one.
+void expect_exact(const RunResult& got, const RunResult& want, int32_t y_zp,
+                  const std::function<float(int64_t)>& product, const std::string& context) {
   EXPECT_EQ(got.shapes, want.shapes) << context;
   if (got.outputs.empty() || want.outputs.empty() || got.outputs[0].size() != want.outputs[0].size()) {
     ADD_FAILURE() << "no output to compare\n" << context;
-    return 0;
+    return;
   }
-  int64_t ties = 0, bad = 0;
+  int64_t bad = 0;
   for (size_t e = 0; e < want.outputs[0].size(); ++e) {
     const float g = got.outputs[0][e], w = want.outputs[0][e];
     if (g == w) continue;
-    const float p = product(static_cast<int64_t>(e));
-    const double shifted = static_cast<double>(p) + y_zp;
-    const double ulp = std::nextafter(static_cast<float>(std::fabs(shifted)) + 1.f, INFINITY) -
-                       (static_cast<float>(std::fabs(shifted)) + 1.f);
-    const bool tie = std::fabs(g - w) == 1.f && std::fabs(shifted - std::floor(shifted) - 0.5) <= 4 * ulp;
-    ties += tie;
-    if (!tie && bad++ < 5)
-      ADD_FAILURE() << "element " << e << ": onednn " << g << ", portable " << w << " (float(acc) * m = " << p
-                    << ", y zero point " << y_zp << ")\n"
+    if (bad++ < 5)
+      ADD_FAILURE() << "element " << e << ": onednn " << g << ", portable " << w << " (float(acc) * m = "
+                    << product(static_cast<int64_t>(e)) << ", y zero point " << y_zp << ")\n"
                     << context;
   }
-  return ties;
+  EXPECT_EQ(bad, 0) << "elements differing\n" << context;
+}
+
+// How many outputs of a case have p = float(acc) * m exactly halfway
+// between two integers (where rounding after adding an odd zero point
+// would differ from ONNX's).
+int64_t halfway_products(int64_t n, const std::function<float(int64_t)>& product) {
+  int64_t halfway = 0;
+  for (int64_t e = 0; e < n; ++e) {
+    const float p = product(e);
+    halfway += p - std::floor(p) == 0.5f;
+  }
+  return halfway;
 }
 
 // The first run's inputs, regenerated as compile_and_run makes them.
@@ -161,17 +165,21 @@ std::vector<float> first_input(const Ir& ir) {
   return v;
 }
 
-int64_t run_conv_case(const ConvCase& c, int64_t* elements = nullptr) {
+// Runs the case on the delegate (with `threads`) and on the portable
+// kernels and compares; returns how many of its products are ties.
+int64_t run_conv_case(const ConvCase& c, int64_t* elements = nullptr, int threads = 2) {
   Built b = conv_program(c);
   const std::string text = b.ir.text({"y"});
   const RunResult want = compile_and_run(b.ir, {"y"}, "none");
-  const RunResult got = compile_and_run(b.ir, {"y"}, "onednn");
+  const RunResult got = compile_and_run(b.ir, {"y"}, "onednn", threads);
   EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), "qlinear_conv"), got.delegated.end())
       << "qlinear_conv was not delegated\n" << text;
   EXPECT_EQ(got.portable, 0u) << text;
   const std::vector<float> x = first_input(b.ir);
   if (elements) *elements += numel(b.y);
-  return expect_equal_but_ties(got, want, c.y_zp, [&](int64_t e) { return conv_product(c, b, x, e); }, text);
+  auto product = [&](int64_t e) { return conv_product(c, b, x, e); };
+  expect_exact(got, want, c.y_zp, product, text);
+  return halfway_products(numel(b.y), product);
 }
 
 ConvCase conv2d(std::vector<int64_t> x, int64_t cout, int64_t k, int64_t stride, int64_t pad, int64_t groups = 1) {
@@ -237,7 +245,7 @@ TEST(OnednnInt8, ConvMatchesThePortableKernel) {
       ties += run_conv_case(c, &elements);
     }
   // Ties need an exact halfway product: with these scales, rare.
-  std::cout << "[ onednn int8 ] conv: " << ties << " ties in " << elements << " elements\n";
+  std::cout << "[ onednn int8 ] conv: " << ties << " halfway products in " << elements << " elements, all equal\n";
 }
 
 // Saturation both ways: large scales push most results past the dtype's
@@ -260,15 +268,17 @@ TEST(OnednnInt8, ConvSaturates) {
       c.y_scale = 2.0f;  // the largest sums, within range
       ties += run_conv_case(c);
     }
-  EXPECT_EQ(ties, 0) << "no result of a saturating case lies between two integers";
+  std::cout << "[ onednn int8 ] saturating conv: " << ties << " halfway products, all equal\n";
 }
 
 // Scales whose product is a power of two make float(acc) * m a tie often
-// (m = 0.5 * 0.25 / 1 = 1/8: every acc = 4 mod 8). The delegate rounds
-// p + y_zp where ONNX rounds p and adds y_zp: with an odd zero point every
-// tie whose two roundings stay distinct after saturation is one step away,
-// and nothing else; with an even one, nothing.
-TEST(OnednnInt8, TiesAreOneStepAwayOnlyWithAnOddZeroPoint) {
+// (m = 0.5 * 0.25 / 1 = 1/8: every acc = 4 mod 8). ONNX rounds p to even
+// and then adds y's zero point; rounding p + y_zp instead (oneDNN's own
+// destination zero point) is one step off at every tie with an odd zero
+// point whose two roundings stay distinct after saturation. The delegate
+// must equal the portable kernel on all of them, and the case must make
+// such ties (a regression test of the post-op rounding).
+TEST(OnednnInt8, TiesRoundBeforeTheZeroPointIsAdded) {
   for (int32_t y_zp : {0, 7, 100, 101}) {
     SCOPED_TRACE("y zero point " + std::to_string(y_zp));
     ConvCase c = conv2d({1, 8, 6, 6}, 8, 3, 1, 1);
@@ -280,9 +290,11 @@ TEST(OnednnInt8, TiesAreOneStepAwayOnlyWithAnOddZeroPoint) {
     e.w = b.w;
     e.y = b.y;
     e.wv = b.wv;
-    e.bias = b.bias;
+    // Small sources and biases keep most results inside u8's range, where
+    // a wrong rounding shows.
+    for (int64_t v : b.bias) e.bias.push_back(v / 100);
     e.m.assign(static_cast<size_t>(c.cout), 0.125f);
-    e.ir.input("x", c.x, 0.f, 255.f, DType::UInt8);
+    e.ir.input("x", c.x, 0.f, 6.f, DType::UInt8);
     e.ir.float_constant("xs", {}, {0.5f}).int_constant("xz", DType::UInt8, {}, {c.x_zp});
     e.ir.int_constant("w", DType::Int8, e.w, e.wv).float_constant("ws", {}, {0.25f});
     e.ir.int_constant("wz", DType::Int8, {}, {0});
@@ -294,7 +306,7 @@ TEST(OnednnInt8, TiesAreOneStepAwayOnlyWithAnOddZeroPoint) {
     const RunResult got = compile_and_run(e.ir, {"y"}, "onednn");
     const std::vector<float> xv = first_input(e.ir);
     auto product = [&](int64_t k) { return conv_product(c, e, xv, k); };
-    const int64_t ties = expect_equal_but_ties(got, want, y_zp, product, e.ir.text({"y"}));
+    expect_exact(got, want, y_zp, product, e.ir.text({"y"}));
     int64_t halfway = 0, apart = 0;
     auto sat = [](float v) { return std::min(255.f, std::max(0.f, v)); };
     for (int64_t k = 0; k < numel(e.y); ++k) {
@@ -303,10 +315,12 @@ TEST(OnednnInt8, TiesAreOneStepAwayOnlyWithAnOddZeroPoint) {
       ++halfway;
       apart += sat(std::nearbyint(p) + static_cast<float>(y_zp)) != sat(std::nearbyint(p + static_cast<float>(y_zp)));
     }
-    std::cout << "[ onednn int8 ] y zero point " << y_zp << ": " << ties << " of " << numel(e.y)
-              << " elements one step away; " << halfway << " products halfway\n";
+    std::cout << "[ onednn int8 ] y zero point " << y_zp << ": " << halfway << " of " << numel(e.y)
+              << " products halfway, " << apart << " of them where rounding after the zero point differs; all equal\n";
     EXPECT_GT(halfway, 0) << "the case makes ties";
-    EXPECT_EQ(ties, y_zp % 2 == 0 ? 0 : apart);
+    if (y_zp % 2 != 0) {
+      EXPECT_GT(apart, 0) << "the case makes ties that rounding after the zero point gets wrong";
+    }
   }
 }
 
@@ -368,10 +382,11 @@ TEST(OnednnInt8, MatmulMatchesThePortableKernel) {
           acc += (static_cast<int64_t>(a[static_cast<size_t>(row * K + k)]) - q.a_zp) * bv[static_cast<size_t>(k * N + j)];
         return static_cast<float>(acc) * m[static_cast<size_t>(j)];
       };
-      ties += expect_equal_but_ties(got, want, q.y_zp, product, text);
+      expect_exact(got, want, q.y_zp, product, text);
+      ties += halfway_products(numel(yshape), product);
       elements += numel(yshape);
     }
-  std::cout << "[ onednn int8 ] matmul: " << ties << " ties in " << elements << " elements\n";
+  std::cout << "[ onednn int8 ] matmul: " << ties << " halfway products in " << elements << " elements, all equal\n";
 }
 
 // The partitioner's reasons for what oneDNN's int8 primitives cannot take.
@@ -502,7 +517,7 @@ Node* first_call(Program& delegate, const std::string& op) {
 // weights flat as i8 [the bytes of oneDNN's layout, compensation included]
 // under "w@onednn:<layout>+s8", the call says their shape and layout, the
 // row-major constant is gone, and init reads them in place; the results
-// are the portable kernel's (ties aside). Elsewhere oneDNN's reference
+// are the portable kernel's. Elsewhere oneDNN's reference
 // implementation reads plain weights, and nothing is stored.
 TEST(OnednnInt8, WeightsStoredInOnednnLayout) {
   for (DType xdt : {DType::Int8, DType::UInt8}) {
@@ -601,7 +616,7 @@ TEST(OnednnInt8, StoredWeightsInAnotherLayoutAreReordered) {
   EXPECT_EQ(got.outputs, chosen.outputs);
   const RunResult want = compile_and_run(b.ir, {"y"}, "none");
   const std::vector<float> x = first_input(b.ir);
-  expect_equal_but_ties(got, want, c.y_zp, [&](int64_t e) { return conv_product(c, b, x, e); }, b.ir.text({"y"}));
+  expect_exact(got, want, c.y_zp, [&](int64_t e) { return conv_product(c, b, x, e); }, b.ir.text({"y"}));
 }
 
 // What init says about stored int8 weights that cannot be right (a crafted
@@ -654,6 +669,61 @@ TEST(OnednnInt8, StoredWeightsLayoutIsChecked) {
            conv->attrs().set("weights_strides", std::vector<int64_t>{144, 1, 48, 1});
          }),
          "expected a dense layout");
+}
+
+// ---- thread counts ----------------------------------------------------------------------------
+
+// oneDNN's implementation name of a primitive ("" for none).
+std::string impl_of(const dnnl::primitive& p) {
+  const_dnnl_primitive_desc_t pd = nullptr;
+  const char* name = nullptr;
+  if (!p || dnnl_primitive_get_primitive_desc(p.get(), &pd) != dnnl_success ||
+      dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, static_cast<void*>(&name)) != dnnl_success || !name)
+    return "";
+  return name;
+}
+
+// MobileNetV2's 96 -> 576 1x1 expansion on 14 x 14 (a u8 source with a zero
+// point, per-channel weights). oneDNN 2.6 blocks its int8 weights by 48 for
+// two threads and by 64 for one: the file stores them as chosen for the
+// compiling machine's threads, and init at another thread count reorders
+// them from there (which failed: oneDNN makes the compensation only in a
+// reorder from a plain layout, "could not create a primitive descriptor for
+// a reorder primitive"). Built for several threads, the step's one-thread
+// twin (what a run held to fewer threads runs) must not be oneDNN's
+// reference code where the step's is not (it was: 600 ms a run).
+TEST(OnednnInt8, MobilenetV2ExpansionAtAnyThreadCount) {
+  ConvCase c = conv2d({1, 96, 14, 14}, 576, 1, 1, 0);
+  c.x_zp = 110;
+  c.y_zp = 5;
+  c.per_channel = true;
+  c.seed = 12;
+  const int cores = std::max(runtime::Method::max_threads(), 2);
+  for (int threads : {1, 2, cores}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    run_conv_case(c, nullptr, threads);
+  }
+  CompiledProgram prog(conv_program(c).ir.text({"y"}), "expansion.ir", "onednn");
+  ASSERT_TRUE(prog.program);
+  ASSERT_EQ(prog.program->delegates().size(), 1u);
+  const auto& info = prog.program->delegates()[0];
+  auto handle = info.backend->init(info.payload, prog.program->named_data(), cores);
+  ASSERT_TRUE(handle.ok()) << error_detail();
+  auto* d = dynamic_cast<runtime::onednn::Delegate*>(static_cast<runtime::DelegateHandle*>(*handle));
+  ASSERT_NE(d, nullptr);
+  int convs = 0;
+  for (const auto& step : d->steps) {
+    if (!step.primitive || step.primitive.get_kind() != dnnl::primitive::kind::convolution) continue;
+    ++convs;
+    const std::string impl = impl_of(step.primitive), twin = impl_of(step.single);
+    std::cout << "[ onednn int8 ] expansion at " << step.threads << " threads: " << impl << ", one-thread twin: "
+              << (twin.empty() ? "none" : twin) << "\n";
+    if (impl.rfind("ref", 0) != 0) {
+      EXPECT_NE(twin.rfind("ref", 0), 0u) << "a reference-code twin of " << impl;
+    }
+  }
+  EXPECT_EQ(convs, 1);
+  info.backend->destroy(*handle);
 }
 
 }  // namespace

@@ -7,13 +7,15 @@
 // w_scale[c] / y_scale in float32. oneDNN computes the same sum in int32
 // (the source zero point as a runtime zero point: its compensation, and
 // the padding taken as the zero point, are oneDNN's), adds the int32 bias
-// in float, multiplies by its output scale (m[c], computed here as ONNX
-// does), adds the destination zero point in float and rounds to nearest
-// even once. Rounding after adding y_zp differs from ONNX only where
-// float(acc) * m[c] is exactly halfway between two integers and y_zp is
-// odd: there the result is one step away (tests/backends/
-// onednn_int8_test.cpp measures how often). The weights' zero point must
-// be 0 (ONNX Runtime's quantizer writes int8 weights so).
+// in float (the same sum while it stays below 2^24 in magnitude, as every
+// 8-bit layer's does in practice), and multiplies by its output scale
+// (m[c], computed here as ONNX does). Then post-ops finish it as ONNX
+// does (requant_attr): round to nearest even, add y_zp (an exact float
+// addition of integers), and the conversion to u8 / s8 saturates. (oneDNN's
+// own destination zero point would be added before its rounding: one step
+// off wherever float(acc) * m[c] is halfway between two integers and y_zp
+// is odd.) The weights' zero point must be 0 (ONNX Runtime's quantizer
+// writes int8 weights so).
 //
 // VNNI: with AVX-512 VNNI or AVX-VNNI oneDNN sums u8 x s8 products with
 // vpdpbusd, exactly. Without it oneDNN 2.6's int8 kernels are not exact:
@@ -29,6 +31,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
@@ -206,19 +209,31 @@ memory owned_s32(Ctx& c, int32_t v) {
 }
 
 // The attribute carrying the requantization: output scales (per tensor, or
-// per channel along dst dim `channel_dim`) and the zero points as runtime
-// arguments (0s are left out).
+// per channel along dst dim `channel_dim`), x's zero point as a runtime
+// argument (left out when 0), then post-ops rounding the scaled sum to
+// nearest even (eltwise_round: vroundps in the default rounding mode, as
+// std::nearbyint) and adding y's zero point to the integer (eltwise_linear,
+// exact in float), so that y = saturate(nearbyint(float(acc) * m) + y_zp)
+// as ONNX computes it: oneDNN's own destination zero point would be added
+// before its rounding, one step off at ties with an odd zero point. The
+// conversion to u8 / s8 saturates an integer: exact.
 dnnl::primitive_attr requant_attr(const Ctx& c, const Requant& q, int channel_dim) {
   dnnl::primitive_attr attr = c.d.attr();
   attr.set_output_scales(q.m.size() > 1 ? 1 << channel_dim : 0, q.m);
   if (q.x_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (q.y_zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+  if (q.y_zp != 0) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, 1.f, static_cast<float>(q.y_zp));
+  attr.set_post_ops(ops);
   return attr;
 }
 
 void add_zero_point_args(Ctx& c, const Requant& q, Args& args) {
   if (q.x_zp != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] = owned_s32(c, q.x_zp);
-  if (q.y_zp != 0) args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST] = owned_s32(c, q.y_zp);
+}
+
+bool on_reference(const dnnl::primitive_desc_base& pd) {
+  return std::string_view(pd.impl_info_str()).substr(0, 3) == "ref";
 }
 
 // Without VNNI, oneDNN's exact implementation: its reference code (the
@@ -226,7 +241,7 @@ void add_zero_point_args(Ctx& c, const Requant& q, Args& args) {
 template <typename PD>
 void pick_exact(PD& pd) {
   if (int8_vnni()) return;
-  while (std::string_view(pd.impl_info_str()).substr(0, 3) != "ref")
+  while (!on_reference(pd))
     if (!pd.next_impl()) throw dnnl::error(dnnl_unimplemented, "no exact int8 implementation");
 }
 
@@ -265,15 +280,23 @@ memory int8_weights(Ctx& c, int32_t w, const memory::desc& plain, const memory::
   require(c.is_constant(w) && st.dtype == DType::Int8 && st.ptr &&
               (st.stored.is_zero() ? st.nbytes() == plain.get_size() : st.nbytes() == st.stored.get().get_size()),
           "weights slot " + std::to_string(w) + " is not a constant i8 tensor of the weights' size");
-  memory::desc from = plain;
+  memory src(plain, c.d.engine, st.ptr);
+  // Stored in another layout: oneDNN 2.6 makes the compensation only in a
+  // reorder from a plain layout (one from a blocked s8 layout into one with
+  // compensation is NotSupported: MobileNetV2's 1x1 convolutions compiled
+  // for two threads and loaded for one), so the stored weights are first
+  // reordered back to plain, bare of their compensation, in a buffer of
+  // init's own.
+  std::vector<std::byte> unstored;
   if (!st.stored.is_zero()) {
     if (st.stored == chosen) return memory(chosen, c.d.engine, st.ptr);
     dnnl_memory_desc_t bare = st.stored.get().data;
     bare.extra = dnnl_memory_extra_desc_t{};
     bare.extra.scale_adjust = 1.f;
-    from = memory::desc(bare);
+    unstored.resize(plain.get_size());
+    src = memory(plain, c.d.engine, unstored.data());
+    reorder_at_init(c.d, memory(memory::desc(bare), c.d.engine, st.ptr), src);
   }
-  memory src(from, c.d.engine, st.ptr);
   std::byte* at = c.d.init_memory.allocate(chosen.get_size());
   if (!at) throw std::bad_alloc();
   memory to(chosen, c.d.engine, at);
