@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "backends/delegate_harness.h"
@@ -669,6 +670,95 @@ TEST(OnednnInt8, StoredWeightsLayoutIsChecked) {
            conv->attrs().set("weights_strides", std::vector<int64_t>{144, 1, 48, 1});
          }),
          "expected a dense layout");
+}
+
+// ---- the integer clamp after an integer convolution or matmul -------------------------------
+
+// fuse_qdq writes a relu or clip after a quantized convolution or matmul as
+// an integer clamp of its result (bounds quantized); the delegate runs it
+// as a post-op of the same step ("qlinear_conv+clamp"), exactly as the
+// portable kernels compute qlinear_conv and then clamp.
+TEST(OnednnInt8, IntegerClampIsAPostOp) {
+  struct Bounds {
+    DType ydt;
+    int32_t y_zp;
+    std::string attrs;  // the clamp's
+  };
+  const Bounds bounds[] = {
+      {DType::UInt8, 131, "min = 131.0"},               // relu: the zero point up
+      {DType::UInt8, 3, "min = 3.0, max = 200.0"},      // clip(0, 6)
+      {DType::Int8, -5, "min = -5.0, max = 90.0"},      // the same on i8
+      {DType::Int8, 0, "max = -10.0"},                  // an upper bound only
+  };
+  uint32_t seed = 300;
+  for (const Bounds& bd : bounds) {
+    SCOPED_TRACE(bd.attrs);
+    ConvCase c = conv2d({1, 16, 9, 9}, 32, 3, 1, 1);
+    c.ydt = bd.ydt;
+    c.y_zp = bd.y_zp;
+    c.x_zp = 7;
+    c.per_channel = true;
+    c.y_scale = 0.2f;  // results across the whole range, some past it
+    c.seed = seed++;
+    Built b = conv_program(c);
+    b.ir.op("%z = edge.clamp.default(%y, " + bd.attrs + ") : " + std::string(dtype_name(c.ydt)) + shape_str(b.y));
+    const RunResult want = compile_and_run(b.ir, {"z"}, "none");
+    const RunResult got = compile_and_run(b.ir, {"z"}, "onednn");
+    EXPECT_EQ(got.portable, 0u) << b.ir.text({"z"});
+    EXPECT_NE(std::find_if(got.steps.begin(), got.steps.end(),
+                           [](const std::string& st) { return st.rfind("qlinear_conv+clamp", 0) == 0; }),
+              got.steps.end());
+    ASSERT_EQ(got.outputs.size(), 1u);
+    EXPECT_EQ(got.outputs, want.outputs);
+    std::set<float> values(want.outputs[0].begin(), want.outputs[0].end());
+    EXPECT_GT(values.size(), 10u) << "the case clamps everything";
+
+    // A matmul with the same clamp.
+    Ir mm;
+    std::vector<int64_t> bv(48 * 20);
+    for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<int64_t>((i * 53 + seed) % 256) - 128;
+    mm.input("a", {6, 48}, 0.f, 255.f, DType::UInt8);
+    mm.float_constant("as", {}, {0.02f}).int_constant("az", DType::UInt8, {}, {100});
+    mm.int_constant("b", DType::Int8, {48, 20}, bv).float_constant("bs", {}, {0.01f});
+    mm.int_constant("bz", DType::Int8, {}, {0}).float_constant("ys", {}, {0.1f});
+    mm.int_constant("yz", bd.ydt, {}, {bd.y_zp});
+    const std::string yt = std::string(dtype_name(bd.ydt)) + "[6, 20]";
+    mm.op("%y = edge.qlinear_matmul.default(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : " + yt);
+    mm.op("%z = edge.clamp.default(%y, " + bd.attrs + ") : " + yt);
+    const RunResult mwant = compile_and_run(mm, {"z"}, "none");
+    const RunResult mgot = compile_and_run(mm, {"z"}, "onednn");
+    EXPECT_EQ(mgot.portable, 0u) << mm.text({"z"});
+    EXPECT_NE(std::find_if(mgot.steps.begin(), mgot.steps.end(),
+                           [](const std::string& st) { return st.rfind("qlinear_matmul+clamp", 0) == 0; }),
+              mgot.steps.end());
+    EXPECT_EQ(mgot.outputs, mwant.outputs);
+  }
+}
+
+// An integer clamp is taken only as that post-op: not when the result it
+// clamps is read elsewhere too (here: a program output), nor after another
+// operator.
+TEST(OnednnInt8, IntegerClampAloneIsRefused) {
+  ConvCase c = conv2d({1, 8, 6, 6}, 8, 3, 1, 1);
+  c.y_zp = 10;
+  Built b = conv_program(c);
+  b.ir.op("%z = edge.clamp.default(%y, min = 10.0) : u8" + shape_str(b.y));
+  const RunResult want = compile_and_run(b.ir, {"y", "z"}, "none");
+  const RunResult got = compile_and_run(b.ir, {"y", "z"}, "onednn");
+  EXPECT_EQ(got.portable, 1u) << "the clamp runs on the portable kernels";
+  EXPECT_EQ(got.outputs, want.outputs);
+  auto p = parse_program(b.ir.text({"y", "z"}), "test.ir");
+  auto part = onednn_backend_compiler().make_partitioner("");
+  for (Node* n : p->graph.calls())
+    if (n->op().find("clamp") != std::string::npos) {
+      const auto reason = part->refuse(*p, *n);
+      ASSERT_TRUE(reason.has_value());
+      EXPECT_NE(reason->find("also read elsewhere"), std::string::npos) << *reason;
+    }
+  const auto alone = first_call_refusal(onednn_backend_compiler(),
+                                        one_op("x:u8[1, 4, 5, 5]", "%y = edge.clamp.default(%x, min = 3.0) : u8[1, 4, 5, 5]"));
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_NE(alone->find("not after a qlinear_conv or qlinear_matmul"), std::string::npos) << *alone;
 }
 
 // ---- thread counts ----------------------------------------------------------------------------

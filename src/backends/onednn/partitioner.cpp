@@ -1,7 +1,8 @@
 // The onednn partitioner: takes a call when the delegate's operator table
 // (op_table.cpp, which the runtime side builds from) has a row for it and
 // the row's check passes. Everything it takes has static shapes and f32 or
-// f16 data (integer index operands aside; the runtime holds f16 in f32, see
+// f16 data (integer index operands, the quantized rows and an integer clamp
+// fused into one of them aside; the runtime holds f16 in f32, see
 // runtime_state.h's header); checks run in a fixed order so that
 // the reason names the first obstacle: operator, mask index, shapes,
 // dtypes, then the row's check (attributes, geometry).
@@ -48,6 +49,8 @@ Reason nonzero_refusal(const Program& program, const Node& call, int operand) {
   return std::nullopt;
 }
 
+bool is_8bit(DType t) { return t == DType::UInt8 || t == DType::Int8; }
+
 class OnednnPartitioner final : public Partitioner {
  public:
   const std::string& backend() const override { return onednn_backend_compiler().id(); }
@@ -57,6 +60,8 @@ class OnednnPartitioner final : public Partitioner {
     if (!name) return "operator " + call.op() + " is not supported by oneDNN";
     const onednn::OpRow* row = onednn::find_op_row(name->name);
     if (!row) return "operator " + name->name + " is not supported by oneDNN";
+    if (name->name == "clamp" && call.inputs().size() == 1 && is_8bit(call.input(0)->type().dtype))
+      return integer_clamp_refusal(program, call);
     if (row->index_from >= 0) {
       // docs/semantics.md §7 first: a mask's positions computed at run time make the
       // result's size data-dependent, and the mask's origin is the reason
@@ -92,6 +97,34 @@ class OnednnPartitioner final : public Partitioner {
           return r;
     if (const int zero = onednn::quantized_zero_operand(name->name); row->quantized && zero >= 0)
       if (auto r = nonzero_refusal(program, call, zero)) return r;
+    return std::nullopt;
+  }
+
+ private:
+  // An integer clamp (fuse_qdq's relu or clip after an integer convolution
+  // or matmul) is taken only as a post-op of the qlinear_conv or
+  // qlinear_matmul whose result it alone reads, itself taken (the runtime
+  // fuses it there: runtime_quant.cpp); oneDNN's int8 elementwise is not
+  // used on its own.
+  std::optional<std::string> integer_clamp_refusal(const Program& program, const Node& call) const {
+    const Value* x = call.input(0);
+    const std::string dtype(dtype_name(x->type().dtype));
+    if (call.num_results() != 1 || call.result(0)->type().dtype != x->type().dtype)
+      return "an integer clamp of " + dtype + " with another result";
+    if (auto r = check_type(x->type(), "input 0", false, true)) return r;
+    const Node* producer = x->producer();
+    const auto made_by = producer ? split_op_name(producer->op()) : std::nullopt;
+    if (!made_by || (made_by->name != "qlinear_conv" && made_by->name != "qlinear_matmul"))
+      return "an integer clamp of " + dtype +
+             " not after a qlinear_conv or qlinear_matmul (oneDNN takes one only as their post-op)";
+    if (x->uses().size() != 1)
+      return "an integer clamp of a " + made_by->name + " result that is also read elsewhere (oneDNN takes one only "
+             "as the post-op of what it alone reads)";
+    const double lo = onednn::declared_attr("clamp", "min").float_value(call.attrs());
+    const double hi = onednn::declared_attr("clamp", "max").float_value(call.attrs());
+    if (!(lo <= hi)) return "an integer clamp to [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (min above max)";
+    if (auto r = refuse(program, *producer))
+      return "an integer clamp after a " + made_by->name + " that oneDNN does not take (" + *r + ")";
     return std::nullopt;
   }
 };

@@ -217,15 +217,43 @@ memory owned_s32(Ctx& c, int32_t v) {
 // as ONNX computes it: oneDNN's own destination zero point would be added
 // before its rounding, one step off at ties with an odd zero point. The
 // conversion to u8 / s8 saturates an integer: exact.
-dnnl::primitive_attr requant_attr(const Ctx& c, const Requant& q, int channel_dim) {
+// A fused integer clamp (`clamp`) adds eltwise_clip_v2 with its bounds
+// after that, on the integer y: exact, and the same as ONNX's clamp of the
+// saturated y while lo <= hi (the partitioner's condition).
+struct IntClamp {
+  float lo = 0, hi = 0;
+};
+
+dnnl::primitive_attr requant_attr(const Ctx& c, const Requant& q, int channel_dim,
+                                  const std::optional<IntClamp>& clamp) {
   dnnl::primitive_attr attr = c.d.attr();
   attr.set_output_scales(q.m.size() > 1 ? 1 << channel_dim : 0, q.m);
   if (q.x_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   dnnl::post_ops ops;
   ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
   if (q.y_zp != 0) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, 1.f, static_cast<float>(q.y_zp));
+  if (clamp) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip_v2, clamp->lo, clamp->hi);
   attr.set_post_ops(ops);
   return attr;
+}
+
+// The integer clamp that alone reads `y` (what fuse_qdq writes for a relu
+// or clip after an integer convolution or matmul; the partitioner takes an
+// integer clamp only there, partitioner.cpp): marked fused, its result made
+// `y`, its bounds returned.
+std::optional<IntClamp> fuse_int_clamp(Ctx& c, int32_t& y) {
+  const int32_t next = sole_consumer(c.d, y);
+  if (next < 0 || c.d.fused[static_cast<size_t>(next)] || c.at(next).op != "clamp") return std::nullopt;
+  const Instruction& in = c.at(next);
+  if (in.inputs.size() != 1 || in.inputs[0] != y || in.outputs.size() != 1 ||
+      c.d.slots.at(static_cast<size_t>(in.outputs[0])).dtype != c.d.slots.at(static_cast<size_t>(y)).dtype)
+    return std::nullopt;
+  const double lo = edgec::onednn::declared_attr(in.op, "min").float_value(in.attrs);
+  const double hi = edgec::onednn::declared_attr(in.op, "max").float_value(in.attrs);
+  if (!(lo <= hi)) return std::nullopt;
+  c.d.fused[static_cast<size_t>(next)] = true;
+  y = in.outputs[0];
+  return IntClamp{static_cast<float>(lo), static_cast<float>(hi)};
 }
 
 void add_zero_point_args(Ctx& c, const Requant& q, Args& args) {
@@ -318,8 +346,8 @@ std::vector<int64_t> weights_shape(const Ctx& c, int32_t w) {
 
 memory::dims to_dims(const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); }
 
-std::string step_name(std::string_view op, const dnnl::primitive_desc_base& pd) {
-  return std::string(op) + " (" + pd.impl_info_str() + ")";
+std::string step_name(std::string_view op, const dnnl::primitive_desc_base& pd, bool clamp) {
+  return std::string(op) + (clamp ? "+clamp" : "") + " (" + pd.impl_info_str() + ")";
 }
 
 }  // namespace
@@ -346,7 +374,8 @@ memory::dims stored_qlinear_weights_dims(const Instruction& in) {
 }
 
 Error build_qlinear_conv(Ctx& c) {
-  const int32_t x = c.input(0), w = c.input(3), y = c.output();
+  const int32_t x = c.input(0), w = c.input(3);
+  int32_t y = c.output();
   const auto& xs = c.shape(x);
   const std::vector<int64_t> ws = weights_shape(c, w);
   const auto& ys = c.shape(y);
@@ -391,7 +420,8 @@ Error build_qlinear_conv(Ctx& c) {
   const memory::desc bmd = has_bias ? memory::desc({ys[1]}, dt::s32, memory::dims{1}) : memory::desc();
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                        src_want, wany, bmd, dst_want, to_dims(stride), gaps, to_dims(pb), to_dims(pe));
-  dnnl::convolution_forward::primitive_desc pd(desc, requant_attr(c, q, 1), c.d.engine);
+  const std::optional<IntClamp> clamp = fuse_int_clamp(c, y);
+  dnnl::convolution_forward::primitive_desc pd(desc, requant_attr(c, q, 1, clamp), c.d.engine);
   pick_exact(pd);
   Args args;
   args[DNNL_ARG_SRC] = c.d.src_as(x, pd.src_desc());
@@ -399,7 +429,7 @@ Error build_qlinear_conv(Ctx& c) {
   if (has_bias) args[DNNL_ARG_BIAS] = c.d.src(c.input(8), bmd);
   add_zero_point_args(c, q, args);
   args[DNNL_ARG_DST] = c.d.dst(y, pd.dst_desc());
-  c.d.add(dnnl::convolution_forward(pd), pd, std::move(args), c.what, step_name(c.in.op, pd));
+  c.d.add(dnnl::convolution_forward(pd), pd, std::move(args), c.what, step_name(c.in.op, pd, clamp.has_value()));
   return Error::Ok;
 }
 
@@ -407,7 +437,8 @@ Error build_qlinear_conv(Ctx& c) {
 // of 1): a's batch dims fold into its rows, one [M, K] x [K, N] product,
 // the weights reordered once, at init.
 Error build_qlinear_matmul(Ctx& c) {
-  const int32_t a = c.input(0), b = c.input(3), y = c.output();
+  const int32_t a = c.input(0), b = c.input(3);
+  int32_t y = c.output();
   const auto& as = c.shape(a);
   const std::vector<int64_t> bs = weights_shape(c, b);
   const auto& ys = c.shape(y);
@@ -429,14 +460,15 @@ Error build_qlinear_matmul(Ctx& c) {
   const memory::desc bplain({K, N}, dt::s8, memory::dims{N, 1});
   const memory::desc bany({K, N}, dt::s8, memory::format_tag::any);
   const memory::desc ymd({M, N}, dnnl_type(yst.dtype), memory::dims{N, 1});
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bany, ymd), requant_attr(c, q, 1), c.d.engine);
+  const std::optional<IntClamp> clamp = fuse_int_clamp(c, y);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bany, ymd), requant_attr(c, q, 1, clamp), c.d.engine);
   pick_exact(pd);
   Args args;
   args[DNNL_ARG_SRC] = c.d.src(a, amd);
   args[DNNL_ARG_WEIGHTS] = int8_weights(c, b, bplain, pd.weights_desc());
   add_zero_point_args(c, q, args);
   args[DNNL_ARG_DST] = c.d.dst(y, ymd);
-  c.d.add(dnnl::matmul(pd), pd, std::move(args), c.what, step_name(c.in.op, pd));
+  c.d.add(dnnl::matmul(pd), pd, std::move(args), c.what, step_name(c.in.op, pd, clamp.has_value()));
   return Error::Ok;
 }
 
