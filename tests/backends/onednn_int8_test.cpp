@@ -816,5 +816,66 @@ TEST(OnednnInt8, MobilenetV2ExpansionAtAnyThreadCount) {
   info.backend->destroy(*handle);
 }
 
+// The threads each qlinear step of `ir` is built for, by step name, the
+// delegate initialized for `threads`.
+std::vector<std::pair<std::string, int>> qlinear_step_threads(const Ir& ir, int threads) {
+  std::vector<std::pair<std::string, int>> found;
+  CompiledProgram prog(ir.text({"y"}), "threads.ir", "onednn");
+  if (!prog.program || prog.program->delegates().size() != 1) {
+    ADD_FAILURE() << "expected one delegate";
+    return found;
+  }
+  const auto& info = prog.program->delegates()[0];
+  auto handle = info.backend->init(info.payload, prog.program->named_data(), threads);
+  if (!handle.ok()) {
+    ADD_FAILURE() << error_detail();
+    return found;
+  }
+  auto* d = dynamic_cast<runtime::onednn::Delegate*>(static_cast<runtime::DelegateHandle*>(*handle));
+  if (d)
+    for (const auto& step : d->steps)
+      if (step.name.rfind("qlinear_", 0) == 0) found.emplace_back(step.name, step.threads);
+  info.backend->destroy(*handle);
+  return found;
+}
+
+// threads_for gives a qlinear step several threads by its multiply-adds,
+// scaled by what an int8 one costs here (int8_multiply_add_cost), not by
+// its element count (the rule for elementwise steps, which took every
+// step whose operands or result have fewer than 2^15 elements to be small):
+// a 32-channel 3x3 convolution on 30x30 has 28,800 elements in and out and
+// 9,216 weights but does 8.3 million multiply-adds, a 176 x 176 x 176
+// matmul 5.5 million; both get every thread. A 1x1 convolution of 8
+// channels on 4x4 stays on one, and a 3x3 depthwise convolution of 64
+// channels on 64x64 (262,144 elements, 2.4 million multiply-adds) does too
+// where VNNI makes them cheap (and gets every thread on the reference code).
+TEST(OnednnInt8, ThreadsFollowTheMultiplyAdds) {
+  const double cost = runtime::onednn::int8_multiply_add_cost();
+  if (runtime::onednn::int8_vnni()) {
+    EXPECT_EQ(cost, 0.25) << "VNNI: four int8 multiply-adds per f32 lane";
+  } else {
+    EXPECT_GE(cost, 4.0) << "scalar reference code against f32 vectors";
+  }
+  const int threads = std::max(runtime::Method::max_threads(), 2);
+  auto conv_threads = [&](const ConvCase& c) {
+    const auto steps = qlinear_step_threads(conv_program(c).ir, threads);
+    return steps.size() == 1 ? steps[0].second : -1;
+  };
+  EXPECT_EQ(conv_threads(conv2d({1, 32, 30, 30}, 32, 3, 1, 1)), threads);
+  EXPECT_EQ(conv_threads(conv2d({1, 8, 4, 4}, 8, 1, 1, 0)), 1);
+  EXPECT_EQ(conv_threads(conv2d({1, 64, 64, 64}, 64, 3, 1, 1, 64)), runtime::onednn::int8_vnni() ? 1 : threads);
+  Ir mm;
+  std::vector<int64_t> bv(176 * 176);
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<int64_t>((i * 29) % 255) - 127;
+  mm.input("a", {176, 176}, 0.f, 255.f, DType::UInt8);
+  mm.float_constant("as", {}, {0.02f}).int_constant("az", DType::UInt8, {}, {128});
+  mm.int_constant("b", DType::Int8, {176, 176}, bv).float_constant("bs", {}, {0.001f});
+  mm.int_constant("bz", DType::Int8, {}, {0}).float_constant("ys", {}, {0.3f}).int_constant("yz", DType::UInt8, {}, {9});
+  mm.op("%y = edge.qlinear_matmul.default(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : u8[176, 176]");
+  const auto steps = qlinear_step_threads(mm, threads);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].second, threads) << steps[0].first;
+}
+
 }  // namespace
 }  // namespace edgec

@@ -16,6 +16,7 @@
 #include "runtime/delegate_geometry.h"
 #include "backends/onednn/op_table.h"
 #include "backends/onednn/runtime_build.h"
+#include "backends/onednn/runtime_quant.h"
 #include "base/thread_cap.h"
 
 namespace edgec::runtime::onednn {
@@ -801,6 +802,21 @@ int threads_for(const Ctx& c) {
     const auto& a = c.shape(c.input(0));
     const double k = a.empty() ? 1 : static_cast<double>(a.back());
     return 2 * k * static_cast<double>(out) < kParallelFlops ? 1 : c.d.threads;
+  }
+  if (op == "qlinear_conv" || op == "qlinear_matmul") {
+    // Multiply-adds per output element: a convolution's weights per output
+    // channel (their own shape: weights_shape where stored in oneDNN's
+    // layout), a matmul's K; in f32 terms by what an int8 one costs here.
+    double per = 1;
+    if (op == "qlinear_conv") {
+      const std::vector<int64_t>* stored = c.in.attrs.get_ints("weights_shape");
+      const std::vector<int64_t>& w = stored ? *stored : c.shape(c.input(3));
+      for (size_t i = 1; i < w.size(); ++i) per *= static_cast<double>(w[i]);
+    } else {
+      const auto& a = c.shape(c.input(0));
+      per = a.empty() ? 1 : static_cast<double>(a.back());
+    }
+    return 2 * per * static_cast<double>(out) * int8_multiply_add_cost() < kParallelFlops ? 1 : c.d.threads;
   }
   if (op == "lstm" || op == "gru" || op == "rnn") {
     // W is [dirs, gates * hidden, input], R [dirs, gates * hidden, hidden]:

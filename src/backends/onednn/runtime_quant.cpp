@@ -354,6 +354,15 @@ std::string step_name(std::string_view op, const dnnl::primitive_desc_base& pd, 
 
 bool int8_vnni() { return has_vnni(dnnl::get_effective_cpu_isa()); }
 
+double int8_multiply_add_cost() {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  if (has_vnni(isa)) return 0.25;
+  auto has = [&](dnnl::cpu_isa v) {
+    return (static_cast<unsigned>(isa) & static_cast<unsigned>(v)) == static_cast<unsigned>(v);
+  };
+  return has(dnnl::cpu_isa::avx512_core) ? 16 : has(dnnl::cpu_isa::avx2) ? 8 : 4;
+}
+
 size_t stored_weights_operand(std::string_view op) { return op == "qlinear_conv" || op == "qlinear_matmul" ? 3 : 1; }
 
 memory::dims stored_qlinear_weights_dims(const Instruction& in) {

@@ -44,6 +44,15 @@ Error build_qlinear_matmul(Ctx& c);
 /// are exact. Without it the delegate picks oneDNN's exact reference
 /// implementation (runtime_quant.cpp says why).
 bool int8_vnni();
+/// What one int8 multiply-add of the delegate's qlinear_conv /
+/// qlinear_matmul costs in f32 multiply-adds on this machine, from the ISA
+/// oneDNN runs here (queried at run time): with VNNI, vpdpbusd does four
+/// u8 x s8 multiply-adds per 32-bit lane where an f32 FMA does one (1/4);
+/// without, the delegate runs oneDNN's scalar reference code, one
+/// multiply-add per instruction against the f32 vector's lanes (16 with
+/// AVX-512, 8 with AVX2, 4 below). threads_for (runtime_ops.cpp) scales
+/// the rows' work by it.
+double int8_multiply_add_cost();
 /// Which operand of `op` holds the weights the compiler may store in
 /// oneDNN's layout: 3 for qlinear_conv and qlinear_matmul, 1 for conv.
 size_t stored_weights_operand(std::string_view op);
