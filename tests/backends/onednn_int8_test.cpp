@@ -761,6 +761,61 @@ TEST(OnednnInt8, IntegerClampAloneIsRefused) {
   EXPECT_NE(alone->find("not after a qlinear_conv or qlinear_matmul"), std::string::npos) << *alone;
 }
 
+// ---- u8 / i8 data movement between integer operators ------------------------------------------
+
+// An int8 attention-like chain: a qlinear_matmul, a reshape into heads, a
+// transpose and back, a strided slice and a flatten, another qlinear_matmul: the data
+// movements on u8 / i8 join the matmuls' delegate (one delegate, nothing
+// on the portable kernels) and move exactly the bytes the portable kernels
+// do.
+TEST(OnednnInt8, Int8DataMovementStaysInTheDelegate) {
+  for (DType t : {DType::UInt8, DType::Int8}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    const std::string n(dtype_name(t));
+    Ir ir;
+    std::vector<int64_t> b1(32 * 64), b2(48 * 40);
+    for (size_t i = 0; i < b1.size(); ++i) b1[i] = static_cast<int64_t>((i * 37) % 255) - 127;
+    for (size_t i = 0; i < b2.size(); ++i) b2[i] = static_cast<int64_t>((i * 91) % 255) - 127;
+    ir.input("a", {10, 32}, 0.f, 255.f, DType::UInt8);
+    ir.float_constant("as", {}, {0.02f}).int_constant("az", DType::UInt8, {}, {120});
+    ir.int_constant("b1", DType::Int8, {32, 64}, b1).float_constant("bs1", {}, {0.004f});
+    ir.int_constant("bz1", DType::Int8, {}, {0}).float_constant("ys1", {}, {0.05f});
+    ir.int_constant("yz1", t, {}, {t == DType::UInt8 ? 128 : 3});
+    ir.int_constant("b2", DType::Int8, {48, 40}, b2).float_constant("bs2", {}, {0.003f});
+    ir.int_constant("bz2", DType::Int8, {}, {0}).float_constant("ys2", {}, {0.07f});
+    ir.int_constant("yz2", DType::UInt8, {}, {100});
+    ir.op("%m = edge.qlinear_matmul.default(%a, %as, %az, %b1, %bs1, %bz1, %ys1, %yz1) : " + n + "[10, 64]");
+    ir.op("%h = edge.reshape.default(%m, shape = [10, 4, 16]) : " + n + "[10, 4, 16]");
+    ir.op("%p = edge.permute.default(%h, dims = [1, 0, 2]) : " + n + "[4, 10, 16]");
+    ir.op("%q = edge.permute.default(%p, dims = [1, 0, 2]) : " + n + "[10, 4, 16]");
+    ir.op("%s = edge.slice.default(%q, starts = [2], ends = [14], dims = [2]) : " + n + "[10, 4, 12]");
+    ir.op("%f = edge.flatten.default(%s, start_dim = 1) : " + n + "[10, 48]");
+    ir.op("%y = edge.qlinear_matmul.default(%f, %ys1, %yz1, %b2, %bs2, %bz2, %ys2, %yz2) : u8[10, 40]");
+    const std::string text = ir.text({"y", "p"});
+    const RunResult want = compile_and_run(ir, {"y", "p"}, "none");
+    const RunResult got = compile_and_run(ir, {"y", "p"}, "onednn");
+    EXPECT_EQ(got.portable, 0u) << text;
+    for (const char* op : {"reshape", "permute", "slice", "flatten"})
+      EXPECT_NE(std::find(got.delegated.begin(), got.delegated.end(), op), got.delegated.end()) << op << "\n" << text;
+    EXPECT_EQ(got.shapes, want.shapes);
+    EXPECT_EQ(got.outputs, want.outputs) << text;
+  }
+}
+
+// Alone between portable kernels a u8 data movement stays there: a
+// delegate of its own would be a copy for nothing.
+TEST(OnednnInt8, Int8DataMovementAloneIsRefused) {
+  const auto reason = first_call_refusal(
+      onednn_backend_compiler(),
+      one_op("x:u8[2, 3, 4]", "%y = edge.permute.default(%x, dims = [0, 2, 1]) : u8[2, 4, 3]"));
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("next to no integer operator"), std::string::npos) << *reason;
+  // f32 as before.
+  EXPECT_EQ(first_call_refusal(onednn_backend_compiler(),
+                               one_op("x:f32[2, 3, 4]", "%y = edge.permute.default(%x, dims = [0, 2, 1]) : f32[2, 4, 3]")),
+            std::nullopt);
+}
+
 // ---- thread counts ----------------------------------------------------------------------------
 
 // oneDNN's implementation name of a primitive ("" for none).

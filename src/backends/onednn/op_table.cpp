@@ -259,7 +259,13 @@ OpRow plain(std::string_view name, BuildFn build, SupportCheck check = nullptr) 
 OpRow recurrent(std::string_view name) {
   return {name, check_recurrent, runtime::onednn::build_recurrent, nullptr, BlockedReads::None, -1, false, nullptr, 3};
 }
-OpRow view(std::string_view name) { return {name, nullptr, build_copy, nullptr, BlockedReads::None, -1, true}; }
+OpRow view(std::string_view name) {
+  return {name, nullptr, build_copy, nullptr, BlockedReads::None, -1, true, nullptr, -1, false, true};
+}
+// Data movement of any dtype the delegate holds, u8 and i8 included.
+OpRow moving(std::string_view name, BuildFn build, SupportCheck check = nullptr) {
+  return {name, check, build, nullptr, BlockedReads::None, -1, false, nullptr, -1, false, true};
+}
 
 std::vector<OpRow> make_table() {
   namespace rt = runtime::onednn;
@@ -305,8 +311,8 @@ std::vector<OpRow> make_table() {
       plain("sum", build_reduce), plain("mean", build_reduce), plain("amax", build_reduce),
       plain("amin", build_reduce), plain("prod", build_reduce),
       plain("concat", rt::build_concat),
-      plain("permute", rt::build_permute),
-      plain("slice", rt::build_slice, check_slice),
+      moving("permute", rt::build_permute),
+      moving("slice", rt::build_slice, check_slice),
       plain("select", rt::build_select),
       plain("split", rt::build_split),
       // copies and loops of the delegate's own

@@ -75,6 +75,10 @@ struct OpRow {
   /// its operands and results are u8, i8, i32 or f32 (scales), which the
   /// row's check types, rather than f32 data.
   bool quantized = false;
+  /// Moves bytes only (reshape and kin, permute, slice): u8 and i8 data
+  /// too (an int8 transformer's reshapes and transposes between its
+  /// qlinear_matmuls), all operands and the result of one dtype.
+  bool int8_data = false;
 };
 
 /// Every row, sorted by name.

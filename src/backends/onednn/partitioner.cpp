@@ -24,12 +24,15 @@ std::string num(int64_t v) { return std::to_string(v); }
 // Static shapes, no empty tensor, and f32 or f16 data (integer indices for
 // an index operand; the integer types and f32 scales of a quantized row,
 // whose check says which operand takes which).
-Reason check_type(const TensorType& t, const std::string& what, bool is_index, bool quantized = false) {
+Reason check_type(const TensorType& t, const std::string& what, bool is_index, bool quantized = false,
+                  bool int8_data = false) {
   static constexpr DType kData[] = {DType::Float32, DType::Float16}, kIndex[] = {DType::Int64, DType::Int32},
-                         kQuantized[] = {DType::UInt8, DType::Int8, DType::Int32, DType::Float32};
+                         kQuantized[] = {DType::UInt8, DType::Int8, DType::Int32, DType::Float32},
+                         kMoved[] = {DType::Float32, DType::Float16, DType::UInt8, DType::Int8};
   return static_type_refusal(t, what,
                              quantized  ? std::span<const DType>(kQuantized)
                              : is_index ? std::span<const DType>(kIndex)
+                             : int8_data ? std::span<const DType>(kMoved)
                                         : std::span<const DType>(kData));
 }
 
@@ -62,6 +65,10 @@ class OnednnPartitioner final : public Partitioner {
     if (!row) return "operator " + name->name + " is not supported by oneDNN";
     if (name->name == "clamp" && call.inputs().size() == 1 && is_8bit(call.input(0)->type().dtype))
       return integer_clamp_refusal(program, call);
+    if (row->int8_data && !call.inputs().empty() && is_8bit(call.input(0)->type().dtype))
+      if (!next_to_int8_work(program, call, Direction::Both))
+        return "moving " + std::string(dtype_name(call.input(0)->type().dtype)) + " data next to no integer "
+               "operator oneDNN takes (on its own it would be a delegate of its own for a copy)";
     if (row->index_from >= 0) {
       // docs/semantics.md §7 first: a mask's positions computed at run time make the
       // result's size data-dependent, and the mask's origin is the reason
@@ -85,11 +92,21 @@ class OnednnPartitioner final : public Partitioner {
       const bool is_index = row->index_from >= 0 && i >= static_cast<size_t>(row->index_from);
       TensorType t = call.input(i)->type();
       if (optional(i)) t.dtype = DType::Float32;  // checked below
-      if (auto r = check_type(t, "input " + num(static_cast<int64_t>(i)), is_index, row->quantized)) return r;
+      if (auto r = check_type(t, "input " + num(static_cast<int64_t>(i)), is_index, row->quantized, row->int8_data))
+        return r;
     }
     for (size_t i = 0; i < call.num_results(); ++i)
-      if (auto r = check_type(call.result(i)->type(), "result " + num(static_cast<int64_t>(i)), false, row->quantized))
+      if (auto r = check_type(call.result(i)->type(), "result " + num(static_cast<int64_t>(i)), false, row->quantized,
+                              row->int8_data))
         return r;
+    // Bytes moved as they are: u8 / i8 data throughout or none (a view
+    // keeps its dtype).
+    if (row->int8_data && (call.inputs().empty() ? false : is_8bit(call.input(0)->type().dtype)))
+      for (size_t i = 0; i < call.num_results(); ++i)
+        if (call.result(i)->type().dtype != call.input(0)->type().dtype)
+          return "result " + num(static_cast<int64_t>(i)) + " of dtype " +
+                 std::string(dtype_name(call.result(i)->type().dtype)) + " from input of dtype " +
+                 std::string(dtype_name(call.input(0)->type().dtype));
     if (auto r = onednn::check_call(*row, call_view_of(program, call, name->name, row->decl))) return r;
     for (size_t i = 0; i < call.inputs().size(); ++i)
       if (optional(i) && !absent(i))
@@ -101,6 +118,33 @@ class OnednnPartitioner final : public Partitioner {
   }
 
  private:
+  enum class Direction { Back, Forward, Both };
+
+  // Whether the u8 / i8 data movement `call` (an int8_data row) reads the
+  // result of, or has its result read only by, calls this partitioner takes
+  // that do integer work (qlinear_conv, qlinear_matmul, the clamp after
+  // them), through other such data movements: then it joins their delegate
+  // (an int8 transformer's reshapes and transposes between its matmuls)
+  // rather than making one of its own between portable kernels.
+  bool next_to_int8_work(const Program& program, const Node& call, Direction dir) const {
+    auto taken_int8 = [&](const Node* n, Direction onward) {
+      const auto op = n ? split_op_name(n->op()) : std::nullopt;
+      const onednn::OpRow* r = op ? onednn::find_op_row(op->name) : nullptr;
+      if (!r || n->inputs().empty()) return false;
+      if (r->int8_data) return is_8bit(n->input(0)->type().dtype) && next_to_int8_work(program, *n, onward);
+      return (r->quantized || op->name == "clamp") && !refuse(program, *n);
+    };
+    if (dir != Direction::Forward && taken_int8(call.input(0)->producer(), Direction::Back)) return true;
+    if (dir == Direction::Back) return false;
+    bool any = false;
+    for (size_t i = 0; i < call.num_results(); ++i)
+      for (const Use& u : call.result(i)->uses()) {
+        if (!taken_int8(u.user, Direction::Forward)) return false;
+        any = true;
+      }
+    return any;
+  }
+
   // An integer clamp (fuse_qdq's relu or clip after an integer convolution
   // or matmul) is taken only as a post-op of the qlinear_conv or
   // qlinear_matmul whose result it alone reads, itself taken (the runtime

@@ -153,8 +153,13 @@ void add_view_reorder(Ctx& c, int32_t x, const memory::dims& dims, const memory:
         c.what, c.in.op + " (copy)");
     return;
   }
-  const memory::desc src(dims, kF32, strides);
-  const memory::desc dst = md_of(dims);
+  // f32, or u8 / i8 (an int8_data row: the same bytes moved).
+  const DType xt = c.d.slots[static_cast<size_t>(x)].dtype;
+  const memory::data_type type = xt == DType::UInt8 ? memory::data_type::u8
+                                 : xt == DType::Int8 ? memory::data_type::s8
+                                                     : kF32;
+  const memory::desc src(dims, type, strides);
+  const memory::desc dst(dims, type, plain_strides(dims));
   dnnl::reorder::primitive_desc pd(c.d.engine, src, c.d.engine, dst, c.d.attr());
   memory from = c.d.src(x, src, offset);
   c.d.add(dnnl::reorder(pd), pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, c.d.dst(y, dst)}}, c.what, c.in.op);
@@ -203,7 +208,10 @@ Error build_slice(Ctx& c) {
             "slice step " + std::to_string(step) + " along dim " + std::to_string(dim) + " overflows the stride " +
                 std::to_string(xs[dim]));
   }
-  add_view_reorder(c, c.input(0), dnnl_dims(c.shape(c.output())), strides, static_cast<size_t>(offset) * 4, c.output());
+  // In bytes: 4 per f32 element, 1 per u8 / i8 one (an int8_data row).
+  const size_t element = dtype_size(c.d.slots[static_cast<size_t>(c.input(0))].dtype);
+  add_view_reorder(c, c.input(0), dnnl_dims(c.shape(c.output())), strides, static_cast<size_t>(offset) * element,
+                   c.output());
   return Error::Ok;
 }
 
@@ -858,11 +866,14 @@ Error build_instruction(Delegate& d, const Program& program, size_t index) {
   // operands of the gather family aside (runtime_gather.cpp checks those).
   // (The message is made only for a slot that is not: a concat reads
   // 100,000 operands.)
+  // A row moving bytes only takes u8 / i8 data too (OpRow::int8_data).
+  const DType first = d.slots.at(static_cast<size_t>(in.inputs.empty() ? in.outputs[0] : in.inputs[0])).dtype;
+  const bool int8 = row->int8_data && (first == DType::UInt8 || first == DType::Int8);
   auto f32 = [&](int32_t slot, const char* role, size_t i) {
     const DType t = d.slots.at(static_cast<size_t>(slot)).dtype;
-    if (t != DType::Float32)
+    if (int8 ? t != first : t != DType::Float32)
       throw InvalidPayload(std::string(role) + " " + std::to_string(i) + " (slot " + std::to_string(slot) + ") is " +
-                           std::string(dtype_name(t)) + ", expected f32");
+                           std::string(dtype_name(t)) + ", expected " + std::string(dtype_name(int8 ? first : DType::Float32)));
   };
   // (A quantized row's builder checks its own operands' types.)
   for (size_t i = 0; i < in.inputs.size() && !row->quantized; ++i)
