@@ -19,10 +19,9 @@ Runtime 1.30's on the same QDQ file.
     differs from ORT's by a whole number of steps s. PORTABLE.edgec (compiled
     with --backends none: the portable int8 kernels, which compute as ORT's
     MLAS does) must equal ORT's exactly; DEFAULT.edgec must be within one
-    step on at least 99% of the values and never more than two: the onednn
-    delegate adds y's zero point before rounding, so a tie can round the
-    other way (docs/architecture.md), and a one-step difference inside the
-    network can grow by a step in the layers after it.
+    step everywhere (the issue's rule for dequantized outputs; the onednn
+    delegate rounds as ONNX does, docs/semantics.md §9.4, so on this
+    machine it is exact too: the distribution printed shows it).
 Prints the distribution of the differences in steps; exits 1 on a failure.
 """
 import sys
@@ -160,11 +159,10 @@ def main():
                 problems.append(f"{label}: {name}: the portable int8 kernels differ from ONNX Runtime in "
                                 f"{int(hist[1:].sum())} of {n} values (must be exact)")
             if kind == "delegated":
-                within = hist[:2].sum() / n
-                if hist.size > 3 or within < 0.99:
-                    problems.append(f"{label}: {name}: with the default delegates {within:.2%} of the values are "
-                                    f"within one step of ONNX Runtime's (need 99%), the largest difference "
-                                    f"{hist.size - 1} steps (at most 2)")
+                if hist.size > 2 and hist[2:].sum():
+                    problems.append(f"{label}: {name}: with the default delegates {int(hist[2:].sum())} of {n} "
+                                    f"values are more than one step from ONNX Runtime's (the largest "
+                                    f"{hist.size - 1} steps)")
     for p in problems:
         print("FAIL:", p)
     return 1 if problems else 0
