@@ -35,8 +35,8 @@ usage() {
 }
 
 # No command, an unknown one, an option before it.
-usage "expected a command: compile, run, inspect, bench, eval or opt"
-usage "unknown command 'foo'; expected compile, run, inspect, bench, eval or opt" foo
+usage "expected a command: compile, run, inspect, bench, eval, opt or quantize"
+usage "unknown command 'foo'; expected compile, run, inspect, bench, eval, opt or quantize" foo
 usage "unknown option '--bogus'" --bogus
 usage "unknown option '--bogus'" --bogus run act.none.edgec --inputs "$in" --outputs out.npz
 
