@@ -17,6 +17,7 @@
 #include <random>
 
 #include "backends/delegate_harness.h"
+#include "backends/int8_reference.h"
 #include "backends/xnnpack/compiler.h"
 
 namespace edgec {
@@ -129,37 +130,9 @@ Built conv_program(const ConvCase& c) {
   return b;
 }
 
-// float(acc) * m of output element `e`, acc from the definition.
+// float(acc) * m of output element `e` (int8_reference.h).
 float conv_product(const ConvCase& c, const Built& b, const std::vector<float>& x, int64_t e) {
-  const size_t nd = c.x.size() - 2;
-  std::vector<int64_t> idx(b.y.size());
-  for (size_t d = b.y.size(), r = static_cast<size_t>(e); d-- > 0;) {
-    idx[d] = static_cast<int64_t>(r) % b.y[d];
-    r /= static_cast<size_t>(b.y[d]);
-  }
-  const int64_t n = idx[0], o = idx[1], cg = c.x[1] / c.groups, g = o / (c.cout / c.groups);
-  int64_t acc = b.bias[static_cast<size_t>(o)];
-  const int64_t taps = numel(c.k);
-  for (int64_t ci = 0; ci < cg; ++ci)
-    for (int64_t t = 0; t < taps; ++t) {
-      int64_t xoff = n * c.x[1] + g * cg + ci, woff = o * cg + ci, rest = t;
-      bool inside = true;
-      std::vector<int64_t> kk(nd);
-      for (size_t d = nd; d-- > 0;) {
-        kk[d] = rest % c.k[d];
-        rest /= c.k[d];
-      }
-      for (size_t d = 0; d < nd; ++d) {
-        const int64_t pos = idx[2 + d] * c.stride[d] - c.pad[d] + kk[d] * c.dil[d];
-        inside = inside && pos >= 0 && pos < c.x[2 + d];
-        xoff = xoff * c.x[2 + d] + pos;
-        woff = woff * c.k[d] + kk[d];
-      }
-      if (inside)
-        acc += (static_cast<int64_t>(x[static_cast<size_t>(xoff)]) - c.q.x_zp) *
-               (b.wv[static_cast<size_t>(woff)] - c.q.w_zp);
-    }
-  return static_cast<float>(acc) * b.m[static_cast<size_t>(o)];
+  return qlinear_conv_product(c, b, c.q.x_zp, c.q.w_zp, x, e);
 }
 
 // The delegate's output equals the portable kernel's, element by element;
